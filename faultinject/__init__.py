@@ -1,0 +1,1 @@
+"""Fault injection for hookconf: the VFS port, a durability-modelling filesystem, crash exploration."""

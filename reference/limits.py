@@ -1,0 +1,71 @@
+"""The §9.1 limits table of schema version 1: one table, inclusive bounds, UTF-8 bytes.
+
+Every bound is *inclusive*: a value exactly at the limit is valid, one byte or item
+beyond it is rejected (§9.1).  Byte limits are measured after UTF-8 encoding, never in
+code points.  This table is the single source for the reference's validators and for the
+corpus's generated boundary cases.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["KIB", "LIMITS", "MIB", "Limit", "limit", "utf8_len"]
+
+KIB = 1024
+MIB = 1024 * KIB
+
+
+@dataclass(frozen=True, slots=True)
+class Limit:
+    """One row of the §9.1 table.
+
+    Attributes:
+        name: stable identifier used by schemas and case ids (``url_bytes``).
+        maximum: the inclusive bound.
+        unit: ``"bytes"`` (UTF-8 bytes) or ``"items"`` (array items, keys, entries, levels).
+        what: the table's own wording for the row.
+    """
+
+    name: str
+    maximum: int
+    unit: str
+    what: str
+
+
+LIMITS: tuple[Limit, ...] = (
+    Limit("message_bytes", 2 * MIB, "bytes", "complete Hook enter or exit JSON message"),
+    Limit("string_bytes", 64 * KIB, "bytes", "generic string"),
+    Limit("path_bytes", 32 * KIB, "bytes", "filesystem path"),
+    Limit("urls_per_request", 128, "items", "URLs per request"),
+    Limit("url_bytes", 16 * KIB, "bytes", "bytes per URL"),
+    Limit("headers", 256, "items", "headers"),
+    Limit("header_name_bytes", 256, "bytes", "header-name bytes"),
+    Limit("header_value_bytes", 16 * KIB, "bytes", "header-value bytes"),
+    Limit("header_total_bytes", 256 * KIB, "bytes", "total header bytes"),
+    Limit("json_depth", 16, "items", "JSON object depth"),
+    Limit("object_keys", 1024, "items", "keys per object"),
+    Limit("array_items", 1024, "items", "items per array"),
+    Limit("metadata_entries", 1024, "items", "metadata entries"),
+    Limit("metadata_key_bytes", 128, "bytes", "metadata key bytes"),
+    Limit("metadata_value_bytes", 256 * KIB, "bytes", "metadata value bytes"),
+    Limit("metadata_snapshot_bytes", 1 * MIB, "bytes", "metadata snapshot bytes"),
+    Limit("error_code_bytes", 128, "bytes", "error code bytes"),
+    Limit("error_message_bytes", 16 * KIB, "bytes", "error message bytes"),
+)
+
+_BY_NAME = {row.name: row for row in LIMITS}
+
+
+def limit(name: str) -> int:
+    """Return the inclusive maximum of the §9.1 row ``name``; raises ``KeyError`` if unknown."""
+    return _BY_NAME[name].maximum
+
+
+def utf8_len(text: str) -> int:
+    """Length of ``text`` in UTF-8 bytes, the unit of every §9.1 byte limit.
+
+    Lone surrogates (which JSON can carry but UTF-8 cannot encode) are counted as the
+    3 bytes of their WTF-8 form, so they can never slip under a limit.
+    """
+    return len(text.encode("utf-8", "surrogatepass"))
