@@ -1,0 +1,508 @@
+"""``ModelVfs``: an in-memory filesystem that models what a crash keeps (§10.2, §10.3).
+
+Persistence model
+-----------------
+The tree has two layers.  The **volatile** layer is what every call sees.  The
+**durable** layer is what a power loss keeps.  Every mutating call appends mutations to a
+*pending* list (see :mod:`faultinject.persistence`) and applies them to the volatile
+layer at once; nothing reaches the durable layer until a sync names it:
+
+- ``fsync(fh)`` makes the file's pending *content* mutations (writes, truncations)
+  durable, in order.  It does not make the file's name durable.
+- ``fsync_dir(d)`` makes the pending *entry* mutations of directory ``d`` durable, in
+  order: creations (files, directories, links, symlinks, FIFOs), unlinks, rmdirs and
+  renames into or out of ``d``.  A rename is one atomic mutation: it persists whole or
+  not at all, and syncing either directory it touches makes it durable.
+- :meth:`ModelVfs.sync` (``sync(2)``) makes everything durable.
+
+A crash (:meth:`ModelVfs.crash`) keeps only the durable layer ("unsynced data lost", as
+LazyFS does): a created file whose directory was never synced is gone, a file whose
+content was never fsynced is empty, a rename or unlink whose directory was never synced is
+undone.  :meth:`ModelVfs.crash_states` with ``explore=True`` also yields the other states
+a POSIX filesystem may leave (as ALICE enumerates them): all pending mutations persisted,
+any in-order prefix of them, all but any one of them (reordering between syncs), and a
+torn prefix of any pending write.  Only what is reachable from the root survives; open
+handles do not.
+
+Other modelled behaviour
+------------------------
+- Inodes, hard links (``nlink``), directories (``nlink`` = 2 + subdirectories), symlinks
+  and FIFOs; no call follows a symlink.
+- Device roots: ``ModelVfs(devices=("media",))`` makes ``media`` the root of another
+  device; rename and link across devices raise ``EXDEV``; renaming or removing a device
+  root raises ``EBUSY``.
+- ``fold_names=True`` models Windows/macOS name equivalence: names are compared after NFC
+  normalisation and case folding, and keep the spelling they were created with;
+  renaming an entry onto an equivalent name in the same directory changes its spelling.
+- ``noreplace_native=False`` models a filesystem that answers ``EINVAL`` to
+  ``RENAME_NOREPLACE`` (NFS): :meth:`ModelVfs.rename_noreplace` then falls back as
+  :func:`faultinject.noreplace.publish_by_link` documents.
+
+Errors follow Linux: the same ``errno`` for the same call as
+:class:`~faultinject.osvfs.OsVfs` on ext4/tmpfs, which the differential test checks.
+"""
+
+from __future__ import annotations
+
+import errno
+import unicodedata
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from .noreplace import publish_by_link
+from .persistence import (
+    ROOT_INO,
+    Layer,
+    Move,
+    Mutation,
+    SetEntry,
+    Truncate,
+    Write,
+    crash_variants,
+    touches_data,
+    touches_dir,
+)
+from .port import OPEN_MODES, DirHandle, FileHandle, Kind, Publication, Stat, fs_error, split_path
+
+__all__ = ["ModelVfs", "fold_name"]
+
+
+def fold_name(name: str) -> str:
+    """The equivalence key of ``name`` under Windows/macOS rules: NFC, then case fold."""
+    return unicodedata.normalize("NFC", unicodedata.normalize("NFC", name).casefold())
+
+
+@dataclass(frozen=True, slots=True)
+class _Meta:
+    kind: Kind
+    dev: int
+    target: str = ""
+
+
+class ModelVfs:
+    """An in-memory :class:`~faultinject.port.Vfs` with a durable and a volatile layer.
+
+    ``devices``: top-level directory names created as roots of distinct devices (device
+    ids 2, 3, ...; the root is device 1).  The initial tree is durable.
+    """
+
+    def __init__(self, *, devices: tuple[str, ...] = (), fold_names: bool = False,
+                 noreplace_native: bool = True) -> None:
+        self.fold_names = fold_names
+        self.noreplace_native = noreplace_native
+        self._meta: dict[int, _Meta] = {ROOT_INO: _Meta(Kind.DIR, 1)}
+        self._next_ino = ROOT_INO + 1
+        self._vol = Layer({ROOT_INO: {}}, {})
+        self._dur = Layer({ROOT_INO: {}}, {})
+        self._pending: list[Mutation] = []
+        self._nlink: dict[int, int] = {ROOT_INO: 1}
+        self._parent: dict[int, int] = {ROOT_INO: ROOT_INO}
+        self._dead: set[int] = set()
+        self._mounts: set[int] = set()
+        self._handles: dict[int, tuple[int, bool]] = {}
+        self._next_token = 1
+        for i, name in enumerate(devices):
+            ino = self._new_inode(Kind.DIR, 2 + i)
+            self._mounts.add(ino)
+            self._apply(SetEntry(ROOT_INO, self._key(name), name, ino))
+        self.sync()
+
+    # ---- internals -------------------------------------------------------------------
+    def _key(self, name: str) -> str:
+        return fold_name(name) if self.fold_names else name
+
+    def _new_inode(self, kind: Kind, dev: int, target: str = "") -> int:
+        ino = self._next_ino
+        self._next_ino += 1
+        self._meta[ino] = _Meta(kind, dev, target)
+        if kind is Kind.DIR:
+            self._vol.entries[ino] = {}
+        return ino
+
+    def _apply(self, m: Mutation) -> None:
+        """Apply to the volatile layer, keep link counts and parents, queue as pending."""
+        if isinstance(m, SetEntry):
+            old = self._vol.entries[m.dir].get(m.key)
+            if old is not None:
+                self._unref(old[1])
+            if m.ino is not None:
+                self._nlink[m.ino] = self._nlink.get(m.ino, 0) + 1
+                if self._meta[m.ino].kind is Kind.DIR:
+                    self._parent[m.ino] = m.dir
+        elif isinstance(m, Move):
+            old = self._vol.entries[m.dst_dir].get(m.dst_key)
+            if old is not None and old[1] != m.ino:
+                self._unref(old[1])
+            if self._meta[m.ino].kind is Kind.DIR:
+                self._parent[m.ino] = m.dst_dir
+        self._vol.apply(m)
+        self._pending.append(m)
+
+    def _unref(self, ino: int) -> None:
+        self._nlink[ino] -= 1
+        if self._meta[ino].kind is Kind.DIR:
+            self._dead.add(ino)
+
+    def _at(self, at: DirHandle | None) -> int:
+        if at is None:
+            return ROOT_INO
+        ino, is_dir = self._handle(at)
+        if not is_dir:
+            raise fs_error(errno.ENOTDIR, at.path)
+        return ino
+
+    def _handle(self, h: FileHandle | DirHandle) -> tuple[int, bool]:
+        try:
+            ino, _ = self._handles[h.token]
+        except KeyError:
+            raise fs_error(errno.EBADF, h.path) from None
+        return ino, isinstance(h, DirHandle)
+
+    def _lookup(self, d: int, name: str) -> int | None:
+        hit = self._vol.entries[d].get(self._key(name))
+        return None if hit is None else hit[1]
+
+    def _walk(self, d: int, comps: tuple[str, ...], path: str) -> int:
+        for comp in comps:
+            ino = self._lookup(d, comp)
+            if ino is None:
+                raise fs_error(errno.ENOENT, path)
+            kind = self._meta[ino].kind
+            if kind is Kind.SYMLINK:
+                raise fs_error(errno.ELOOP, path)
+            if kind is not Kind.DIR:
+                raise fs_error(errno.ENOTDIR, path)
+            d = ino
+        return d
+
+    def _parent_of(self, path: str, at: DirHandle | None) -> tuple[int, str]:
+        """(parent directory inode, final name); ``EINVAL`` for ``"."``."""
+        comps = split_path(path)
+        if not comps:
+            raise fs_error(errno.EINVAL, path)
+        return self._walk(self._at(at), comps[:-1], path), comps[-1]
+
+    def _resolve(self, path: str, at: DirHandle | None) -> int:
+        """The inode ``path`` names, without following a final symlink."""
+        comps = split_path(path)
+        d = self._walk(self._at(at), comps[:-1], path)
+        if not comps:
+            return d
+        ino = self._lookup(d, comps[-1])
+        if ino is None:
+            raise fs_error(errno.ENOENT, path)
+        return ino
+
+    def _resolve_dir(self, path: str, at: DirHandle | None) -> int:
+        ino = self._resolve(path, at)
+        kind = self._meta[ino].kind
+        if kind is Kind.SYMLINK:
+            raise fs_error(errno.ELOOP, path)
+        if kind is not Kind.DIR:
+            raise fs_error(errno.ENOTDIR, path)
+        return ino
+
+    def _create(self, path: str, at: DirHandle | None, kind: Kind, target: str = "") -> int:
+        d, name = self._parent_of(path, at)
+        if self._lookup(d, name) is not None:
+            raise fs_error(errno.EEXIST, path)
+        if d in self._dead:
+            raise fs_error(errno.ENOENT, path)
+        ino = self._new_inode(kind, self._meta[d].dev, target)
+        self._apply(SetEntry(d, self._key(name), name, ino))
+        return ino
+
+    def _token(self, ino: int, writable: bool) -> int:
+        token = self._next_token
+        self._next_token += 1
+        self._handles[token] = (ino, writable)
+        return token
+
+    def _stat(self, ino: int) -> Stat:
+        meta = self._meta[ino]
+        if meta.kind is Kind.DIR:
+            subdirs = sum(1 for _, i in self._vol.entries[ino].values()
+                          if self._meta[i].kind is Kind.DIR)
+            return Stat(Kind.DIR, 0, ino, meta.dev, 2 + subdirs)
+        if meta.kind is Kind.FILE:
+            size = len(self._vol.data.get(ino, b""))
+        else:
+            size = len(meta.target.encode("utf-8", "surrogateescape"))
+        return Stat(meta.kind, size, ino, meta.dev, self._nlink.get(ino, 0))
+
+    def _is_ancestor(self, a: int, d: int) -> bool:
+        """True when directory ``a`` is ``d`` or one of its ancestors."""
+        while True:
+            if d == a:
+                return True
+            if d == ROOT_INO or d not in self._parent:
+                return False
+            d = self._parent[d]
+
+    # ---- handles and content ---------------------------------------------------------
+    def open_dir(self, path: str, *, at: DirHandle | None = None) -> DirHandle:
+        return DirHandle(self._token(self._resolve_dir(path, at), False), path)
+
+    def open(self, path: str, mode: str = "r", *, at: DirHandle | None = None) -> FileHandle:
+        if mode not in OPEN_MODES:
+            raise fs_error(errno.EINVAL, path)
+        comps = split_path(path)
+        if not comps:
+            raise fs_error(errno.EISDIR, path)
+        d = self._walk(self._at(at), comps[:-1], path)
+        ino = self._lookup(d, comps[-1])
+        if ino is None:
+            if mode in ("r", "r+"):
+                raise fs_error(errno.ENOENT, path)
+            ino = self._create(path, at, Kind.FILE)
+        else:
+            if mode == "x":
+                raise fs_error(errno.EEXIST, path)
+            kind = self._meta[ino].kind
+            if kind is Kind.SYMLINK:
+                raise fs_error(errno.ELOOP, path)
+            if kind is Kind.DIR:
+                raise fs_error(errno.EISDIR, path)
+            if kind is not Kind.FILE:
+                raise fs_error(errno.EINVAL, path)
+            if mode == "w" and self._vol.data.get(ino):
+                self._apply(Truncate(ino, 0))
+        return FileHandle(self._token(ino, mode != "r"), path, mode != "r")
+
+    def close(self, handle: FileHandle | DirHandle) -> None:
+        self._handle(handle)
+        del self._handles[handle.token]
+
+    def read(self, fh: FileHandle, size: int, offset: int) -> bytes:
+        ino, _ = self._handle(fh)
+        if size < 0 or offset < 0:
+            raise fs_error(errno.EINVAL, fh.path)
+        return self._vol.data.get(ino, b"")[offset:offset + size]
+
+    def write(self, fh: FileHandle, data: bytes, offset: int) -> int:
+        ino, _ = self._handle(fh)
+        if not self._handles[fh.token][1]:
+            raise fs_error(errno.EBADF, fh.path)
+        if offset < 0:
+            raise fs_error(errno.EINVAL, fh.path)
+        if data:
+            self._apply(Write(ino, offset, bytes(data)))
+        return len(data)
+
+    def truncate(self, fh: FileHandle, size: int) -> None:
+        ino, _ = self._handle(fh)
+        if not self._handles[fh.token][1] or size < 0:
+            raise fs_error(errno.EINVAL, fh.path)
+        if len(self._vol.data.get(ino, b"")) != size:
+            self._apply(Truncate(ino, size))
+
+    def fstat(self, handle: FileHandle | DirHandle) -> Stat:
+        return self._stat(self._handle(handle)[0])
+
+    # ---- durability ------------------------------------------------------------------
+    def _promote(self, pred) -> None:
+        keep: list[Mutation] = []
+        for m in self._pending:
+            if pred(m):
+                self._dur.apply(m)
+            else:
+                keep.append(m)
+        self._pending = keep
+
+    def fsync(self, fh: FileHandle) -> None:
+        ino, is_dir = self._handle(fh)
+        if is_dir:
+            self._promote(lambda m: touches_dir(m, ino))
+        else:
+            self._promote(lambda m: touches_data(m, ino))
+
+    def fsync_dir(self, path: str = ".", *, at: DirHandle | None = None) -> None:
+        d = self._resolve_dir(path, at)
+        self._promote(lambda m: touches_dir(m, d))
+
+    def sync(self) -> None:
+        """``sync(2)``: make every pending mutation durable."""
+        self._promote(lambda m: True)
+
+    @property
+    def pending(self) -> tuple[Mutation, ...]:
+        """Mutations not yet durable, oldest first."""
+        return tuple(self._pending)
+
+    # ---- namespace -------------------------------------------------------------------
+    def lstat(self, path: str, *, at: DirHandle | None = None) -> Stat:
+        return self._stat(self._resolve(path, at))
+
+    def listdir(self, path: str = ".", *, at: DirHandle | None = None) -> list[str]:
+        d = self._resolve_dir(path, at)
+        return sorted(name for name, _ in self._vol.entries[d].values())
+
+    def readlink(self, path: str, *, at: DirHandle | None = None) -> str:
+        meta = self._meta[self._resolve(path, at)]
+        if meta.kind is not Kind.SYMLINK:
+            raise fs_error(errno.EINVAL, path)
+        return meta.target
+
+    def device_of(self, path: str = ".", *, at: DirHandle | None = None) -> int:
+        return self._meta[self._resolve(path, at)].dev
+
+    def mkdir(self, path: str, *, at: DirHandle | None = None) -> None:
+        self._create(path, at, Kind.DIR)
+
+    def symlink(self, target: str, path: str, *, at: DirHandle | None = None) -> None:
+        if not target or "\x00" in target:
+            raise fs_error(errno.ENOENT if not target else errno.EINVAL, path)
+        self._create(path, at, Kind.SYMLINK, target)
+
+    def mkfifo(self, path: str, *, at: DirHandle | None = None) -> None:
+        self._create(path, at, Kind.FIFO)
+
+    def link(self, src: str, dst: str, *, src_at: DirHandle | None = None,
+             dst_at: DirHandle | None = None) -> None:
+        ino = self._resolve(src, src_at)
+        d, name = self._parent_of(dst, dst_at)
+        if self._lookup(d, name) is not None:
+            raise fs_error(errno.EEXIST, src, dst)
+        if self._meta[ino].dev != self._meta[d].dev:
+            raise fs_error(errno.EXDEV, src, dst)
+        if self._meta[ino].kind is Kind.DIR:
+            raise fs_error(errno.EPERM, src, dst)
+        if d in self._dead:
+            raise fs_error(errno.ENOENT, src, dst)
+        self._apply(SetEntry(d, self._key(name), name, ino))
+
+    def unlink(self, path: str, *, at: DirHandle | None = None) -> None:
+        d, name = self._parent_of(path, at)
+        ino = self._lookup(d, name)
+        if ino is None:
+            raise fs_error(errno.ENOENT, path)
+        if self._meta[ino].kind is Kind.DIR:
+            raise fs_error(errno.EISDIR, path)
+        self._apply(SetEntry(d, self._key(name), name, None))
+
+    def rmdir(self, path: str, *, at: DirHandle | None = None) -> None:
+        d, name = self._parent_of(path, at)
+        ino = self._lookup(d, name)
+        if ino is None:
+            raise fs_error(errno.ENOENT, path)
+        if self._meta[ino].kind is not Kind.DIR:
+            raise fs_error(errno.ENOTDIR, path)
+        if ino in self._mounts:
+            raise fs_error(errno.EBUSY, path)
+        if self._vol.entries[ino]:
+            raise fs_error(errno.ENOTEMPTY, path)
+        self._apply(SetEntry(d, self._key(name), name, None))
+
+    def rename(self, src: str, dst: str, *, src_at: DirHandle | None = None,
+               dst_at: DirHandle | None = None) -> None:
+        self._rename(src, dst, src_at, dst_at, noreplace=False)
+
+    def rename_noreplace(self, src: str, dst: str, *, src_at: DirHandle | None = None,
+                         dst_at: DirHandle | None = None) -> Publication:
+        if not self.noreplace_native:
+            return publish_by_link(self, src, dst, src_at=src_at, dst_at=dst_at)
+        self._rename(src, dst, src_at, dst_at, noreplace=True)
+        return Publication.RENAMED
+
+    def _rename(self, src: str, dst: str, src_at: DirHandle | None,
+                dst_at: DirHandle | None, *, noreplace: bool) -> None:
+        sd, sname = self._parent_of(src, src_at)
+        dd, dname = self._parent_of(dst, dst_at)
+        if self._meta[sd].dev != self._meta[dd].dev:
+            raise fs_error(errno.EXDEV, src, dst)
+        ino = self._lookup(sd, sname)
+        if ino is None:
+            raise fs_error(errno.ENOENT, src, dst)
+        skey, dkey = self._key(sname), self._key(dname)
+        if sd == dd and skey == dkey:  # the same entry
+            if sname != dname:  # equivalent name: a change of spelling
+                self._apply(Move(sd, skey, dd, dkey, dname, ino))
+            elif noreplace:
+                raise fs_error(errno.EEXIST, src, dst)
+            return
+        victim = self._lookup(dd, dname)
+        if noreplace and victim is not None:
+            raise fs_error(errno.EEXIST, src, dst)
+        is_dir = self._meta[ino].kind is Kind.DIR
+        if sd != dd:
+            if is_dir and self._is_ancestor(ino, dd):
+                raise fs_error(errno.EINVAL, src, dst)
+            if victim is not None and self._meta[victim].kind is Kind.DIR \
+                    and self._is_ancestor(victim, sd):
+                raise fs_error(errno.ENOTEMPTY, src, dst)
+        if victim == ino:
+            return
+        if ino in self._mounts:
+            raise fs_error(errno.EBUSY, src, dst)
+        if victim is not None:
+            victim_dir = self._meta[victim].kind is Kind.DIR
+            if is_dir and not victim_dir:
+                raise fs_error(errno.ENOTDIR, src, dst)
+            if not is_dir and victim_dir:
+                raise fs_error(errno.EISDIR, src, dst)
+            if victim in self._mounts:
+                raise fs_error(errno.EBUSY, src, dst)
+            if victim_dir and self._vol.entries[victim]:
+                raise fs_error(errno.ENOTEMPTY, src, dst)
+        if dd in self._dead:
+            raise fs_error(errno.ENOENT, src, dst)
+        self._apply(Move(sd, skey, dd, dkey, dname, ino))
+
+    # ---- crashes ---------------------------------------------------------------------
+    def crash(self) -> ModelVfs:
+        """The filesystem after a power loss now: only the durable layer (LazyFS-style)."""
+        return next(self.crash_states(explore=False))[1]
+
+    def crash_states(self, *, explore: bool = True) -> Iterator[tuple[str, ModelVfs]]:
+        """Yield ``(variant, vfs)`` for each post-crash state the persistence model allows
+        (see :func:`faultinject.persistence.crash_variants` for the variant names).
+        Each ``vfs`` is a fresh, fully durable ModelVfs; this one is left unchanged."""
+        is_dir = {ino: meta.kind is Kind.DIR for ino, meta in self._meta.items()}
+        for variant, layer in crash_variants(self._dur, self._pending, explore=explore):
+            yield variant, self._reborn(layer.reachable(is_dir))
+
+    def _reborn(self, layer: Layer) -> ModelVfs:
+        new = ModelVfs.__new__(ModelVfs)
+        new.fold_names = self.fold_names
+        new.noreplace_native = self.noreplace_native
+        new._meta = self._meta
+        new._next_ino = self._next_ino
+        new._vol = layer
+        new._dur = layer.copy()
+        new._pending = []
+        new._nlink, new._parent = {ROOT_INO: 1}, {ROOT_INO: ROOT_INO}
+        for d, ents in layer.entries.items():
+            for _, ino in ents.values():
+                new._nlink[ino] = new._nlink.get(ino, 0) + 1
+                if ino in layer.entries:
+                    new._parent[ino] = d
+        new._dead = set()
+        new._mounts = self._mounts
+        new._handles = {}
+        new._next_token = 1
+        return new
+
+    def snapshot(self) -> dict[str, tuple]:
+        """The visible tree as ``{path: entry}``, paths ``/``-joined from the root.
+
+        ``entry`` is ``("file", content_bytes, nlink)``, ``("directory",)``,
+        ``("symlink", target)`` or ``("fifo",)`` — the same shape as
+        :func:`faultinject.snapshot.snapshot` gives for any Vfs.
+        """
+        out: dict[str, tuple] = {}
+        stack = [(ROOT_INO, "")]
+        while stack:
+            d, prefix = stack.pop()
+            for name, ino in self._vol.entries[d].values():
+                path = prefix + name
+                meta = self._meta[ino]
+                if meta.kind is Kind.DIR:
+                    out[path] = ("directory",)
+                    stack.append((ino, path + "/"))
+                elif meta.kind is Kind.FILE:
+                    out[path] = ("file", self._vol.data.get(ino, b""), self._nlink[ino])
+                elif meta.kind is Kind.SYMLINK:
+                    out[path] = ("symlink", meta.target)
+                else:
+                    out[path] = (meta.kind.value,)
+        return out
