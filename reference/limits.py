@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["KIB", "LIMITS", "MIB", "Limit", "limit", "utf8_len"]
+__all__ = ["KIB", "LIMITS", "MAX_SAFE_INTEGER", "MIB", "Limit", "limit", "utf8_len"]
 
 KIB = 1024
 MIB = 1024 * KIB
@@ -25,12 +25,15 @@ class Limit:
         maximum: the inclusive bound.
         unit: ``"bytes"`` (UTF-8 bytes) or ``"items"`` (array items, keys, entries, levels).
         what: the table's own wording for the row.
+        spec: the section that states the bound (every row is §9.1 except the §9.4
+            delivery-envelope identifier bound, kept here so one table drives everything).
     """
 
     name: str
     maximum: int
     unit: str
     what: str
+    spec: str = "§9.1"
 
 
 LIMITS: tuple[Limit, ...] = (
@@ -52,7 +55,12 @@ LIMITS: tuple[Limit, ...] = (
     Limit("metadata_snapshot_bytes", 1 * MIB, "bytes", "metadata snapshot bytes"),
     Limit("error_code_bytes", 128, "bytes", "error code bytes"),
     Limit("error_message_bytes", 16 * KIB, "bytes", "error message bytes"),
+    Limit("delivery_id_bytes", 128, "bytes", "delivery id / occurrence id bytes", "§9.4"),
 )
+
+#: Largest integer a JavaScript number holds exactly (2**53 - 1): the bound of every
+#: count, byte value and millisecond timestamp (§9.2 "non-negative safe integers").
+MAX_SAFE_INTEGER = 2**53 - 1
 
 _BY_NAME = {row.name: row for row in LIMITS}
 

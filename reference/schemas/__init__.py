@@ -1,0 +1,37 @@
+"""§9 DTO schemas of schema version 1, validated byte-exactly (H4).
+
+Public surface::
+
+    validate(schema_name, value, *, direction="input") -> Validation(valid, code, path, reason)
+    canonical_json(value) -> bytes              # §9.4 persisted post-delivery payload
+    expand_markers(value) -> value              # corpus generator markers ($pad, $repeat, …)
+    SCHEMAS: dict[str, str]                     # public schema names
+    document(name) -> dict                      # the JSON Schema document of a name
+"""
+
+from reference.schemas.canonical import canonical_json, js_number
+from reference.schemas.documents import HOOKS, POST_HOOKS, PRE_HOOKS, SCHEMAS, document
+from reference.schemas.keywords import HookconfValidator, encoded_len, walk_json
+from reference.schemas.markers import MARKERS, MarkerError, expand_markers
+from reference.schemas.validate import Direction, Validation, compiled, json_pointer, validate
+
+__all__ = [
+    "HOOKS",
+    "MARKERS",
+    "POST_HOOKS",
+    "PRE_HOOKS",
+    "SCHEMAS",
+    "Direction",
+    "HookconfValidator",
+    "MarkerError",
+    "Validation",
+    "canonical_json",
+    "compiled",
+    "document",
+    "encoded_len",
+    "expand_markers",
+    "js_number",
+    "json_pointer",
+    "validate",
+    "walk_json",
+]

@@ -1,0 +1,127 @@
+"""validate(): byte-exact §9.1 limits, §9.2/§9.4 shapes, §13 codes at both boundaries (H4)."""
+
+import copy
+
+import pytest
+
+from reference.errors import ErrorCode
+from reference.limits import limit
+from reference.schemas import SCHEMAS, compiled, document, validate, walk_json
+from reference.schemas.examples import EXAMPLES, example
+
+
+@pytest.mark.parametrize("name", sorted(SCHEMAS))
+def test_every_schema_accepts_its_example(name):
+    assert validate(name, example(name)).valid
+
+
+def test_every_schema_has_an_example():
+    assert set(EXAMPLES) == set(SCHEMAS)
+
+
+def test_byte_limit_counts_utf8_bytes_not_code_points():
+    error = example("ErrorDescriptorV1")
+    error["code"] = "é" * 64  # 128 bytes, 64 code points
+    assert validate("ErrorDescriptorV1", error).valid
+    error["code"] = "é" * 64 + "a"  # 129 bytes, far under 128 code points
+    result = validate("ErrorDescriptorV1", error)
+    assert (result.valid, result.path) == (False, "/code")
+
+
+def test_direction_selects_the_boundary_code():
+    bad = {**example("DeliveryEnvelopeV1"), "attempt": 1}
+    assert validate("DeliveryEnvelopeV1", bad).code is ErrorCode.INPUT_INVALID
+    assert validate("DeliveryEnvelopeV1", bad, direction="output").code is ErrorCode.OUTPUT_INVALID
+    with pytest.raises(ValueError):
+        validate("DeliveryEnvelopeV1", bad, direction="sideways")
+
+
+def test_unknown_schema_raises_key_error():
+    with pytest.raises(KeyError):
+        validate("NoSuchSchemaV1", {})
+
+
+def test_validators_are_compiled_once():
+    assert compiled("PluginTaskSnapshotV1") is compiled("PluginTaskSnapshotV1")
+
+
+def test_missing_and_unknown_fields_point_at_the_field():
+    task = example("PluginTaskSnapshotV1")
+    del task["kind"]
+    assert validate("PluginTaskSnapshotV1", task).path == "/kind"
+    context = example("BeforeFinalizeContextV1")
+    context["task"]["engineGid"] = "abc"
+    assert validate("BeforeFinalizeContextV1", context).path == "/task/engineGid"
+
+
+def test_pointer_escapes_slash_and_tilde():
+    value = {"a/b~": {"$nonfinite": 1}}
+    value["a/b~"] = float("nan")
+    assert validate("MetadataValueV1", value).path == "/a~1b~0"
+
+
+def test_nan_in_every_number_position_is_rejected():
+    for field in ("progress", "totalBytes", "createdAt"):
+        task = example("PluginTaskSnapshotV1")
+        task[field] = float("nan")
+        assert validate("PluginTaskSnapshotV1", task).path == f"/{field}"
+
+
+def test_bool_is_not_a_count():
+    task = example("PluginTaskSnapshotV1")
+    task["fileCount"] = True
+    assert not validate("PluginTaskSnapshotV1", task).valid
+
+
+def test_enter_message_context_is_checked_against_its_hook():
+    message = example("HookEnterMessageV1")
+    message["hook"] = "afterComplete"  # context is a beforeFinalize DTO
+    assert not validate("HookEnterMessageV1", message).valid
+    message["context"] = example("AfterCompleteContextV1")
+    assert validate("HookEnterMessageV1", message).valid
+
+
+def test_exit_error_branch_rejects_a_stack():
+    message = {"type": "hook.exit", "invocationId": "i", "hook": "onError", "status": "error",
+               "error": {**example("ErrorDescriptorV1"), "stack": "at x"}}
+    result = validate("HookExitMessageV1", message, direction="output")
+    assert (result.valid, result.path) == (False, "/error/stack")
+
+
+def test_header_total_counts_names_and_values():
+    per = limit("header_value_bytes")  # 16 headers of 16 KiB = 256 KiB
+    headers = [{"name": "N", "value": "v" * (per - 1)} for _ in range(16)]
+    assert validate("HeaderListV1", headers).valid
+    headers[0]["value"] += "v"
+    assert not validate("HeaderListV1", headers).valid
+
+
+def test_metadata_delete_must_not_carry_a_value():
+    result = validate("MetadataOperationV1", {"op": "delete", "key": "a", "value": 1},
+                      direction="output")
+    assert (result.valid, result.path) == (False, "/value")
+
+
+def test_walk_is_iterative_for_hostile_depth():
+    value: object = 0
+    for _ in range(100_000):
+        value = [value]
+    problems = list(walk_json(value, max_depth=16))
+    assert problems == [(tuple([0] * 16), "nesting depth exceeds 16")]
+
+
+def test_walk_rejects_non_json_python_objects():
+    assert list(walk_json({"a": (1, 2)}, max_depth=None))[0][0] == ("a",)
+
+
+def test_documents_are_plain_json():
+    import json
+    for name in SCHEMAS:
+        json.dumps(document(name), allow_nan=False)
+
+
+def test_example_is_a_fresh_copy():
+    a = example("PluginTaskSnapshotV1")
+    a["name"] = "changed"
+    assert example("PluginTaskSnapshotV1")["name"] != "changed"
+    assert copy.deepcopy(EXAMPLES["PluginTaskSnapshotV1"])["name"] == "file.bin"
