@@ -1,0 +1,37 @@
+"""Case kinds: which protocol family runs a kind and which invariants its cases can evidence."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["KINDS", "KindSpec"]
+
+
+@dataclass(frozen=True, slots=True)
+class KindSpec:
+    """A case kind.
+
+    Attributes:
+        name: the ``kind`` field of a case (``"permissions.match"``).
+        family: the protocol family a candidate must implement to run it.
+        invariants: the invariants whose oracles can judge a case of this kind.
+        runnable: False for kinds the schema knows but this hookconf cannot run yet
+            (their cases are reported as skipped, so their invariants stay not covered).
+    """
+
+    name: str
+    family: str
+    invariants: tuple[str, ...]
+    runnable: bool = True
+
+
+KINDS: dict[str, KindSpec] = {
+    spec.name: spec
+    for spec in (
+        KindSpec("permissions.parse", "permissions", ("H5",)),
+        KindSpec("permissions.match", "permissions", ("H5",)),
+        KindSpec("permissions.redirect", "permissions", ("H5",)),
+        KindSpec("task_source.admit", "permissions", ("H17",)),
+        KindSpec("dto.validate", "dto", ("H4",), runnable=False),
+    )
+}

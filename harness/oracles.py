@@ -1,0 +1,109 @@
+"""Oracles: one named predicate per invariant, judging a case from what was observed.
+
+An oracle never talks to the candidate; it reads the :class:`~harness.runners.Observation`
+and returns a :class:`Judgement` with what was expected and what was observed, so every
+failure in a report can be checked by a reviewer by hand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from harness.corpus import Case
+from harness.runners import Observation
+
+__all__ = ["ORACLES", "Judgement", "h5", "h17"]
+
+
+@dataclass(frozen=True, slots=True)
+class Judgement:
+    """An oracle's verdict on one case for one invariant."""
+
+    invariant: str
+    passed: bool
+    expected: Any
+    observed: Any
+    detail: str = ""
+
+
+def _decision(result: dict[str, Any], key: str) -> bool:
+    return bool(result.get(key))
+
+
+def h5(case: Case, obs: Observation) -> Judgement:
+    """H5 (§7): one canonical structured matcher governs selection, requests and redirects.
+
+    The primary answer must equal the case's expectation, and for a match case every route
+    — ``match``, ``match_any`` and a one-hop ``redirect`` — must give the same answer: a
+    candidate with two matchers fails here even where each is right on its own.
+    """
+    primary = obs.primary
+    if case.kind == "permissions.parse":
+        observed = {"valid": _decision(primary.result, "valid")}
+        return Judgement("H5", observed == case.expect, case.expect, observed)
+    if case.kind == "permissions.redirect":
+        observed = _redirect_outcome(primary.result, case.expect)
+        detail = "" if observed == case.expect else _reason(primary.result)
+        return Judgement("H5", observed == case.expect, case.expect, observed, detail)
+    # permissions.match: the primary route, then the same question through the others.
+    answers = {c.route: _route_answer(c.result) for c in obs.calls}
+    observed = {"match": answers[primary.route]}
+    if observed != case.expect:
+        return Judgement("H5", False, case.expect, observed)
+    combined = answers.get("match_any")
+    singles = [v for route, v in answers.items() if route.startswith("match[")]
+    disagreements = [
+        f"{route}={value}" for route, value in answers.items()
+        if route in ("match", "match_any", "request") and value != observed["match"]
+    ]
+    if singles and any(singles) != combined:
+        disagreements.append(f"any(match[i])={any(singles)} vs match_any={combined}")
+    if disagreements:
+        return Judgement(
+            "H5", False, {"same answer on every route": observed["match"]},
+            answers, "routes disagree: " + ", ".join(disagreements),
+        )
+    return Judgement("H5", True, case.expect, observed)
+
+
+def _route_answer(result: dict[str, Any]) -> bool:
+    return _decision(result, "allowed") if "allowed" in result else _decision(result, "match")
+
+
+def _redirect_outcome(result: dict[str, Any], expect: dict[str, Any]) -> dict[str, Any]:
+    outcome: dict[str, Any] = {"allowed": _decision(result, "allowed")}
+    if not outcome["allowed"]:
+        outcome["refused_hop"] = result.get("refused_hop")
+        outcome["code"] = result.get("code")
+    return outcome
+
+
+def _reason(result: dict[str, Any]) -> str:
+    return str(result.get("reason", ""))
+
+
+def h17(case: Case, obs: Observation) -> Judgement:
+    """H17 (§9.4): a hook-returned download URL passes the ordinary task-source policy.
+
+    The answer must equal the expectation (with the §13 code on refusal) and must not
+    change when the returning plugin's ``hostPermissions`` change: host permissions govern
+    the plugin's own requests, never the URL handed to the download engine.
+    """
+    primary = obs.primary.result
+    observed: dict[str, Any] = {"admitted": _decision(primary, "admitted")}
+    if not observed["admitted"]:
+        observed["code"] = primary.get("code")
+    if observed != case.expect:
+        return Judgement("H17", False, case.expect, observed, _reason(primary))
+    varied = {c.route: _decision(c.result, "admitted") for c in obs.calls}
+    if len(set(varied.values())) > 1:
+        return Judgement(
+            "H17", False, {"same answer under any hostPermissions": observed["admitted"]},
+            varied, "admission depends on the plugin's hostPermissions",
+        )
+    return Judgement("H17", True, case.expect, observed)
+
+
+ORACLES: dict[str, Callable[[Case, Observation], Judgement]] = {"H5": h5, "H17": h17}

@@ -1,0 +1,88 @@
+"""Candidate protocol v1 (``docs/protocol.md``): transports and the ``--candidate`` syntax.
+
+``--candidate`` takes one of:
+
+``reference``
+    the hookconf reference runtime, in process.
+``module:factory``
+    ``factory()`` imported from ``module`` returns an in-process candidate object.
+``cmd:<command line>``
+    a subprocess speaking JSON lines on stdin/stdout.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from typing import Any, Protocol
+
+from harness.protocol.inprocess import CandidateObject, InProcessConnection
+from harness.protocol.messages import (
+    OPS,
+    CandidateError,
+    CandidateReplyError,
+    CandidateUnreachable,
+    Hello,
+    ProtocolViolation,
+)
+from harness.protocol.stdio import SubprocessConnection
+
+__all__ = [
+    "OPS",
+    "CandidateError",
+    "CandidateReplyError",
+    "CandidateUnreachable",
+    "Connection",
+    "Hello",
+    "InProcessConnection",
+    "ProtocolViolation",
+    "SubprocessConnection",
+    "connect",
+    "load_candidate_object",
+]
+
+REFERENCE = "reference.candidate:ReferenceCandidate"
+
+
+class Connection(Protocol):
+    """What runners need from a transport."""
+
+    label: str
+
+    def open(self) -> Hello: ...
+
+    def call(self, op: str, args: dict[str, Any]) -> dict[str, Any]: ...
+
+    def close(self) -> None: ...
+
+
+def load_candidate_object(spec: str) -> CandidateObject:
+    """Import ``module:factory`` (or ``reference``) and call the factory.
+
+    The current directory is importable, as with ``python -m``, so a repository's own
+    candidates (``tests.mutants.regex_matcher:factory``) load without installation.
+
+    Raises:
+        CandidateUnreachable: the module, the factory or the object cannot be had.
+    """
+    target = REFERENCE if spec == "reference" else spec
+    module_name, sep, attr = target.partition(":")
+    if not sep or not module_name or not attr:
+        raise CandidateUnreachable(
+            f"--candidate {spec!r}: expected 'reference', 'module:factory' or 'cmd:<command>'"
+        )
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    try:
+        factory = getattr(importlib.import_module(module_name), attr)
+        return factory()
+    except Exception as exc:  # noqa: BLE001 - report any import/factory failure
+        raise CandidateUnreachable(f"cannot load {target}: {type(exc).__name__}: {exc}") from exc
+
+
+def connect(spec: str, *, timeout_s: float = 10.0) -> Connection:
+    """Build (not yet open) the connection named by a ``--candidate`` value."""
+    if spec.startswith("cmd:"):
+        return SubprocessConnection(spec[4:], timeout_s=timeout_s, label=spec)
+    return InProcessConnection(load_candidate_object(spec), label=spec)

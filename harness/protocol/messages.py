@@ -1,0 +1,167 @@
+"""Message and operation schemas of candidate protocol v1, compiled once.
+
+Both transports pass every reply through :func:`check_result`, so an in-process candidate
+and a subprocess candidate are held to the same shapes.  A reply that breaks its schema is
+a :class:`ProtocolViolation`: the case is *errored*, never judged.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+__all__ = [
+    "OPS",
+    "PROTOCOL_VERSION",
+    "CandidateError",
+    "CandidateReplyError",
+    "CandidateUnreachable",
+    "Hello",
+    "OpSpec",
+    "ProtocolViolation",
+    "check_args",
+    "check_hello",
+    "check_reply",
+    "check_result",
+]
+
+PROTOCOL_VERSION = 1
+_SCHEMAS = Path(__file__).resolve().parent / "schemas"
+
+
+class CandidateError(Exception):
+    """The candidate could not answer a request: crash, hang, garbage or a broken reply.
+
+    A case that meets one is *errored* with :attr:`reason`; the run goes on.
+    """
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class ProtocolViolation(CandidateError):
+    """A reply that does not fit protocol v1 (wrong id, bad envelope, bad result shape)."""
+
+
+class CandidateUnreachable(CandidateError):
+    """The candidate cannot be started or does not complete the handshake (exit code 3)."""
+
+
+class CandidateReplyError(Exception):
+    """The candidate answered ``ok: false`` with a stable ``code`` and a ``message``."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+
+
+@dataclass(frozen=True, slots=True)
+class Hello:
+    """What a candidate says of itself in the handshake."""
+
+    name: str
+    version: str
+    protocol: int
+    families: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class OpSpec:
+    """One operation: its family and compiled argument/result validators."""
+
+    name: str
+    family: str
+    args: jsonschema.Draft202012Validator
+    result: jsonschema.Draft202012Validator
+
+
+def _load(name: str) -> dict[str, Any]:
+    return json.loads((_SCHEMAS / name).read_text(encoding="utf-8"))
+
+
+def _compile_ops() -> dict[str, OpSpec]:
+    doc = _load("ops.schema.json")
+    defs = doc["$defs"]
+    ops = {}
+    for name, spec in doc["ops"].items():
+        ops[name] = OpSpec(
+            name=name,
+            family=spec["family"],
+            args=jsonschema.Draft202012Validator({"$defs": defs, **spec["args"]}),
+            result=jsonschema.Draft202012Validator({"$defs": defs, **spec["result"]}),
+        )
+    return ops
+
+
+OPS: dict[str, OpSpec] = _compile_ops()
+
+
+@cache
+def _message_validator(name: str) -> jsonschema.Draft202012Validator:
+    doc = _load("messages.schema.json")
+    return jsonschema.Draft202012Validator({"$defs": doc["$defs"], "$ref": f"#/$defs/{name}"})
+
+
+def _first_error(validator: jsonschema.Draft202012Validator, value: Any) -> str | None:
+    error = jsonschema.exceptions.best_match(validator.iter_errors(value))
+    if error is None:
+        return None
+    where = "/" + "/".join(str(p) for p in error.absolute_path)
+    return f"{where}: {error.message}"
+
+
+def check_args(op: str, args: dict[str, Any]) -> None:
+    """Raise ``ValueError`` if the harness is about to send malformed arguments (a bug)."""
+    problem = _first_error(OPS[op].args, args)
+    if problem:
+        raise ValueError(f"harness built bad args for {op}: {problem}")
+
+
+def check_reply(reply: Any, expected_id: int) -> dict[str, Any]:
+    """Check a reply envelope and its id; return the ``result`` of an ok reply.
+
+    Raises:
+        ProtocolViolation: not a v1 reply, or an id other than ``expected_id``.
+        CandidateReplyError: an ``ok: false`` reply.
+    """
+    problem = _first_error(_message_validator("reply"), reply)
+    if problem:
+        raise ProtocolViolation(f"reply is not a protocol v1 reply ({problem}): {_clip(reply)}")
+    if reply["id"] != expected_id:
+        raise ProtocolViolation(f"reply has id {reply['id']}, expected {expected_id}")
+    if not reply["ok"]:
+        raise CandidateReplyError(reply["error"]["code"], reply["error"]["message"])
+    return reply["result"]
+
+
+def check_result(op: str, result: Any) -> dict[str, Any]:
+    """Check an ok result against the operation's schema; raise ProtocolViolation if not."""
+    problem = _first_error(OPS[op].result, result)
+    if problem:
+        raise ProtocolViolation(f"{op} result breaks its schema ({problem}): {_clip(result)}")
+    return result
+
+
+def check_hello(result: Any) -> Hello:
+    """Check a hello result; raise :class:`CandidateUnreachable` if it is not protocol v1."""
+    problem = _first_error(_message_validator("helloResult"), result)
+    if problem:
+        raise CandidateUnreachable(f"handshake answer is not protocol v1 ({problem})")
+    return Hello(
+        name=result["name"],
+        version=result["version"],
+        protocol=result["protocol"],
+        families=tuple(result["families"]),
+    )
+
+
+def _clip(value: Any, limit: int = 200) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, default=repr)
+    return text if len(text) <= limit else text[:limit] + "…"

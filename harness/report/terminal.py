@@ -1,0 +1,87 @@
+"""The terminal report: the H1–H25 table, every failure with its evidence, and the verdict."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from harness.report.model import Report
+
+__all__ = ["render_terminal"]
+
+_STYLE = {"pass": "green", "fail": "bold red", "error": "yellow", "not_covered": "dim"}
+_MAX_LISTED = 20
+
+
+def _short(value: Any, limit: int = 160) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=repr)
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def render_terminal(report: Report, console: Console, *, allow_not_covered: bool = False) -> None:
+    """Print the invariant table, failures (expected vs observed, re-run command) and verdict."""
+    hello = report.hello
+    console.print(
+        f"[bold]hookconf[/] — candidate [cyan]{hello.name} {hello.version}[/] "
+        f"({report.candidate_spec}); families: {', '.join(hello.families) or 'none'}"
+    )
+    table = Table(title="Invariants H1–H25 (§18)", title_justify="left")
+    table.add_column("H", justify="right", no_wrap=True, min_width=3)
+    table.add_column("status", no_wrap=True, min_width=11)
+    table.add_column("§", no_wrap=True, min_width=5)
+    table.add_column("family", no_wrap=True, min_width=11)
+    table.add_column("+ pass/run", justify="right", no_wrap=True, min_width=10)
+    table.add_column("− pass/run", justify="right", no_wrap=True, min_width=10)
+    table.add_column("err", justify="right", no_wrap=True, min_width=3)
+    table.add_column("invariant", no_wrap=True, overflow="ellipsis",
+                     max_width=max(20, console.width - 83))
+    for row in report.invariants:
+        status = row.status
+        dim = status == "not_covered"
+        table.add_row(
+            row.invariant.id,
+            f"[{_STYLE[status]}]{status.replace('_', ' ')}[/]",
+            row.invariant.spec,
+            row.invariant.family,
+            f"{row.positive.passed}/{row.positive.run}",
+            f"{row.negative.passed}/{row.negative.run}",
+            str(len(row.errors)) if row.errors else "",
+            f"[dim]{row.invariant.title}[/]" if dim else row.invariant.title,
+        )
+    console.print(table)
+
+    failed = [r for r in report.results if r.status == "failed"]
+    for result in failed[:_MAX_LISTED]:
+        case = result.case
+        console.print(f"[bold red]FAIL[/] {case.id} ({', '.join(case.invariants)}, {case.spec}) "
+                      f"{case.title}")
+        for j in result.judgements:
+            if j.passed:
+                continue
+            console.print(f"    expected {_short(j.expected)}", markup=False)
+            console.print(f"    observed {_short(j.observed)}", markup=False)
+            if j.detail:
+                console.print(f"    {j.detail}", markup=False)
+        console.print(f"    re-run: {report.rerun(case.id)}", markup=False, soft_wrap=True)
+    errored = report.errored_cases
+    for result in errored[:_MAX_LISTED]:
+        console.print(f"[yellow]ERROR[/] {result.case.id}: {result.reason}", soft_wrap=True)
+        console.print(f"    re-run: {report.rerun(result.case.id)}", markup=False, soft_wrap=True)
+    hidden = max(0, len(failed) - _MAX_LISTED) + max(0, len(errored) - _MAX_LISTED)
+    if hidden:
+        console.print(f"… and {hidden} more; --json PATH lists every case")
+
+    counts: dict[str, int] = {}
+    for result in report.results:
+        counts[result.status] = counts.get(result.status, 0) + 1
+    console.print(
+        "cases: " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
+        + f" in {report.duration_ms / 1000:.1f} s"
+    )
+    style = "bold green" if report.conformant else "bold red"
+    console.print(f"[{style}]{report.summary()}[/]")
+    if allow_not_covered and not report.conformant and not report.exit_code(allow_not_covered=True):
+        console.print("(--allow-not-covered: nothing failed or errored, exiting 0)")

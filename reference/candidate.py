@@ -1,0 +1,97 @@
+"""The reference runtime as a protocol v1 candidate (``--candidate reference``).
+
+Operations follow ``docs/protocol.md``; each maps onto one reference module:
+
+=========================  ===================================================  ======
+operation                  reference                                            spec
+=========================  ===================================================  ======
+``permissions.parse``      :func:`reference.permissions.parse_pattern`          §7
+``permissions.match``      :meth:`reference.permissions.PatternSet.matches`     §7
+``permissions.match_any``  :meth:`reference.permissions.PatternSet.matches`     §7
+``permissions.redirect``   :func:`reference.permissions.check_request`          §7
+``task_source.admit``      :func:`reference.task_source.admit`                  §9.4
+=========================  ===================================================  ======
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from reference import __version__
+from reference.permissions import InvalidPattern, PatternSet, check_request, parse_pattern
+from reference.task_source import admit
+
+__all__ = ["ReferenceCandidate", "UnknownOperation"]
+
+
+class UnknownOperation(Exception):
+    """An operation this candidate does not implement (answered ``ok: false``)."""
+
+    def __init__(self, op: str) -> None:
+        super().__init__(op)
+        self.code = "protocol.unknown_op"
+        self.message = f"operation {op!r} is not implemented"
+
+
+class ReferenceCandidate:
+    """The hookconf reference runtime behind the candidate protocol."""
+
+    families: tuple[str, ...] = ("permissions",)
+
+    def hello(self) -> dict[str, Any]:
+        return {
+            "name": "hookconf-reference",
+            "version": __version__,
+            "protocol": 1,
+            "families": list(self.families),
+        }
+
+    def handle(self, op: str, args: dict[str, Any]) -> dict[str, Any]:
+        handler = self._ops().get(op)
+        if handler is None:
+            raise UnknownOperation(op)
+        return handler(args)
+
+    def _ops(self) -> dict[str, Callable[[dict[str, Any]], dict[str, Any]]]:
+        return {
+            "permissions.parse": self.permissions_parse,
+            "permissions.match": self.permissions_match,
+            "permissions.match_any": self.permissions_match_any,
+            "permissions.redirect": self.permissions_redirect,
+            "task_source.admit": self.task_source_admit,
+        }
+
+    # Each operation is a method so that a mutant can override exactly one of them.
+
+    def permissions_parse(self, args: dict[str, Any]) -> dict[str, Any]:
+        try:
+            parse_pattern(args["pattern"])
+        except InvalidPattern as exc:
+            return {"valid": False, "reason": str(exc)}
+        return {"valid": True}
+
+    def permissions_match(self, args: dict[str, Any]) -> dict[str, Any]:
+        return self.permissions_match_any({"patterns": [args["pattern"]], "url": args["url"]})
+
+    def permissions_match_any(self, args: dict[str, Any]) -> dict[str, Any]:
+        patterns = PatternSet.from_strings(args["patterns"])
+        return {"match": patterns.matches(args["url"])}
+
+    def permissions_redirect(self, args: dict[str, Any]) -> dict[str, Any]:
+        patterns = PatternSet.from_strings(args["patterns"])
+        decision = check_request(patterns, args["hops"], args.get("proxy"))
+        return {
+            "allowed": decision.allowed,
+            "refused_hop": decision.refused_hop,
+            "code": None if decision.code is None else str(decision.code),
+        }
+
+    def task_source_admit(self, args: dict[str, Any]) -> dict[str, Any]:
+        # hostPermissions is context only: §9.4 forbids it from influencing the answer (H17).
+        decision = admit(args["url"])
+        result: dict[str, Any] = {"admitted": decision.admitted}
+        if decision.code is not None:
+            result["code"] = str(decision.code)
+            result["reason"] = decision.reason
+        return result
