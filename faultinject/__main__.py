@@ -1,0 +1,46 @@
+"""``python -m faultinject replay MODULE SCENARIO_ID --recover REF --check REF --k K
+--when before|after --variant V``: re-run one crash state an exploration reported.
+
+``MODULE`` is imported and searched for a :class:`~faultinject.explorer.Scenario` whose
+``id`` is ``SCENARIO_ID``; ``REF`` is ``module:qualname``.  Prints the problems found and
+exits 1 if there are any, 0 if the state is now acceptable, 2 on a usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from .explorer import Scenario, load_ref, replay
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m faultinject")
+    sub = parser.add_subparsers(dest="command", required=True)
+    rp = sub.add_parser("replay", help="re-run one explored crash state")
+    rp.add_argument("module")
+    rp.add_argument("scenario_id")
+    rp.add_argument("--recover", required=True)
+    rp.add_argument("--check", required=True)
+    rp.add_argument("--k", type=int, required=True)
+    rp.add_argument("--when", choices=("before", "after"), required=True)
+    rp.add_argument("--variant", required=True)
+    args = parser.parse_args(argv)
+    module = importlib.import_module(args.module)
+    found = [v for v in vars(module).values()
+             if isinstance(v, Scenario) and v.id == args.scenario_id]
+    if len(found) != 1:
+        print(f"no unique scenario {args.scenario_id!r} in {args.module}", file=sys.stderr)
+        return 2
+    problems, _ = replay(found[0], load_ref(args.recover), load_ref(args.check),
+                         args.k, args.when, args.variant)
+    for problem in problems:
+        print(problem)
+    print(f"{len(problems)} problem(s) at {args.scenario_id} k={args.k} when={args.when} "
+          f"variant={args.variant}")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

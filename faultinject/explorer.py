@@ -1,0 +1,241 @@
+"""The crash explorer: every crash point of a scenario's trace, every allowed state (§10.3).
+
+``explore(scenario, recover, check)`` runs the scenario once on a fresh
+:class:`~faultinject.model.ModelVfs` behind a :class:`~faultinject.injector.FaultyVfs` to
+record its trace.  Then, for every trace index ``k`` and ``when`` in (before, after), it
+re-runs the scenario with a ``crash-before``/``crash-after`` fault at ``k``, takes each
+post-crash state the persistence model allows (only ``"durable"`` unless ``variants`` is
+``"all"``), runs ``recover`` twice (the second run must change nothing: recovery is
+idempotent) and then ``check``.  Identical (state, notes) pairs are explored once.
+
+A scenario talks to the world through ``run(vfs, notes)``: ``notes`` is a dict in which it
+records what it has acknowledged (e.g. ``notes["committed"] = True`` after a commit
+returned); ``check(vfs, notes)`` sees the notes as they were at the crash and returns
+problem strings (empty: the state is acceptable).
+"""
+
+from __future__ import annotations
+
+import importlib
+import random
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, replace
+
+from .faults import Crash, Fault, FaultPlan
+from .injector import FaultyVfs, TraceEvent
+from .model import ModelVfs
+from .port import Vfs
+from .snapshot import diff, digest, snapshot
+
+__all__ = [
+    "Scenario",
+    "Rerun",
+    "Violation",
+    "CrashReport",
+    "explore",
+    "replay",
+    "Recover",
+    "Check",
+    "load_ref",
+]
+
+Recover = Callable[[Vfs], None]
+Check = Callable[[Vfs, Mapping[str, object]], Iterable[str]]
+WHENS = ("before", "after")
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A deterministic scenario: stable ``id``, ``run(vfs, notes)``, an optional
+    ``setup(vfs)`` whose result is made durable before the run, the filesystem factory
+    and extra faults armed in every run (e.g. ``einval-noreplace``)."""
+
+    id: str
+    run: Callable[[Vfs, dict[str, object]], None]
+    setup: Callable[[Vfs], None] | None = None
+    make_vfs: Callable[[], ModelVfs] = ModelVfs
+    faults: tuple[Fault, ...] = ()
+
+    def fresh(self) -> ModelVfs:
+        vfs = self.make_vfs()
+        if self.setup is not None:
+            self.setup(vfs)
+        vfs.sync()
+        return vfs
+
+
+def _ref(obj: object) -> str:
+    qual = getattr(obj, "__qualname__", "")
+    mod = getattr(obj, "__module__", "")
+    return f"{mod}:{qual}" if qual and mod and "<" not in qual else "<not importable>"
+
+
+@dataclass(frozen=True)
+class Rerun:
+    """The handle that re-runs one explored state: scenario id, trace index ``k``,
+    ``when`` (before|after) and the post-crash ``variant``."""
+
+    scenario_id: str
+    k: int
+    when: str
+    variant: str
+    command: str = field(default="", compare=False)
+
+    def __str__(self) -> str:
+        return f"{self.scenario_id} k={self.k} when={self.when} variant={self.variant}"
+
+
+@dataclass(frozen=True)
+class Violation:
+    """A crash state that failed: the op crashed at, the problems ``check`` (or the
+    idempotence check) found, and the diff from the pre-crash visible tree to the tree
+    after recovery."""
+
+    rerun: Rerun
+    op: TraceEvent | None
+    problems: tuple[str, ...]
+    diff: tuple[str, ...]
+
+    def __str__(self) -> str:
+        lines = [f"violation at {self.rerun} (op {self.op})"]
+        lines += [f"  problem: {p}" for p in self.problems]
+        lines += [f"  diff: {d}" for d in self.diff]
+        lines.append(f"  re-run: {self.rerun.command}")
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class CrashReport:
+    """What an exploration did: ``trace`` of the recording run, ``crash_points`` explored
+    (of ``points_total``), distinct post-crash ``states`` explored, ``violations``."""
+
+    scenario_id: str
+    trace: tuple[TraceEvent, ...]
+    points_total: int
+    crash_points: int
+    states: int
+    violations: tuple[Violation, ...]
+    variants: str
+    sampled: bool
+    seed: int | None
+
+    @property
+    def ok(self) -> bool:
+        return not self.violations
+
+    def summary(self) -> str:
+        scope = (f"sampled {self.crash_points} of {self.points_total} crash points "
+                 f"(seed {self.seed})" if self.sampled
+                 else f"all {self.crash_points} crash points")
+        return (f"{self.scenario_id}: {len(self.trace)} ops, {scope}, {self.states} states "
+                f"({self.variants}), {len(self.violations)} violations")
+
+
+def _record(scenario: Scenario) -> list[TraceEvent]:
+    vfs = FaultyVfs(scenario.fresh(), FaultPlan(scenario.faults))
+    scenario.run(vfs, {})
+    return list(vfs.trace)
+
+
+def _crash_run(scenario: Scenario, k: int, when: str) -> tuple[ModelVfs, dict, bool]:
+    model = scenario.fresh()
+    plan = FaultPlan(scenario.faults + (Fault(f"crash-{when}", k),))
+    vfs = FaultyVfs(model, plan)
+    notes: dict[str, object] = {}
+    try:
+        scenario.run(vfs, notes)
+    except BaseException:  # the crash, or whatever the scenario made of it
+        if vfs.crashed is None:
+            raise
+    return model, notes, vfs.crashed is not None
+
+
+def _judge(state: ModelVfs, notes: Mapping[str, object], recover: Recover,
+           check: Check) -> list[str]:
+    problems: list[str] = []
+    try:
+        recover(state)
+        first = snapshot(state)
+        recover(state)
+        second = snapshot(state)
+    except Exception as exc:  # a recovery that raises is a finding, not a harness error
+        return [f"recovery raised {type(exc).__name__}: {exc}"]
+    if first != second:
+        problems.append("recovery is not idempotent; the second run changed: "
+                        + "; ".join(diff(first, second)))
+    problems += list(check(state, notes))
+    return problems
+
+
+def _command(scenario: Scenario, recover: Recover, check: Check, rerun: Rerun) -> str:
+    module = getattr(scenario.run, "__module__", "?")
+    return (f"python -m faultinject replay {module} {scenario.id} --recover {_ref(recover)} "
+            f"--check {_ref(check)} --k {rerun.k} --when {rerun.when} "
+            f"--variant {rerun.variant}")
+
+
+def explore(scenario: Scenario, recover: Recover, check: Check, *, variants: str = "all",
+            sample: int | None = None, seed: int = 0) -> CrashReport:
+    """Explore every crash point of ``scenario`` (or ``sample`` of them, chosen with
+    ``random.Random(seed)``); ``variants``: ``"durable"`` (LazyFS: unsynced lost) or
+    ``"all"`` (also every ALICE-style state, see :mod:`faultinject.persistence`).
+
+    Raises ``ValueError`` for an unknown ``variants``; whatever the scenario raises in
+    its recording run (a scenario must pass without crashes).  A crash run that never
+    reaches its crash point (a non-deterministic scenario) is reported as a violation.
+    """
+    if variants not in ("durable", "all"):
+        raise ValueError("variants must be 'durable' or 'all'")
+    trace = _record(scenario)
+    points = [(k, when) for k in range(len(trace)) for when in WHENS]
+    chosen = points
+    if sample is not None and sample < len(points):
+        chosen = sorted(random.Random(seed).sample(points, sample))
+    seen: set[tuple[bytes, str]] = set()
+    violations: list[Violation] = []
+    for k, when in chosen:
+        model, notes, crashed = _crash_run(scenario, k, when)
+        op = trace[k]
+        if not crashed:
+            rerun = Rerun(scenario.id, k, when, "-")
+            rerun = replace(rerun, command=_command(scenario, recover, check, rerun))
+            violations.append(Violation(rerun, op, ("scenario never reached this op: it "
+                                                    "is not deterministic",), ()))
+            continue
+        before = snapshot(model)
+        for variant, state in model.crash_states(explore=variants == "all"):
+            key = (digest(snapshot(state)), repr(sorted(notes.items())))
+            if key in seen:
+                continue
+            seen.add(key)
+            problems = _judge(state, notes, recover, check)
+            if problems:
+                rerun = Rerun(scenario.id, k, when, variant)
+                rerun = replace(rerun, command=_command(scenario, recover, check, rerun))
+                violations.append(Violation(rerun, op, tuple(problems),
+                                            tuple(diff(before, snapshot(state)))))
+    return CrashReport(scenario.id, tuple(trace), len(points), len(chosen), len(seen),
+                       tuple(violations), variants, len(chosen) < len(points),
+                       seed if len(chosen) < len(points) else None)
+
+
+def replay(scenario: Scenario, recover: Recover, check: Check, k: int, when: str,
+           variant: str) -> tuple[list[str], ModelVfs]:
+    """Re-run one explored state; returns (problems, the recovered filesystem).
+    Raises ``KeyError`` if the model does not produce ``variant`` at that point."""
+    model, notes, crashed = _crash_run(scenario, k, when)
+    if not crashed:
+        return ["scenario never reached this op: it is not deterministic"], model
+    for name, state in model.crash_states(explore=variant != "durable"):
+        if name == variant:
+            return _judge(state, notes, recover, check), state
+    raise KeyError(variant)
+
+
+def load_ref(ref: str) -> object:
+    """Import ``module:qualname`` (the form :class:`Rerun` commands use)."""
+    module, _, qual = ref.partition(":")
+    obj: object = importlib.import_module(module)
+    for part in qual.split("."):
+        obj = getattr(obj, part)
+    return obj
