@@ -96,7 +96,7 @@ def _load(args: argparse.Namespace, extra: Sequence[Path] = ()) -> Corpus:
 
 def _report_problems(corpus: Corpus, console: Console) -> None:
     for problem in corpus.problems:
-        console.print(str(problem), markup=False, highlight=False)
+        console.print(str(problem), markup=False, highlight=False, soft_wrap=True)
     console.print(f"[red]{len(corpus.problems)} corpus problem(s)[/]")
 
 

@@ -1,0 +1,57 @@
+"""Reports: the JSON validates against its schema, JUnit parses, re-run commands re-run one case."""
+
+import json
+import shlex
+import xml.etree.ElementTree as ET
+
+import jsonschema
+
+from harness.report import REPORT_SCHEMA
+from tests.conftest import MINI
+
+
+def test_json_report_matches_its_schema_for_pass_and_fail(hookconf):
+    schema = json.loads(REPORT_SCHEMA.read_text())
+    for candidate in ("reference", "tests.mutants.regex_whole_url:factory"):
+        _, report = hookconf("run", "--candidate", candidate)
+        jsonschema.Draft202012Validator(schema).validate(report)
+        assert [i["id"] for i in report["invariants"]] == [f"H{n}" for n in range(1, 26)]
+
+
+def test_rerun_command_runs_exactly_that_case(hookconf):
+    _, report = hookconf("run", "--candidate", "tests.mutants.accept_credentials:factory")
+    failed = next(c for c in report["cases"] if c["status"] == "failed")
+    argv = shlex.split(failed["rerun"])
+    assert argv[0] == "hookconf"
+    code, again = hookconf(*argv[1:])
+    assert code == 1
+    assert [c["id"] for c in again["cases"]] == [failed["id"]]
+    assert again["cases"][0]["status"] == "failed"
+
+
+def test_junit_has_one_suite_per_invariant_with_failures(hookconf, tmp_path):
+    junit = tmp_path / "junit.xml"
+    hookconf("run", "--candidate", "tests.mutants.accept_credentials:factory", "--junit", str(junit))
+    root = ET.parse(junit).getroot()
+    suites = root.findall("testsuite")
+    assert len(suites) == 25
+    h5 = next(s for s in suites if s.get("name").startswith("H5 "))
+    assert int(h5.get("failures")) > 0
+    failure = h5.find("testcase/failure")
+    assert "expected" in failure.text and "re-run: hookconf run" in failure.text
+
+
+def test_terminal_report_shows_table_failures_and_verdict(capsys, monkeypatch):
+    from harness.cli import main
+
+    monkeypatch.setenv("COLUMNS", "120")
+    code = main(["run", "-q", "--candidate", "tests.mutants.accept_credentials:factory",
+                 "--no-embedded", "--corpus", str(MINI)])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "H25" in out and "not covered" in out
+    assert "NOT CONFORMANT" in out
+
+
+def test_case_filter_without_match_is_a_usage_error(hookconf):
+    assert hookconf("run", "--case", "no.such.case")[0] == 2

@@ -1,0 +1,77 @@
+"""The reference §7 matcher: properties over generated hosts and paths, and the glob."""
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from reference.errors import ErrorCode
+from reference.permissions import PatternSet, check_request, glob_match, match, parse_pattern
+
+LABEL = st.from_regex(r"[a-z0-9]([a-z0-9-]{0,10}[a-z0-9])?", fullmatch=True).filter(
+    lambda s: not s.isdigit()
+)
+HOST = st.lists(LABEL, min_size=2, max_size=5).map(".".join)
+SEGMENT = st.text(alphabet="abcxyz019-._~!$&'()+,;=:@", min_size=0, max_size=8).filter(
+    lambda s: s not in (".", "..")
+)
+PATH = st.lists(SEGMENT, min_size=1, max_size=4).map(lambda s: "/" + "/".join(s))
+
+
+@settings(max_examples=300, deadline=None)
+@given(host=HOST, path=PATH, scheme=st.sampled_from(["http", "https"]))
+def test_pattern_of_a_urls_own_host_and_path_matches_it(host, path, scheme):
+    url = f"{scheme}://{host}{path}"
+    assert match(f"{scheme}://{host}{path}", url)
+    assert match(f"*://{host}/*", url)
+    assert match(f"*://*.{host}/*", url)
+
+
+@settings(max_examples=300, deadline=None)
+@given(host=HOST, path=PATH, data=st.data())
+def test_changing_any_host_label_breaks_the_match(host, path, data):
+    labels = host.split(".")
+    index = data.draw(st.integers(0, len(labels) - 1))
+    other = data.draw(LABEL.filter(lambda s: s != labels[index]))
+    changed = ".".join(labels[:index] + [other] + labels[index + 1 :])
+    url = f"https://{changed}{path}"
+    assert not match(f"*://{host}{path}", url)
+    assert not match(f"*://{host}/*", url)
+
+
+@settings(max_examples=200, deadline=None)
+@given(prefix=LABEL, suffix=HOST)
+def test_suffix_wildcard_respects_the_label_boundary(prefix, suffix):
+    assert match(f"*://*.{suffix}/*", f"http://{prefix}.{suffix}/")
+    assert not match(f"*://*.{suffix}/*", f"http://{prefix}{suffix}/")
+
+
+def test_glob_star_is_the_only_wildcard():
+    assert glob_match("/a*c", "/abbbc")
+    assert glob_match("/*", "/x/y?z")
+    assert not glob_match("/a?c", "/abc")
+    assert not glob_match("/a.c", "/abc")
+    assert glob_match("/a*b*c", "/a-b-b-c")
+    assert not glob_match("/a*b*c", "/a-c")
+    assert not glob_match("/ab*ba", "/aba")
+
+
+def test_invalid_patterns_are_inert_but_recorded():
+    patterns = PatternSet.from_strings(["*://ok.example/*", "*://bad.example:8080/*"])
+    assert [p.text for p in patterns.patterns] == ["*://ok.example/*"]
+    assert patterns.invalid[0][0] == "*://bad.example:8080/*"
+    assert not patterns.matches("http://bad.example:8080/")
+
+
+def test_redirect_hops_resolve_against_the_previous_hop():
+    patterns = PatternSet.from_strings(["https://api.example/*"])
+    assert check_request(patterns, ["https://api.example/a", "../b?c"]).allowed
+    decision = check_request(patterns, ["https://api.example/a", "//evil.example/"])
+    assert (decision.allowed, decision.refused_hop, decision.code) == (
+        False, 1, ErrorCode.HOST_NOT_PERMITTED)
+    proxied = check_request(patterns, ["https://api.example/a"], proxy="http://api.example:3128")
+    assert (proxied.allowed, proxied.code) == (False, ErrorCode.PERMISSION_DENIED)
+
+
+def test_pattern_hosts_are_canonicalised_like_urls():
+    assert parse_pattern("*://BÜCHER.example./*").host == "xn--bcher-kva.example"
+    assert parse_pattern("*://[0:0::1]/*").host == "[::1]"
+    assert parse_pattern("*://0x7f.1/*").host == "127.0.0.1"
