@@ -359,8 +359,11 @@ class ModelVfs:
 
     def link(self, src: str, dst: str, *, src_at: DirHandle | None = None,
              dst_at: DirHandle | None = None) -> None:
-        ino = self._resolve(src, src_at)
+        sd, sname = self._parent_of(src, src_at)  # both parents first, as OsVfs walks them
         d, name = self._parent_of(dst, dst_at)
+        ino = self._lookup(sd, sname)
+        if ino is None:
+            raise fs_error(errno.ENOENT, src, dst)
         if self._lookup(d, name) is not None:
             raise fs_error(errno.EEXIST, src, dst)
         if self._meta[ino].dev != self._meta[d].dev:

@@ -200,7 +200,8 @@ class OsVfs:
     def write(self, fh: FileHandle, data: bytes, offset: int) -> int:
         fd = self._fd(fh)
         with _errors(fh.path):
-            view, done = memoryview(bytes(data)), 0
+            view = memoryview(bytes(data))
+            done = os.pwrite(fd, view, offset)  # even for b"": a read-only fd is EBADF
             while done < len(view):
                 done += os.pwrite(fd, view[done:], offset + done)
         return done

@@ -1,0 +1,256 @@
+"""ModelVfs: the persistence model (module docstring of faultinject.model), §10.2/§10.3."""
+
+from __future__ import annotations
+
+import errno
+
+import pytest
+
+from faultinject.model import ModelVfs, fold_name
+from faultinject.port import Kind, Publication, Vfs
+
+
+def put(vfs, path, data, *, sync=False):
+    fh = vfs.open(path, "w")
+    vfs.write(fh, data, 0)
+    if sync:
+        vfs.fsync(fh)
+    vfs.close(fh)
+
+
+def content(vfs, path):
+    fh = vfs.open(path, "r")
+    try:
+        return vfs.read(fh, 1 << 20, 0)
+    finally:
+        vfs.close(fh)
+
+
+def errno_of(call):
+    with pytest.raises(OSError) as info:
+        call()
+    return info.value.errno
+
+
+def test_model_satisfies_the_vfs_protocol():
+    assert isinstance(ModelVfs(), Vfs)
+
+
+def test_crash_loses_a_file_whose_directory_was_never_synced():
+    vfs = ModelVfs()
+    put(vfs, "f", b"data", sync=True)
+    assert "f" not in vfs.crash().listdir()
+
+
+def test_crash_keeps_name_but_not_unsynced_content():
+    vfs = ModelVfs()
+    put(vfs, "f", b"data")
+    vfs.fsync_dir(".")
+    after = vfs.crash()
+    assert after.listdir() == ["f"]
+    assert content(after, "f") == b""
+
+
+def test_fsync_and_fsync_dir_together_make_a_file_durable():
+    vfs = ModelVfs()
+    put(vfs, "f", b"data", sync=True)
+    vfs.fsync_dir(".")
+    assert content(vfs.crash(), "f") == b"data"
+
+
+def test_unsynced_rename_is_undone_by_a_crash():
+    vfs = ModelVfs()
+    put(vfs, "tmp", b"new", sync=True)
+    vfs.fsync_dir(".")
+    vfs.rename("tmp", "final")
+    assert vfs.crash().listdir() == ["tmp"]
+    vfs.fsync_dir(".")
+    assert vfs.crash().listdir() == ["final"]
+
+
+def test_cross_directory_rename_is_durable_when_either_directory_is_synced():
+    vfs = ModelVfs()
+    vfs.mkdir("a")
+    vfs.mkdir("b")
+    put(vfs, "a/f", b"x", sync=True)
+    vfs.sync()
+    vfs.rename("a/f", "b/f")
+    vfs.fsync_dir("a")
+    after = vfs.crash()
+    assert after.listdir("a") == [] and after.listdir("b") == ["f"]
+
+
+def test_unsynced_unlink_comes_back_after_a_crash():
+    vfs = ModelVfs()
+    put(vfs, "journal", b"hot", sync=True)
+    vfs.sync()
+    vfs.unlink("journal")
+    assert content(vfs.crash(), "journal") == b"hot"
+
+
+def test_crash_states_enumerate_prefix_omit_and_torn_variants():
+    vfs = ModelVfs()
+    vfs.mkdir("d")                          # pending 0
+    put(vfs, "d/f", b"0123456789")          # pending 1 (entry), 2 (write)
+    states = dict(vfs.crash_states(explore=True))
+    assert {"durable", "all", "prefix-1", "prefix-2", "omit-0", "omit-1", "omit-2",
+            "torn-2"} <= states.keys()
+    assert states["durable"].listdir() == []
+    assert content(states["all"], "d/f") == b"0123456789"
+    assert content(states["prefix-2"], "d/f") == b""
+    assert content(states["torn-2"], "d/f") == b"01234"
+    assert states["omit-0"].listdir() == []      # d's entry lost: d/f unreachable
+    assert states["omit-1"].listdir("d") == []
+
+
+def test_crash_states_leave_the_original_and_each_other_untouched():
+    vfs = ModelVfs()
+    put(vfs, "f", b"abc")
+    states = dict(vfs.crash_states(explore=True))
+    put(states["all"], "g", b"new")
+    assert "g" not in states["durable"].listdir()
+    assert vfs.listdir() == ["f"] and len(vfs.pending) == 2
+
+
+def test_sync_makes_everything_durable_and_empties_pending():
+    vfs = ModelVfs()
+    vfs.mkdir("d")
+    put(vfs, "d/f", b"x")
+    vfs.sync()
+    assert vfs.pending == ()
+    assert [name for name, _ in vfs.crash_states(explore=True)] == ["durable"]
+    assert content(vfs.crash(), "d/f") == b"x"
+
+
+def test_directory_renames_made_durable_out_of_order_still_give_a_tree():
+    vfs = ModelVfs()
+    vfs.mkdir("a")
+    vfs.mkdir("a/b")
+    vfs.sync()
+    vfs.rename("a/b", "b")
+    vfs.rename("a", "b/a")
+    vfs.fsync_dir("b")  # durable: b -> {a}, a -> {b} (the rename out of a is in a's list)
+    # the second rename is durable via b; the first only via a or root, both unsynced,
+    # yet the Move out of a is one mutation touching root too: it stays pending
+    snap = vfs.crash().snapshot()
+    assert all(path.count("/") < 4 for path in snap)  # finite: no cycle survived
+
+
+def test_hard_links_share_content_and_count_links():
+    vfs = ModelVfs()
+    put(vfs, "f", b"one")
+    vfs.link("f", "g")
+    assert vfs.lstat("f").nlink == 2 and vfs.lstat("f").ino == vfs.lstat("g").ino
+    put(vfs, "g", b"two")
+    assert content(vfs, "f") == b"two"
+    vfs.unlink("f")
+    assert vfs.lstat("g").nlink == 1
+
+
+def test_symlinks_are_never_followed():
+    vfs = ModelVfs()
+    vfs.mkdir("real")
+    vfs.symlink("real", "link")
+    assert vfs.lstat("link").kind is Kind.SYMLINK
+    assert errno_of(lambda: vfs.open("link/x", "w")) == errno.ELOOP
+    assert errno_of(lambda: vfs.open("link", "r")) == errno.ELOOP
+    assert errno_of(lambda: vfs.open_dir("link")) == errno.ELOOP
+    assert vfs.readlink("link") == "real"
+
+
+def test_special_files_are_refused_by_open():
+    vfs = ModelVfs()
+    vfs.mkfifo("pipe")
+    assert vfs.lstat("pipe").kind is Kind.FIFO
+    assert errno_of(lambda: vfs.open("pipe", "r")) == errno.EINVAL
+
+
+def test_device_roots_make_rename_and_link_cross_device():
+    vfs = ModelVfs(devices=("media",))
+    put(vfs, "f", b"x")
+    assert vfs.device_of("media") != vfs.device_of("f")
+    assert errno_of(lambda: vfs.rename("f", "media/f")) == errno.EXDEV
+    assert errno_of(lambda: vfs.rename_noreplace("f", "media/f")) == errno.EXDEV
+    assert errno_of(lambda: vfs.link("f", "media/f")) == errno.EXDEV
+    assert errno_of(lambda: vfs.rmdir("media")) == errno.EBUSY
+    vfs.mkdir("media/sub")
+    assert vfs.device_of("media/sub") == vfs.device_of("media")
+
+
+def test_folded_names_are_equivalent_and_keep_their_spelling():
+    vfs = ModelVfs(fold_names=True)
+    put(vfs, "Report.TXT", b"x")
+    assert vfs.lstat("report.txt").kind is Kind.FILE
+    assert errno_of(lambda: vfs.mkdir("REPORT.txt")) == errno.EEXIST
+    assert vfs.listdir() == ["Report.TXT"]
+    # NFC vs NFD spelling of the same name
+    put(vfs, "caf\u00e9", b"1")
+    assert errno_of(lambda: vfs.open("cafe\u0301", "x")) == errno.EEXIST
+    vfs.rename("Report.TXT", "report.txt")
+    assert vfs.listdir() == ["caf\u00e9", "report.txt"]
+
+
+def test_fold_name_is_case_and_normalisation_insensitive():
+    assert fold_name("STRASSE") == fold_name("stra\u00dfe")
+    assert fold_name("cafe\u0301") == fold_name("CAF\u00c9")
+    assert fold_name("a") != fold_name("b")
+
+
+def test_posix_names_are_case_sensitive():
+    vfs = ModelVfs()
+    put(vfs, "A", b"1")
+    put(vfs, "a", b"2")
+    assert vfs.listdir() == ["A", "a"]
+
+
+def test_rename_noreplace_never_clobbers():
+    vfs = ModelVfs()
+    put(vfs, "src", b"new")
+    put(vfs, "dst", b"user data")
+    assert errno_of(lambda: vfs.rename_noreplace("src", "dst")) == errno.EEXIST
+    assert content(vfs, "dst") == b"user data"
+    assert vfs.rename_noreplace("src", "fresh") is Publication.RENAMED
+
+
+def test_noreplace_fallback_links_files_and_fails_closed_on_directories():
+    vfs = ModelVfs(noreplace_native=False)
+    put(vfs, "src", b"new")
+    vfs.mkdir("dir")
+    assert vfs.rename_noreplace("src", "dst") is Publication.LINKED
+    assert vfs.listdir() == ["dir", "dst"]
+    assert errno_of(lambda: vfs.rename_noreplace("dir", "dir2")) == errno.EINVAL
+    assert vfs.listdir() == ["dir", "dst"]
+
+
+def test_handles_survive_unlink_but_not_a_crash():
+    vfs = ModelVfs()
+    fh = vfs.open("f", "w")
+    vfs.unlink("f")
+    assert vfs.write(fh, b"orphan", 0) == 6
+    after = vfs.crash()
+    assert errno_of(lambda: after.read(fh, 1, 0)) == errno.EBADF
+
+
+def test_held_directory_handles_resolve_relative_paths():
+    vfs = ModelVfs()
+    vfs.mkdir("d")
+    h = vfs.open_dir("d")
+    put(vfs, "d/f", b"x")
+    assert vfs.lstat("f", at=h).size == 1
+    vfs.rename("d", "moved")
+    assert vfs.listdir(".", at=h) == ["f"]  # the handle follows the directory, not the name
+    vfs.close(h)
+    assert errno_of(lambda: vfs.close(h)) == errno.EBADF
+
+
+def test_creating_in_a_removed_directory_fails():
+    vfs = ModelVfs()
+    vfs.mkdir("d")
+    h = vfs.open_dir("d")
+    vfs.rmdir("d")
+    assert errno_of(lambda: vfs.open("f", "x", at=h)) == errno.ENOENT
+
+
+@pytest.mark.parametrize("path", ["/abs", "a//b", "../x", "a/./b", "a\\b", "", "a/.."])
+def test_malformed_paths_are_refused_before_any_lookup(path):
+    assert errno_of(lambda: ModelVfs().lstat(path)) == errno.EINVAL
