@@ -43,7 +43,7 @@ def test_lint_names_file_and_pointer(hookconf, capsys, tmp_path, case, pointer, 
     path = write(tmp_path, [case])
     assert hookconf("lint", str(path))[0] == 2
     out = capsys.readouterr().out
-    line = next(l for l in out.splitlines() if l.startswith(f"{path}#{pointer}"))
+    line = next(row for row in out.splitlines() if row.startswith(f"{path}#{pointer}"))
     assert words in line
 
 

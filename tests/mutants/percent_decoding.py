@@ -2,7 +2,7 @@
 
 from urllib.parse import unquote
 
-from reference.permissions import InvalidPattern, InvalidUrl, parse_pattern, parse_url, glob_match
+from reference.permissions import InvalidPattern, InvalidUrl, glob_match, parse_pattern, parse_url
 from tests.mutants.base import MatcherMutant
 
 

@@ -1,6 +1,13 @@
 """Mutant (H5): ``*.example.com`` compared with a bare ``endswith``, so ``badexample.com`` passes."""
 
-from reference.permissions import HostKind, InvalidPattern, InvalidUrl, glob_match, parse_pattern, parse_url
+from reference.permissions import (
+    HostKind,
+    InvalidPattern,
+    InvalidUrl,
+    glob_match,
+    parse_pattern,
+    parse_url,
+)
 from tests.mutants.base import MatcherMutant
 
 
