@@ -1,0 +1,173 @@
+"""The fault registry and FaultyVfs: named faults at the Nth operation (§10.3)."""
+
+from __future__ import annotations
+
+import errno
+
+import pytest
+
+from faultinject.faults import FAULTS, Crash, Fault, FaultPlan
+from faultinject.injector import FaultyVfs
+from faultinject.model import ModelVfs
+from faultinject.port import Publication
+
+
+def put(vfs, path, data):
+    fh = vfs.open(path, "w")
+    vfs.write(fh, data, 0)
+    vfs.fsync(fh)
+    vfs.close(fh)
+
+
+def wrapped(*faults, inner=None):
+    return FaultyVfs(inner or ModelVfs(), FaultPlan.of(*faults))
+
+
+def errno_of(call):
+    with pytest.raises(OSError) as info:
+        call()
+    return info.value.errno
+
+
+def test_registry_names_are_exactly_the_published_ones():
+    assert set(FAULTS) == {
+        "eio-transient", "eio-persistent", "enospc", "exdev", "einval-noreplace",
+        "fsync-dir-eio-transient", "crash-before", "crash-after", "mutate-tree"}
+
+
+def test_unknown_fault_or_op_is_refused_when_the_plan_is_built():
+    with pytest.raises(ValueError):
+        Fault("eio-sometimes")
+    with pytest.raises(ValueError):
+        Fault("eio-transient", op="chmod")
+    with pytest.raises(ValueError):
+        Fault("eio-transient", nth=-1)
+
+
+def test_trace_records_every_call_but_close_with_its_outcome():
+    vfs = wrapped()
+    vfs.mkdir("d")
+    put(vfs, "d/f", b"x")
+    with pytest.raises(FileExistsError):
+        vfs.mkdir("d")
+    assert [str(e) for e in vfs.trace] == [
+        "#0 mkdir(d)", "#1 open(d/f)", "#2 write(d/f)", "#3 fsync(d/f)",
+        "#4 mkdir(d) -> EEXIST"]
+    assert [e.mutating for e in vfs.trace] == [True] * 5
+
+
+def test_eio_transient_fails_the_nth_matching_call_once_and_changes_nothing():
+    vfs = wrapped(Fault("eio-transient", nth=1, op="mkdir"))
+    vfs.mkdir("a")
+    assert errno_of(lambda: vfs.mkdir("b")) == errno.EIO
+    vfs.mkdir("b")
+    assert vfs.inner.listdir() == ["a", "b"]
+    assert vfs.injected == [(1, "eio-transient")]
+
+
+def test_eio_persistent_keeps_failing_from_the_nth_call():
+    vfs = wrapped(Fault("eio-persistent", nth=1, path="log*"))
+    put(vfs, "data", b"x")
+    fh = vfs.open("log", "w")
+    assert errno_of(lambda: vfs.write(fh, b"x", 0)) == errno.EIO
+    assert errno_of(lambda: vfs.fsync(fh)) == errno.EIO
+    put(vfs, "data2", b"unaffected")
+    assert vfs.inner.snapshot()["log"][1] == b""
+
+
+def test_enospc_applies_only_to_calls_that_grow_the_tree():
+    vfs = wrapped(Fault("enospc"))
+    vfs.listdir()  # not a growing call: not counted
+    assert errno_of(lambda: vfs.open("f", "x")) == errno.ENOSPC
+    assert vfs.inner.listdir() == []
+
+
+def test_exdev_hits_rename_and_link():
+    vfs = wrapped(Fault("exdev", nth=0), Fault("exdev", nth=1))
+    put(vfs, "f", b"x")
+    assert errno_of(lambda: vfs.rename_noreplace("f", "g")) == errno.EXDEV
+    assert errno_of(lambda: vfs.link("f", "g")) == errno.EXDEV
+    vfs.link("f", "g")
+    assert vfs.inner.listdir() == ["f", "g"]
+
+
+def test_einval_noreplace_falls_back_to_traced_link_and_unlink():
+    vfs = wrapped(Fault("einval-noreplace"))
+    put(vfs, "staged", b"x")
+    vfs.mkdir("tree")
+    assert vfs.rename_noreplace("staged", "target") is Publication.LINKED
+    ops = [e.op for e in vfs.trace[-4:]]
+    assert ops == ["rename_noreplace", "lstat", "link", "unlink"]
+    assert errno_of(lambda: vfs.rename_noreplace("tree", "tree2")) == errno.EINVAL
+    assert vfs.inner.listdir() == ["target", "tree"]
+
+
+def test_fsync_dir_eio_transient_leaves_entries_volatile():
+    vfs = wrapped(Fault("fsync-dir-eio-transient"))
+    put(vfs, "f", b"x")
+    assert errno_of(lambda: vfs.fsync_dir(".")) == errno.EIO
+    assert vfs.inner.crash().listdir() == []
+    vfs.fsync_dir(".")
+    assert vfs.inner.crash().listdir() == ["f"]
+
+
+def test_crash_before_stops_the_world_before_the_call():
+    vfs = wrapped(Fault("crash-before", nth=2))
+    vfs.mkdir("a")
+    vfs.mkdir("b")
+    with pytest.raises(Crash) as info:
+        vfs.mkdir("c")
+    assert (info.value.index, info.value.when) == (2, "before")
+    assert vfs.inner.listdir() == ["a", "b"]
+    with pytest.raises(Crash):
+        vfs.lstat("a")  # the world stays stopped
+
+
+def test_crash_after_performs_the_call_even_when_it_fails():
+    vfs = wrapped(Fault("crash-after", nth=1))
+    vfs.mkdir("a")
+    with pytest.raises(Crash) as info:
+        vfs.mkdir("a")  # fails with EEXIST, then the crash
+    assert info.value.when == "after" and vfs.trace[1].errno == errno.EEXIST
+
+
+def test_crash_is_not_swallowed_by_except_exception():
+    vfs = wrapped(Fault("crash-before"))
+    with pytest.raises(Crash):
+        try:
+            vfs.mkdir("a")
+        except Exception:  # noqa: BLE001 - what careless scenario code does
+            pass
+
+
+def test_mutate_tree_runs_an_outside_writer_between_two_steps():
+    vfs = wrapped(Fault("mutate-tree", op="rename_noreplace"))
+    put(vfs, "staged", b"artifact")
+    vfs.rename_noreplace("staged", "target")
+    assert vfs.inner.snapshot()["target"][1] == b"artifact+outside"
+
+
+def test_mutate_tree_accepts_a_custom_writer_and_adds_to_directories():
+    def swap_in_symlink(inner, paths):
+        inner.rename("target", "target.real")
+        inner.symlink("/etc", "target")
+
+    vfs = wrapped(Fault("mutate-tree", nth=1, op="lstat", mutate=swap_in_symlink))
+    put(vfs, "target", b"x")
+    vfs.lstat("target")
+    assert vfs.lstat("target").kind.value == "symlink"
+    vfs2 = wrapped(Fault("mutate-tree", op="listdir"))
+    vfs2.mkdir("tree")
+    assert vfs2.listdir("tree") == [".outside"]
+
+
+def test_path_filter_counts_only_matching_calls():
+    vfs = wrapped(Fault("eio-transient", nth=1, op="write", path="*.journal"))
+    for name in ("a", "x.journal", "b", "y.journal"):
+        fh = vfs.open(name, "w")
+        if name == "y.journal":
+            assert errno_of(lambda fh=fh: vfs.write(fh, b"1", 0)) == errno.EIO
+        else:
+            vfs.write(fh, b"1", 0)
+        vfs.close(fh)
+    assert vfs.injected == [(7, "eio-transient")]
