@@ -32,6 +32,6 @@ KINDS: dict[str, KindSpec] = {
         KindSpec("permissions.match", "permissions", ("H5",)),
         KindSpec("permissions.redirect", "permissions", ("H5",)),
         KindSpec("task_source.admit", "permissions", ("H17",)),
-        KindSpec("dto.validate", "dto", ("H4",), runnable=False),
+        KindSpec("dto.validate", "dto", ("H4",)),
     )
 }

@@ -14,7 +14,7 @@ from typing import Any
 from harness.corpus import Case
 from harness.runners import Observation
 
-__all__ = ["ORACLES", "Judgement", "h5", "h17"]
+__all__ = ["ORACLES", "Judgement", "h4", "h5", "h17"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,4 +106,20 @@ def h17(case: Case, obs: Observation) -> Judgement:
     return Judgement("H17", True, case.expect, observed)
 
 
-ORACLES: dict[str, Callable[[Case, Observation], Judgement]] = {"H5": h5, "H17": h17}
+def h4(case: Case, obs: Observation) -> Judgement:
+    """H4 (§9.1): every hook DTO and result is validated; limits are inclusive UTF-8 byte counts.
+
+    The verdict must equal the expectation; on a refusal, the §13 code of the boundary
+    (``plugin.hook.input_invalid`` / ``plugin.hook.output_invalid``) and, where the case
+    names one, the JSON pointer of the offending value must match too.
+    """
+    result = obs.primary.result
+    observed: dict[str, Any] = {"valid": _decision(result, "valid")}
+    if not observed["valid"]:
+        for key in ("code", "path"):
+            if key in case.expect:
+                observed[key] = result.get(key)
+    return Judgement("H4", observed == case.expect, case.expect, observed)
+
+
+ORACLES: dict[str, Callable[[Case, Observation], Judgement]] = {"H4": h4, "H5": h5, "H17": h17}

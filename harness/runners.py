@@ -88,11 +88,21 @@ def _admit(case: Case, conn: Connection, obs: Observation) -> None:
         obs.ask(conn, route, "task_source.admit", {"url": url, "hostPermissions": permissions})
 
 
+def _validate(case: Case, conn: Connection, obs: Observation) -> None:
+    args = {
+        "schema": case.given["schema"],
+        "value": case.given["value"],
+        "direction": case.given.get("direction", "input"),
+    }
+    obs.ask(conn, "validate", "dto.validate", args)
+
+
 RUNNERS: dict[str, Callable[[Case, Connection, Observation], None]] = {
     "permissions.parse": _parse,
     "permissions.match": _match,
     "permissions.redirect": _redirect,
     "task_source.admit": _admit,
+    "dto.validate": _validate,
 }
 
 

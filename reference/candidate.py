@@ -10,6 +10,7 @@ operation                  reference                                            
 ``permissions.match_any``  :meth:`reference.permissions.PatternSet.matches`     §7
 ``permissions.redirect``   :func:`reference.permissions.check_request`          §7
 ``task_source.admit``      :func:`reference.task_source.admit`                  §9.4
+``dto.validate``           :func:`reference.schemas.validate`                   §9.1
 =========================  ===================================================  ======
 """
 
@@ -20,9 +21,10 @@ from typing import Any
 
 from reference import __version__
 from reference.permissions import InvalidPattern, PatternSet, check_request, parse_pattern
+from reference.schemas import SCHEMAS, validate
 from reference.task_source import admit
 
-__all__ = ["ReferenceCandidate", "UnknownOperation"]
+__all__ = ["ReferenceCandidate", "UnknownOperation", "UnknownSchema"]
 
 
 class UnknownOperation(Exception):
@@ -37,7 +39,7 @@ class UnknownOperation(Exception):
 class ReferenceCandidate:
     """The hookconf reference runtime behind the candidate protocol."""
 
-    families: tuple[str, ...] = ("permissions",)
+    families: tuple[str, ...] = ("permissions", "dto")
 
     def hello(self) -> dict[str, Any]:
         return {
@@ -60,6 +62,7 @@ class ReferenceCandidate:
             "permissions.match_any": self.permissions_match_any,
             "permissions.redirect": self.permissions_redirect,
             "task_source.admit": self.task_source_admit,
+            "dto.validate": self.dto_validate,
         }
 
     # Each operation is a method so that a mutant can override exactly one of them.
@@ -95,3 +98,17 @@ class ReferenceCandidate:
             result["code"] = str(decision.code)
             result["reason"] = decision.reason
         return result
+
+    def dto_validate(self, args: dict[str, Any]) -> dict[str, Any]:
+        if args["schema"] not in SCHEMAS:
+            raise UnknownSchema(args["schema"])
+        return validate(args["schema"], args["value"], direction=args["direction"]).as_dict()
+
+
+class UnknownSchema(Exception):
+    """A ``dto.validate`` request naming a schema this candidate does not know."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.code = "protocol.unknown_schema"
+        self.message = f"no DTO schema named {name!r}"
