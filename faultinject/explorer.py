@@ -21,7 +21,7 @@ import random
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
-from .faults import Crash, Fault, FaultPlan
+from .faults import Fault, FaultPlan
 from .injector import FaultyVfs, TraceEvent
 from .model import ModelVfs
 from .port import Vfs
@@ -107,13 +107,15 @@ class Violation:
 @dataclass(frozen=True)
 class CrashReport:
     """What an exploration did: ``trace`` of the recording run, ``crash_points`` explored
-    (of ``points_total``), distinct post-crash ``states`` explored, ``violations``."""
+    (of ``points_total``), post-crash ``states`` recovered and checked (distinct ones
+    only, unless ``dedup`` was off), ``states_generated`` in all, ``violations``."""
 
     scenario_id: str
     trace: tuple[TraceEvent, ...]
     points_total: int
     crash_points: int
     states: int
+    states_generated: int
     violations: tuple[Violation, ...]
     variants: str
     sampled: bool
@@ -175,10 +177,11 @@ def _command(scenario: Scenario, recover: Recover, check: Check, rerun: Rerun) -
 
 
 def explore(scenario: Scenario, recover: Recover, check: Check, *, variants: str = "all",
-            sample: int | None = None, seed: int = 0) -> CrashReport:
+            sample: int | None = None, seed: int = 0, dedup: bool = True) -> CrashReport:
     """Explore every crash point of ``scenario`` (or ``sample`` of them, chosen with
     ``random.Random(seed)``); ``variants``: ``"durable"`` (LazyFS: unsynced lost) or
     ``"all"`` (also every ALICE-style state, see :mod:`faultinject.persistence`).
+    ``dedup=False`` recovers and checks every generated state, repeats included.
 
     Raises ``ValueError`` for an unknown ``variants``; whatever the scenario raises in
     its recording run (a scenario must pass without crashes).  A crash run that never
@@ -192,6 +195,7 @@ def explore(scenario: Scenario, recover: Recover, check: Check, *, variants: str
     if sample is not None and sample < len(points):
         chosen = sorted(random.Random(seed).sample(points, sample))
     seen: set[tuple[bytes, str]] = set()
+    generated = checked = 0
     violations: list[Violation] = []
     for k, when in chosen:
         model, notes, crashed = _crash_run(scenario, k, when)
@@ -204,18 +208,21 @@ def explore(scenario: Scenario, recover: Recover, check: Check, *, variants: str
             continue
         before = snapshot(model)
         for variant, state in model.crash_states(explore=variants == "all"):
-            key = (digest(snapshot(state)), repr(sorted(notes.items())))
-            if key in seen:
-                continue
-            seen.add(key)
+            generated += 1
+            if dedup:
+                key = (digest(snapshot(state)), repr(sorted(notes.items())))
+                if key in seen:
+                    continue
+                seen.add(key)
+            checked += 1
             problems = _judge(state, notes, recover, check)
             if problems:
                 rerun = Rerun(scenario.id, k, when, variant)
                 rerun = replace(rerun, command=_command(scenario, recover, check, rerun))
                 violations.append(Violation(rerun, op, tuple(problems),
                                             tuple(diff(before, snapshot(state)))))
-    return CrashReport(scenario.id, tuple(trace), len(points), len(chosen), len(seen),
-                       tuple(violations), variants, len(chosen) < len(points),
+    return CrashReport(scenario.id, tuple(trace), len(points), len(chosen), checked,
+                       generated, tuple(violations), variants, len(chosen) < len(points),
                        seed if len(chosen) < len(points) else None)
 
 

@@ -47,13 +47,13 @@ class FaultyVfs:
     every fault that fired.  ``inner`` is left as the world left it at the crash.
     """
 
-    def __init__(self, inner: Vfs, plan: FaultPlan = FaultPlan()) -> None:
+    def __init__(self, inner: Vfs, plan: FaultPlan | None = None) -> None:
         self.inner = inner
-        self.plan = plan
+        self.plan = plan if plan is not None else FaultPlan()
         self.trace: list[TraceEvent] = []
         self.injected: list[tuple[int, str]] = []
         self.crashed: Crash | None = None
-        self._counts = [0] * len(plan.faults)
+        self._counts = [0] * len(self.plan.faults)
         self._sticky: set[int] = set()
 
     # ---- the one interception point ----------------------------------------------------
