@@ -1,0 +1,160 @@
+"""One QuickJS VM running the SDK prelude and one plugin bundle (the worker side, §4, §8).
+
+:class:`GuestEngine` owns a ``_quickjs.Context`` on the thread that created it.  It never
+touches host state: every operation takes and returns JSON text and yields a
+:class:`Step` — the worker messages the guest produced (drained from the prelude's
+outbox after running every pending job) or the reason the VM failed.
+
+Facts of the ``quickjs`` 1.19.4 binding this design follows (see the vectors README):
+
+* DTOs cross as JSON text (Python ints beyond int32 are truncated by the binding).
+* A Python callable cannot run while the binding's CPU time limit is set, and the SDK's
+  synchronous ``URL`` needs one (the host's WHATWG parser, ``ada_url``).  So the engine
+  sets no binding time limit; the wall-clock budget is enforced outside the VM, by
+  killing the worker process (``reference.guest.process``).
+* Callables must never raise into JS (it corrupts the Context): ``_url_parse`` returns
+  an envelope instead.
+
+Memory and stack limits are the binding's own (``set_memory_limit``,
+``set_max_stack_size``); exhausting them surfaces as ``out_of_memory`` or
+``stack_overflow`` and the caller discards the VM.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Any
+
+import _quickjs
+import ada_url
+
+__all__ = ["PRELUDE", "GuestEngine", "Step", "classify_failure"]
+
+PRELUDE = resources.files("reference.guest").joinpath("prelude.js").read_text(encoding="utf-8")
+
+#: Largest outbox (bytes of JSON text) one step may produce; more is a worker failure.
+MAX_OUTBOX_CHARS = 16 * 1024 * 1024
+
+_URL_FIELDS = ("href", "origin", "protocol", "username", "password", "host", "hostname",
+               "port", "pathname", "search", "hash")
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """What one engine operation produced.
+
+    Attributes:
+        messages: decoded worker messages in emission order (untrusted: the host validates).
+        failure: ``None``, or a stable reason the VM can no longer be trusted:
+            ``out_of_memory``, ``stack_overflow``, ``guest_exception`` (an uncaught error
+            outside a hook, e.g. while evaluating the bundle), ``vm_error``.
+        detail: bounded text about the failure (≤ 300 chars), never a stack.
+        registered: hook names registered so far (activation only).
+    """
+
+    messages: tuple[Any, ...] = ()
+    failure: str | None = None
+    detail: str | None = None
+    registered: tuple[str, ...] = field(default=())
+
+
+def classify_failure(text: str) -> str:
+    """Map an engine error text to a stable failure reason."""
+    if "out of memory" in text:
+        return "out_of_memory"
+    if "stack overflow" in text:
+        return "stack_overflow"
+    if "interrupted" in text:
+        return "interrupted"
+    return "guest_exception"
+
+
+def _url_parse(text: Any, base: Any) -> str:
+    """The host's WHATWG parser for the guest ``URL`` global; never raises (binding rule)."""
+    try:
+        url = ada_url.URL(str(text), None if base is None else str(base))
+        return json.dumps({"ok": True, **{name: getattr(url, name) for name in _URL_FIELDS}})
+    except Exception:  # noqa: BLE001 - any parser failure is an invalid URL
+        return '{"ok": false}'
+
+
+class GuestEngine:
+    """A QuickJS context with the prelude loaded.
+
+    Args:
+        grants: effective capability names (``"http"``, ``"storage"``); only sets the
+            SDK's ``available`` flags — the host bridge decides every call (§12).
+        memory_limit_bytes: QuickJS heap limit.
+        stack_limit_bytes: QuickJS stack limit.
+    """
+
+    def __init__(self, *, grants: list[str], memory_limit_bytes: int,
+                 stack_limit_bytes: int) -> None:
+        self._ctx = _quickjs.Context()
+        self._ctx.set_memory_limit(memory_limit_bytes)
+        self._ctx.set_max_stack_size(stack_limit_bytes)
+        self._ctx.add_callable("__motrixUrlParse", _url_parse)
+        self._host = self._ctx.eval(PRELUDE)
+        self._host("configure", json.dumps({"grants": list(grants)}))
+
+    def activate(self, script: str, entry_id: str) -> Step:
+        """Evaluate the bundle (already import-rewritten) as an ES module: activation (§5.1).
+
+        Top-level code may register hooks and call ``log``; every message it emits carries
+        ``entry_id``.  A throw during evaluation fails activation (``guest_exception``).
+        """
+        try:
+            self._host("beginActivation", entry_id)
+            self._ctx.module(script)
+        except Exception as error:  # noqa: BLE001 - any engine error fails activation
+            return self._failed(error)
+        step = self._run()
+        if step.failure:
+            return step
+        try:
+            registered = tuple(json.loads(self._host("endActivation", None)))
+        except Exception as error:  # noqa: BLE001
+            return self._failed(error)
+        return Step(step.messages, registered=registered)
+
+    def enter(self, message_text: str) -> Step:
+        """Post a validated ``hook.enter`` message and run until the guest is idle."""
+        return self._op("enter", message_text)
+
+    def settle(self, results_text: str) -> Step:
+        """Deliver ``capability.result`` messages (a JSON array) and run until idle."""
+        return self._op("settle", results_text)
+
+    def abort(self, reason: str) -> Step:
+        """Abort the current invocation's signal with a stable reason and run until idle."""
+        return self._op("abort", reason)
+
+    def memory_used_bytes(self) -> int:
+        """Bytes the QuickJS heap currently uses."""
+        return int(self._ctx.memory()["memory_used_size"])
+
+    def _op(self, op: str, text: str) -> Step:
+        try:
+            self._host(op, text)
+        except Exception as error:  # noqa: BLE001
+            return self._failed(error)
+        return self._run()
+
+    def _run(self) -> Step:
+        try:
+            while self._ctx.execute_pending_job():
+                pass
+            text = self._host("drain", None)
+        except Exception as error:  # noqa: BLE001
+            return self._failed(error)
+        if not isinstance(text, str) or len(text) > MAX_OUTBOX_CHARS:
+            return Step(failure="vm_error", detail="worker outbox too large")
+        return Step(tuple(json.loads(text)))
+
+    @staticmethod
+    def _failed(error: Exception) -> Step:
+        text = str(error).splitlines()[0] if str(error) else type(error).__name__
+        reason = "stack_overflow" if isinstance(error, _quickjs.StackOverflow) else None
+        return Step(failure=reason or classify_failure(text), detail=text[:300])
