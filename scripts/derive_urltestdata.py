@@ -68,6 +68,22 @@ def _case(i: int, entry: dict, variant: str, kind: str, polarity: str, title: st
     }
 
 
+def _never_allowed(i: int, entry: dict, variant: str, what: str, note: str) -> list[dict]:
+    """A URL that must never match: as a request (no base) or as a redirect from its base."""
+    base, text = entry.get("base"), entry["input"]
+    if base is None:
+        return [_case(i, entry, variant, "permissions.match", "negative",
+                      f"{what} never matches <all_urls>",
+                      {"pattern": "<all_urls>", "url": text}, {"match": False}, note)]
+    if _simple_base(base) is None:
+        return []
+    return [_case(i, entry, variant, "permissions.redirect", "negative",
+                  f"redirect to {what} is refused",
+                  {"patterns": ["<all_urls>"], "hops": [base, text], "proxy": None},
+                  {"allowed": False, "refused_hop": 1, "code": "plugin.http.host_not_permitted"},
+                  note)]
+
+
 def derive(entries: list) -> list[dict]:
     cases: list[dict] = []
     for i, entry in enumerate(entries):
@@ -79,17 +95,8 @@ def derive(entries: list) -> list[dict]:
             continue
         text = entry["input"]
         if entry.get("failure"):
-            note = "failure: true — the WHATWG parser rejects this input"
-            if base is None:
-                cases.append(_case(i, entry, "fail-closed", "permissions.match", "negative",
-                                   f"unparsable URL {text!r} never matches <all_urls>",
-                                   {"pattern": "<all_urls>", "url": text}, {"match": False}, note))
-            elif _simple_base(base) is not None:
-                cases.append(_case(i, entry, "fail-closed", "permissions.redirect", "negative",
-                                   f"redirect to unparsable {text!r} is refused",
-                                   {"patterns": ["<all_urls>"], "hops": [base, text], "proxy": None},
-                                   {"allowed": False, "refused_hop": 1,
-                                    "code": "plugin.http.host_not_permitted"}, note))
+            cases += _never_allowed(i, entry, "fail-closed", f"unparsable URL {text!r}",
+                                    "failure: true — the WHATWG parser rejects this input")
             continue
         scheme = entry["protocol"].rstrip(":")
         href = entry["href"]
@@ -101,17 +108,8 @@ def derive(entries: list) -> list[dict]:
                                    f"parses to {href}; <all_urls> means http and https only"))
             continue
         if entry["username"] or entry["password"]:
-            note = f"parses to {href}, which embeds credentials"
-            if base is None:
-                cases.append(_case(i, entry, "credentials", "permissions.match", "negative",
-                                   f"URL with credentials {href!r} never matches",
-                                   {"pattern": "<all_urls>", "url": text}, {"match": False}, note))
-            elif _simple_base(base) is not None:
-                cases.append(_case(i, entry, "credentials", "permissions.redirect", "negative",
-                                   f"redirect to URL with credentials {href!r} is refused",
-                                   {"patterns": ["<all_urls>"], "hops": [base, text], "proxy": None},
-                                   {"allowed": False, "refused_hop": 1,
-                                    "code": "plugin.http.host_not_permitted"}, note))
+            cases += _never_allowed(i, entry, "credentials", f"URL with credentials {href!r}",
+                                    f"parses to {href}, which embeds credentials")
             continue
         host = _host_for_pattern(entry["hostname"])
         if host is None:

@@ -11,6 +11,23 @@ from typing import Any
 import ada_url
 
 from reference.candidate import ReferenceCandidate
+from reference.permissions import (
+    HostPattern,
+    InvalidPattern,
+    InvalidUrl,
+    RequestUrl,
+    parse_pattern,
+    parse_url,
+)
+
+
+def parsed(pattern: str, url: str) -> tuple[HostPattern, RequestUrl] | None:
+    """Both sides parsed by the reference, or None when either fails or the scheme differs."""
+    try:
+        p, u = parse_pattern(pattern), parse_url(url)
+    except (InvalidPattern, InvalidUrl):
+        return None
+    return (p, u) if u.scheme in p.schemes else None
 
 
 class MatcherMutant(ReferenceCandidate):
