@@ -142,6 +142,10 @@ def _serve(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     console = Console(highlight=False)
     errors = Console(stderr=True, highlight=False)
+    for output in (args.json, args.junit):
+        if output is not None and not output.parent.is_dir():
+            errors.print(f"[red]no folder for the report:[/] {output}")
+            return EXIT_USAGE
     corpus = _load(args)
     if corpus.problems:
         _report_problems(corpus, errors)
@@ -192,12 +196,16 @@ def _run(args: argparse.Namespace) -> int:
         rerun_prefix=rerun_prefix,
     )
     render_terminal(report, console, allow_not_covered=args.allow_not_covered)
-    if args.json:
-        data = report.as_json(allow_not_covered=args.allow_not_covered)
-        args.json.write_text(json.dumps(data, indent=2, ensure_ascii=False, default=repr) + "\n",
-                             encoding="utf-8")
-    if args.junit:
-        write_junit(report, args.junit)
+    try:
+        if args.json:
+            data = report.as_json(allow_not_covered=args.allow_not_covered)
+            text = json.dumps(data, indent=2, ensure_ascii=False, default=repr) + "\n"
+            args.json.write_text(text, encoding="utf-8")
+        if args.junit:
+            write_junit(report, args.junit)
+    except OSError as exc:
+        errors.print(f"[red]cannot write the report:[/] {exc}")
+        return EXIT_USAGE
     return report.exit_code(allow_not_covered=args.allow_not_covered)
 
 

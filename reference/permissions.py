@@ -365,10 +365,13 @@ def check_request(
     ``hops[0]`` is the absolute request URL; each later hop is a ``Location`` value resolved
     against the previous hop's URL (so relative and protocol-relative redirects are checked
     on what they resolve to).  A guest-supplied proxy is refused whatever its host: target
-    host permission is not proxy-endpoint permission (§7).
+    host permission is not proxy-endpoint permission (§7).  An empty chain is refused: there
+    is nothing to authorise.
     """
     if proxy is not None:
         return RequestDecision(False, ErrorCode.PERMISSION_DENIED, 0)
+    if not hops:
+        return RequestDecision(False, ErrorCode.HOST_NOT_PERMITTED, 0)
     previous: str | None = None
     for index, hop in enumerate(hops):
         try:

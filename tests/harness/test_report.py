@@ -55,3 +55,7 @@ def test_terminal_report_shows_table_failures_and_verdict(capsys, monkeypatch):
 
 def test_case_filter_without_match_is_a_usage_error(hookconf):
     assert hookconf("run", "--case", "no.such.case")[0] == 2
+
+
+def test_report_path_in_a_missing_folder_is_a_usage_error_before_running(hookconf, tmp_path):
+    assert hookconf("run", "--junit", str(tmp_path / "no" / "junit.xml"))[0] == 2

@@ -75,3 +75,7 @@ def test_pattern_hosts_are_canonicalised_like_urls():
     assert parse_pattern("*://BÜCHER.example./*").host == "xn--bcher-kva.example"
     assert parse_pattern("*://[0:0::1]/*").host == "[::1]"
     assert parse_pattern("*://0x7f.1/*").host == "127.0.0.1"
+
+
+def test_an_empty_request_chain_is_refused():
+    assert not check_request(PatternSet.from_strings(["<all_urls>"]), []).allowed
