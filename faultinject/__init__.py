@@ -12,6 +12,8 @@ The machinery finalization (§10) and delivery (§11) tests stand on:
 - :func:`explore` — every crash point of a scenario's trace, every allowed post-crash
   state, recovery run twice, a check; a :class:`CrashReport` whose violations carry a
   :class:`Rerun` handle (:mod:`faultinject.explorer`, ``python -m faultinject replay``);
+- :func:`sweep` — fail the Nth operation with a named fault for every N until a run
+  injects nothing (:mod:`faultinject.sweep`);
 - :mod:`faultinject.sqlite` — SQLite (APSW) whose file I/O goes through a Vfs, so it
   crashes with the filesystem; imported on demand (it loads ``apsw``).
 """
@@ -24,6 +26,7 @@ from .noreplace import publish_by_link
 from .osvfs import OsVfs
 from .port import DirHandle, FileHandle, Kind, Publication, Stat, Vfs, fs_error, split_path
 from .snapshot import diff, snapshot
+from .sweep import SweepReport, replay_fault, sweep
 
 __all__ = [
     "Vfs",
@@ -53,4 +56,7 @@ __all__ = [
     "Rerun",
     "snapshot",
     "diff",
+    "sweep",
+    "replay_fault",
+    "SweepReport",
 ]

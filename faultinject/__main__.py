@@ -1,5 +1,8 @@
 """``python -m faultinject replay MODULE SCENARIO_ID --recover REF --check REF --k K
---when before|after --variant V``: re-run one crash state an exploration reported.
+--when before|after|end --variant V``: re-run one crash state an exploration reported.
+
+With ``--fault NAME`` (and ``--fault-op``, ``--fault-path``) it re-runs run ``K`` of a
+fault sweep instead (``--when end``, ``--variant live|durable``).
 
 ``MODULE`` is imported and searched for a :class:`~faultinject.explorer.Scenario` whose
 ``id`` is ``SCENARIO_ID``; ``REF`` is ``module:qualname``.  Prints the problems found and
@@ -13,6 +16,8 @@ import importlib
 import sys
 
 from .explorer import Scenario, load_ref, replay
+from .faults import Fault
+from .sweep import replay_fault
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -24,8 +29,11 @@ def main(argv: list[str] | None = None) -> int:
     rp.add_argument("--recover", required=True)
     rp.add_argument("--check", required=True)
     rp.add_argument("--k", type=int, required=True)
-    rp.add_argument("--when", choices=("before", "after"), required=True)
+    rp.add_argument("--when", choices=("before", "after", "end"), required=True)
     rp.add_argument("--variant", required=True)
+    rp.add_argument("--fault", help="a sweep's fault name (then --k is its n)")
+    rp.add_argument("--fault-op")
+    rp.add_argument("--fault-path")
     args = parser.parse_args(argv)
     module = importlib.import_module(args.module)
     found = [v for v in vars(module).values()
@@ -33,8 +41,12 @@ def main(argv: list[str] | None = None) -> int:
     if len(found) != 1:
         print(f"no unique scenario {args.scenario_id!r} in {args.module}", file=sys.stderr)
         return 2
-    problems, _ = replay(found[0], load_ref(args.recover), load_ref(args.check),
-                         args.k, args.when, args.variant)
+    recover, check = load_ref(args.recover), load_ref(args.check)
+    if args.fault:
+        fault = Fault(args.fault, args.k, args.fault_op, args.fault_path)
+        problems, _ = replay_fault(found[0], fault, args.k, args.variant, recover, check)
+    else:
+        problems, _ = replay(found[0], recover, check, args.k, args.when, args.variant)
     for problem in problems:
         print(problem)
     print(f"{len(problems)} problem(s) at {args.scenario_id} k={args.k} when={args.when} "

@@ -2,8 +2,9 @@
 
 ``explore(scenario, recover, check)`` runs the scenario once on a fresh
 :class:`~faultinject.model.ModelVfs` behind a :class:`~faultinject.injector.FaultyVfs` to
-record its trace.  Then, for every trace index ``k`` and ``when`` in (before, after), it
-re-runs the scenario with a ``crash-before``/``crash-after`` fault at ``k``, takes each
+record its trace, and judges the state it ends in (``when="end"``, variant ``"clean"``:
+no crash; recovery must accept a completed run).  Then, for every trace index ``k`` and
+``when`` in (before, after), it re-runs the scenario with a ``crash-before``/``crash-after`` fault at ``k``, takes each
 post-crash state the persistence model allows (only ``"durable"`` unless ``variants`` is
 ``"all"``), runs ``recover`` twice (the second run must change nothing: recovery is
 idempotent) and then ``check``.  Identical (state, notes) pairs are explored once.
@@ -73,33 +74,40 @@ def _ref(obj: object) -> str:
 @dataclass(frozen=True)
 class Rerun:
     """The handle that re-runs one explored state: scenario id, trace index ``k``,
-    ``when`` (before|after) and the post-crash ``variant``."""
+    ``when`` (before|after; ``end`` for the uncrashed run) and the post-crash
+    ``variant`` (``clean`` for the uncrashed run)."""
 
     scenario_id: str
     k: int
     when: str
     variant: str
     command: str = field(default="", compare=False)
+    fault: Fault | None = None
 
     def __str__(self) -> str:
-        return f"{self.scenario_id} k={self.k} when={self.when} variant={self.variant}"
+        where = f"k={self.k} when={self.when}"
+        if self.fault is not None:
+            where = f"fault={self.fault.name} n={self.k}"
+        return f"{self.scenario_id} {where} variant={self.variant}"
 
 
 @dataclass(frozen=True)
 class Violation:
     """A crash state that failed: the op crashed at, the problems ``check`` (or the
-    idempotence check) found, and the diff from the pre-crash visible tree to the tree
-    after recovery."""
+    idempotence check) found, ``crash_diff`` from the pre-crash visible tree to the
+    post-crash tree, and ``diff`` from the pre-crash tree to the tree after recovery."""
 
     rerun: Rerun
     op: TraceEvent | None
     problems: tuple[str, ...]
     diff: tuple[str, ...]
+    crash_diff: tuple[str, ...] = ()
 
     def __str__(self) -> str:
         lines = [f"violation at {self.rerun} (op {self.op})"]
         lines += [f"  problem: {p}" for p in self.problems]
-        lines += [f"  diff: {d}" for d in self.diff]
+        lines += [f"  crash: {d}" for d in self.crash_diff]
+        lines += [f"  after recovery: {d}" for d in self.diff]
         lines.append(f"  re-run: {self.rerun.command}")
         return "\n".join(lines)
 
@@ -133,10 +141,12 @@ class CrashReport:
                 f"({self.variants}), {len(self.violations)} violations")
 
 
-def _record(scenario: Scenario) -> list[TraceEvent]:
-    vfs = FaultyVfs(scenario.fresh(), FaultPlan(scenario.faults))
-    scenario.run(vfs, {})
-    return list(vfs.trace)
+def _record(scenario: Scenario) -> tuple[list[TraceEvent], ModelVfs, dict[str, object]]:
+    model = scenario.fresh()
+    vfs = FaultyVfs(model, FaultPlan(scenario.faults))
+    notes: dict[str, object] = {}
+    scenario.run(vfs, notes)
+    return list(vfs.trace), model, notes
 
 
 def _crash_run(scenario: Scenario, k: int, when: str) -> tuple[ModelVfs, dict, bool]:
@@ -171,9 +181,16 @@ def _judge(state: ModelVfs, notes: Mapping[str, object], recover: Recover,
 
 def _command(scenario: Scenario, recover: Recover, check: Check, rerun: Rerun) -> str:
     module = getattr(scenario.run, "__module__", "?")
-    return (f"python -m faultinject replay {module} {scenario.id} --recover {_ref(recover)} "
-            f"--check {_ref(check)} --k {rerun.k} --when {rerun.when} "
-            f"--variant {rerun.variant}")
+    cmd = (f"python -m faultinject replay {module} {scenario.id} --recover {_ref(recover)} "
+           f"--check {_ref(check)} --k {rerun.k} --when {rerun.when} "
+           f"--variant {rerun.variant}")
+    if rerun.fault is not None:
+        cmd += f" --fault {rerun.fault.name}"
+        if rerun.fault.op is not None:
+            cmd += f" --fault-op {rerun.fault.op}"
+        if rerun.fault.path is not None:
+            cmd += f" --fault-path {rerun.fault.path}"
+    return cmd
 
 
 def explore(scenario: Scenario, recover: Recover, check: Check, *, variants: str = "all",
@@ -189,14 +206,20 @@ def explore(scenario: Scenario, recover: Recover, check: Check, *, variants: str
     """
     if variants not in ("durable", "all"):
         raise ValueError("variants must be 'durable' or 'all'")
-    trace = _record(scenario)
+    trace, final, final_notes = _record(scenario)
+    violations: list[Violation] = []
+    problems = _judge(final, final_notes, recover, check)
+    if problems:
+        rerun = Rerun(scenario.id, len(trace), "end", "clean")
+        violations.append(Violation(replace(rerun, command=_command(scenario, recover, check,
+                                                                    rerun)),
+                                    None, tuple(problems), ()))
     points = [(k, when) for k in range(len(trace)) for when in WHENS]
     chosen = points
     if sample is not None and sample < len(points):
         chosen = sorted(random.Random(seed).sample(points, sample))
     seen: set[tuple[bytes, str]] = set()
     generated = checked = 0
-    violations: list[Violation] = []
     for k, when in chosen:
         model, notes, crashed = _crash_run(scenario, k, when)
         op = trace[k]
@@ -209,8 +232,9 @@ def explore(scenario: Scenario, recover: Recover, check: Check, *, variants: str
         before = snapshot(model)
         for variant, state in model.crash_states(explore=variants == "all"):
             generated += 1
+            post = snapshot(state)
             if dedup:
-                key = (digest(snapshot(state)), repr(sorted(notes.items())))
+                key = (digest(post), repr(sorted(notes.items())))
                 if key in seen:
                     continue
                 seen.add(key)
@@ -220,7 +244,8 @@ def explore(scenario: Scenario, recover: Recover, check: Check, *, variants: str
                 rerun = Rerun(scenario.id, k, when, variant)
                 rerun = replace(rerun, command=_command(scenario, recover, check, rerun))
                 violations.append(Violation(rerun, op, tuple(problems),
-                                            tuple(diff(before, snapshot(state)))))
+                                            tuple(diff(before, snapshot(state))),
+                                            tuple(diff(before, post))))
     return CrashReport(scenario.id, tuple(trace), len(points), len(chosen), checked,
                        generated, tuple(violations), variants, len(chosen) < len(points),
                        seed if len(chosen) < len(points) else None)
@@ -230,6 +255,9 @@ def replay(scenario: Scenario, recover: Recover, check: Check, k: int, when: str
            variant: str) -> tuple[list[str], ModelVfs]:
     """Re-run one explored state; returns (problems, the recovered filesystem).
     Raises ``KeyError`` if the model does not produce ``variant`` at that point."""
+    if when == "end":
+        _, final, notes = _record(scenario)
+        return _judge(final, notes, recover, check), final
     model, notes, crashed = _crash_run(scenario, k, when)
     if not crashed:
         return ["scenario never reached this op: it is not deterministic"], model

@@ -120,7 +120,9 @@ class ModelVfs(InodeTree):
         del self._handles[handle.token]
 
     def read(self, fh: FileHandle, size: int, offset: int) -> bytes:
-        ino, _ = self._handle(fh)
+        ino, is_dir = self._handle(fh)
+        if is_dir:
+            raise fs_error(errno.EISDIR, fh.path)
         if size < 0 or offset < 0:
             raise fs_error(errno.EINVAL, fh.path)
         return self._vol.data.get(ino, b"")[offset:offset + size]

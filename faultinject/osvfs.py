@@ -129,6 +129,8 @@ class OsVfs:
             return self._root
         if at.token not in self._open:
             raise fs_error(errno.EBADF, at.path)
+        if not isinstance(at, DirHandle):
+            raise fs_error(errno.ENOTDIR, at.path)
         return at.token
 
     def _open_dir_at(self, fd: int, name: str, path: str) -> int:

@@ -60,10 +60,24 @@ class OsAgreesWithModel(RuleBasedStateMachine):
         self.os = OsVfs(self.root)
         self.model = ModelVfs()
 
+        self.held = []  # (OsVfs handle, ModelVfs handle) pairs kept across steps
+
     def teardown(self):
         if hasattr(self, "os"):
             self.os.close_root()
             shutil.rmtree(self.root)
+
+    def pair(self, i):
+        return self.held[i % len(self.held)] if self.held else None
+
+    def both_held(self, i, call):
+        """``call(vfs, handle)`` on the i-th held pair; the same outcome on both."""
+        pair = self.pair(i)
+        if pair is None:
+            return
+        got_os = outcome(self.os, lambda v: call(v, pair[0]))
+        got_model = outcome(self.model, lambda v: call(v, pair[1]))
+        assert got_os == got_model, f"OsVfs {got_os} != ModelVfs {got_model}"
 
     def both(self, call):
         got_os, got_model = outcome(self.os, call), outcome(self.model, call)
@@ -156,12 +170,73 @@ class OsAgreesWithModel(RuleBasedStateMachine):
     def rmdir(self, path):
         self.both(lambda v: v.rmdir(path))
 
+    # ---- handles held across steps: the at= form of every call (§10.1) -------------
+    @rule(path=DIRS)
+    def hold_dir(self, path):
+        if len(self.held) >= 4:
+            return
+        got = [outcome(v, lambda v: v.open_dir(path)) for v in (self.os, self.model)]
+        assert [g[0] for g in got] == [got[0][0]] * 2 and got[0][0] in ("ok", "err"), got
+        if got[0][0] == "ok":
+            self.held.append((got[0][1], got[1][1]))
+        else:
+            assert got[0] == got[1]
+
+    @rule(path=PATHS, mode=MODES)
+    def hold_file(self, path, mode):
+        if len(self.held) >= 4:
+            return
+        got = [outcome(v, lambda v: v.open(path, mode)) for v in (self.os, self.model)]
+        if got[0][0] == "ok" and got[1][0] == "ok":
+            self.held.append((got[0][1], got[1][1]))
+        else:
+            assert got[0] == got[1]
+
+    @rule(i=st.integers(0, 3))
+    def release(self, i):
+        pair = self.pair(i)
+        if pair is not None:
+            self.both_held(i, lambda v, h: v.close(h))
+            self.held.remove(pair)
+
+    @rule(i=st.integers(0, 3), name=st.sampled_from(NAMES), data=DATA)
+    def create_at(self, i, name, data):
+        def call(v, h):
+            fh = v.open(name, "x", at=h)
+            v.write(fh, data, 0)
+            v.close(fh)
+        self.both_held(i, call)
+
+    @rule(i=st.integers(0, 3), name=st.sampled_from(NAMES))
+    def mkdir_at(self, i, name):
+        self.both_held(i, lambda v, h: v.mkdir(name, at=h))
+
+    @rule(i=st.integers(0, 3))
+    def listdir_at(self, i):
+        self.both_held(i, lambda v, h: v.listdir(".", at=h))
+
+    @rule(i=st.integers(0, 3), name=st.sampled_from(NAMES), dst=PATHS)
+    def rename_from_held_dir(self, i, name, dst):
+        self.both_held(i, lambda v, h: v.rename_noreplace(name, dst, src_at=h))
+
+    @rule(i=st.integers(0, 3), data=DATA, offset=OFFSETS)
+    def write_held(self, i, data, offset):
+        self.both_held(i, lambda v, h: v.write(h, data, offset))
+
+    @rule(i=st.integers(0, 3), offset=OFFSETS)
+    def read_held(self, i, offset):
+        self.both_held(i, lambda v, h: (v.read(h, 64, offset), stat_view(v.fstat(h))))
+
+    @rule(i=st.integers(0, 3))
+    def fsync_held(self, i):
+        self.both_held(i, lambda v, h: v.fsync(h))
+
     @rule(path=st.sampled_from(("/a", "a//b", "../a", "a/./b", "a\\b", "")))
     def malformed_path(self, path):
         self.both(lambda v: v.lstat(path))
 
 
-_DEFAULT = settings(max_examples=150, stateful_step_count=30, deadline=None,
+_DEFAULT = settings(max_examples=300, stateful_step_count=30, deadline=None,
                     derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 _SLOW = settings(max_examples=4000, stateful_step_count=40, deadline=None,
                  suppress_health_check=[HealthCheck.too_slow])

@@ -147,3 +147,23 @@ def test_rerun_command_runs_as_a_process():
 def test_unknown_variants_mode_is_refused():
     with pytest.raises(ValueError):
         explore(p.PUBLISH_FIXED, p.recover_config, p.check_config, variants="some")
+
+
+def test_a_check_that_rejects_the_completed_run_is_reported_at_the_end():
+    def never_happy(vfs, notes):
+        return ["check rejects even the uncrashed state"] if notes.get("published") else []
+
+    report = explore(p.PUBLISH_FIXED, p.recover_config, never_happy, variants="durable")
+    ends = [v for v in report.violations if v.rerun.when == "end"]
+    assert len(ends) == 1 and ends[0].rerun.variant == "clean" and ends[0].op is None
+    problems, _ = replay(p.PUBLISH_FIXED, p.recover_config, never_happy,
+                         ends[0].rerun.k, "end", "clean")
+    assert problems == ["check rejects even the uncrashed state"]
+
+
+def test_violation_shows_what_the_crash_lost_and_what_recovery_left():
+    report = explore(p.PUBLISH_BROKEN, p.recover_config, p.check_config, variants="durable")
+    v = report.violations[0]
+    assert any(line.startswith("~ data/config") for line in v.crash_diff)
+    text = str(v)
+    assert "crash: ~ data/config" in text and "re-run: python -m faultinject" in text
