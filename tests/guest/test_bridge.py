@@ -1,0 +1,87 @@
+"""The capability bridge: shape, permission, phase and invocation gates in order (§8, §9.5, H3)."""
+
+import pytest
+
+from reference.errors import ErrorCode
+from reference.guest import CapabilityBridge, MemoryStorage, Phase
+
+
+def bridge(grants=("log", "storage")):
+    records = []
+    b = CapabilityBridge("p", frozenset(grants), ("*://*/*",), MemoryStorage(), None,
+                         records.append)
+    return b, records
+
+
+def call(invocation_id="inv-1", capability="storage", method="get", args=("k",), call_id=1):
+    return {"type": "capability.call", "invocationId": invocation_id, "callId": call_id,
+            "capability": capability, "method": method, "args": list(args)}
+
+
+def test_accepts_the_current_invocation():
+    b, _ = bridge()
+    b.begin("inv-1", Phase.PRE_HOOK)
+    reply = b.handle(call())
+    assert reply.refusal is None
+    assert reply.result == {"type": "capability.result", "invocationId": "inv-1", "callId": 1,
+                            "ok": True, "value": {"value": None, "version": 0}}
+
+
+@pytest.mark.parametrize("message", [
+    {"type": "capability.call", "callId": 1, "capability": "log", "method": "info", "args": []},
+    {"type": "capability.call", "invocationId": 7, "callId": 1, "capability": "log",
+     "method": "info", "args": []},
+    "not an object",
+])
+def test_missing_id_fails_closed(message):
+    b, records = bridge()
+    b.begin("inv-1", Phase.PRE_HOOK)
+    assert b.handle(message).refusal.code is ErrorCode.CONCURRENT_PROTOCOL_VIOLATION
+    assert records == []
+
+
+@pytest.mark.parametrize("other", ["inv-0", "inv-2", "activation-1"])
+def test_stale_or_foreign_id_fails_closed(other):
+    b, records = bridge()
+    b.begin("inv-1", Phase.PRE_HOOK)
+    reply = b.handle(call(other, "log", "info", ["x", None]))
+    assert reply.refusal.code is ErrorCode.CONCURRENT_PROTOCOL_VIOLATION
+    assert records == []
+
+
+def test_no_current_entry_fails_closed():
+    b, _ = bridge()
+    b.begin("inv-1", Phase.PRE_HOOK)
+    b.end()
+    assert b.handle(call()).refusal.code is ErrorCode.CONCURRENT_PROTOCOL_VIOLATION
+
+
+def test_ungranted_capability_is_denied_before_the_invocation_gate():
+    b, _ = bridge(grants=("log",))
+    b.begin("inv-1", Phase.PRE_HOOK)
+    assert b.handle(call("inv-9")).refusal.code is ErrorCode.PERMISSION_DENIED
+
+
+def test_activation_allows_log_only():
+    b, records = bridge()
+    b.begin("act-1", Phase.ACTIVATION)
+    assert b.handle(call("act-1", "log", "info", ["hello", {"a": 1}])).refusal is None
+    assert records[0].message == "hello" and records[0].entry_id == "act-1"
+    assert b.handle(call("act-1", "storage", "set", ["k", 1])).refusal.code \
+        is ErrorCode.PERMISSION_DENIED
+
+
+def test_malformed_message_is_output_invalid():
+    b, _ = bridge()
+    b.begin("inv-1", Phase.PRE_HOOK)
+    message = call()
+    message["extra"] = True
+    assert b.handle(message).refusal.code is ErrorCode.OUTPUT_INVALID
+
+
+def test_http_without_transport_is_denied():
+    b, _ = bridge(grants=("log", "http"))
+    b.begin("inv-1", Phase.PRE_HOOK)
+    reply = b.handle(call(capability="http", method="request", args=[{"url": "https://a/"}]))
+    assert reply.result["ok"] is False
+    assert reply.result["error"]["code"] == ErrorCode.PERMISSION_DENIED
