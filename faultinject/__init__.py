@@ -21,7 +21,7 @@ The machinery finalization (§10) and delivery (§11) tests stand on:
 from .explorer import CrashReport, Rerun, Scenario, Violation, explore, replay
 from .faults import FAULTS, Crash, Fault, FaultPlan, outside_writer
 from .injector import FaultyVfs, TraceEvent
-from .model import ModelVfs, fold_name
+from .model import ModelVfs, collisions, fold_name
 from .noreplace import publish_by_link
 from .osvfs import OsVfs
 from .port import DirHandle, FileHandle, Kind, Publication, Stat, Vfs, fs_error, split_path
@@ -40,6 +40,7 @@ __all__ = [
     "OsVfs",
     "ModelVfs",
     "fold_name",
+    "collisions",
     "publish_by_link",
     "FAULTS",
     "Fault",

@@ -43,8 +43,10 @@ class FaultyVfs:
     """Wrap ``inner`` (any :class:`~faultinject.port.Vfs`), recording and injecting.
 
     After a crash fault fires, ``crashed`` is set and every later call raises
-    :class:`~faultinject.faults.Crash`.  ``injected`` lists ``(index, fault name)`` of
-    every fault that fired.  ``inner`` is left as the world left it at the crash.
+    :class:`~faultinject.faults.Crash` (a fresh one each time: ``crashed`` itself is never
+    raised, so it holds no traceback and keeps no frame — or connection — alive).
+    ``injected`` lists ``(index, fault name)`` of every fault that fired.  ``inner`` is
+    left as the world left it at the crash.
     """
 
     def __init__(self, inner: Vfs, plan: FaultPlan | None = None) -> None:
@@ -73,7 +75,7 @@ class FaultyVfs:
     def _call(self, op: str, paths: tuple[str, ...], fn: Callable[[], T],
               fallback: Callable[[], T] | None = None) -> T:
         if self.crashed is not None:
-            raise self.crashed
+            raise Crash(self.crashed.index, self.crashed.when)
         index = len(self.trace)
         self.trace.append(TraceEvent(index, op, paths, op in MUTATING_OPS))
         fired = self._fire(op, paths)
@@ -82,7 +84,7 @@ class FaultyVfs:
             self.injected.append((index, fault.name))
         if "crash-before" in names:
             self.crashed = Crash(index, "before")
-            raise self.crashed
+            raise Crash(index, "before")
         for fault in fired:
             if fault.name == "mutate-tree":
                 (fault.mutate or outside_writer)(self.inner, paths)
@@ -99,7 +101,7 @@ class FaultyVfs:
         finally:
             if "crash-after" in names:
                 self.crashed = Crash(index, "after")
-                raise self.crashed
+                raise Crash(index, "after")
 
     # ---- the port --------------------------------------------------------------------
     def open_dir(self, path: str, *, at: DirHandle | None = None) -> DirHandle:

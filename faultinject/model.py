@@ -62,9 +62,9 @@ from .persistence import (
     touches_dir,
 )
 from .port import OPEN_MODES, DirHandle, FileHandle, Kind, Publication, Stat, fs_error, split_path
-from .tree import InodeTree, fold_name
+from .tree import InodeTree, collisions, fold_name
 
-__all__ = ["ModelVfs", "fold_name"]
+__all__ = ["ModelVfs", "fold_name", "collisions"]
 
 
 class ModelVfs(InodeTree):

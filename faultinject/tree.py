@@ -11,18 +11,28 @@ from __future__ import annotations
 
 import errno
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from .persistence import ROOT_INO, Layer, Move, Mutation, SetEntry
 from .port import DirHandle, FileHandle, Kind, Stat, fs_error, split_path
 
-__all__ = ["InodeTree", "fold_name"]
+__all__ = ["InodeTree", "fold_name", "collisions"]
 
 
 def fold_name(name: str) -> str:
     """The equivalence key of ``name`` under Windows/macOS rules: NFC, then case fold."""
     return unicodedata.normalize("NFC", unicodedata.normalize("NFC", name).casefold())
+
+
+def collisions(names: Iterable[str]) -> list[list[str]]:
+    """Groups of distinct names that one directory on a case-folding, normalising
+    filesystem would treat as one (§10.1: "a target-filesystem case/normalization
+    collision fails"); each group sorted, groups sorted; ``[]`` when there are none."""
+    groups: dict[str, set[str]] = {}
+    for name in names:
+        groups.setdefault(fold_name(name), set()).add(name)
+    return sorted(sorted(g) for g in groups.values() if len(g) > 1)
 
 
 @dataclass(frozen=True, slots=True)

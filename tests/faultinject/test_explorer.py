@@ -45,8 +45,8 @@ def test_crash_points_come_from_the_trace():
     assert "all 14 crash points" in report.summary()
 
 
-def test_sampling_uses_a_fixed_seed_and_says_so():
-    a = explore(p.SQLITE_EXTRA, p.recover_db, p.check_db, sample=10, seed=7)
+def test_sampling_uses_a_fixed_seed_and_says_so(announce_sampled):
+    a = announce_sampled(explore(p.SQLITE_EXTRA, p.recover_db, p.check_db, sample=10, seed=7))
     b = explore(p.SQLITE_EXTRA, p.recover_db, p.check_db, sample=10, seed=7)
     assert a.sampled and a.crash_points == 10 and a.points_total > 10
     assert (a.states, a.seed) == (b.states, 7)

@@ -6,7 +6,7 @@ import errno
 
 import pytest
 
-from faultinject.model import ModelVfs, fold_name
+from faultinject.model import ModelVfs, collisions, fold_name
 from faultinject.port import Kind, Publication, Vfs
 
 
@@ -254,3 +254,19 @@ def test_creating_in_a_removed_directory_fails():
 @pytest.mark.parametrize("path", ["/abs", "a//b", "../x", "a/./b", "a\\b", "", "a/.."])
 def test_malformed_paths_are_refused_before_any_lookup(path):
     assert errno_of(lambda: ModelVfs().lstat(path)) == errno.EINVAL
+
+
+def test_collisions_groups_names_a_folding_filesystem_would_merge():
+    names = ["Movie.mkv", "movie.MKV", "caf\u00e9", "cafe\u0301", "other", "OTHER2"]
+    assert collisions(names) == [["Movie.mkv", "movie.MKV"], ["cafe\u0301", "caf\u00e9"]]
+    assert collisions(["a", "b", "a"]) == []
+
+
+def test_inodes_created_after_a_crash_belong_to_their_own_state():
+    vfs = ModelVfs()
+    states = dict(vfs.crash_states(explore=True))
+    a, b = states["durable"], vfs.crash()
+    a.mkdir("x")
+    put(b, "y", b"file")
+    assert a.lstat("x").ino == b.lstat("y").ino  # the same number, allocated twice
+    assert a.lstat("x").kind is Kind.DIR and b.lstat("y").kind is Kind.FILE

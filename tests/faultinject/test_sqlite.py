@@ -187,10 +187,18 @@ def test_every_crash_state_of_extra_transactions_is_consistent():
         assert report.states > 300
 
 
-def test_sampled_crash_states_of_three_extra_transactions_are_consistent():
-    report = explore(BULK, p.recover_db, _check_bulk, sample=40, seed=1)
-    print(report.summary())
-    assert report.sampled and report.ok, "\n".join(map(str, report.violations[:3]))
+def test_sampled_crash_states_of_extra_transactions_are_consistent(announce_sampled):
+    for scenario, check in ((BULK, _check_bulk), (WIDE, _check_wide)):
+        report = announce_sampled(explore(scenario, p.recover_db, check, sample=40, seed=1))
+        assert report.sampled and report.ok, "\n".join(map(str, report.violations[:3]))
+
+
+def test_explorations_do_not_leak_sqlite_vfs_registrations():
+    import gc
+
+    explore(p.SQLITE_FULL, p.recover_db, p.check_db, sample=20, seed=3)
+    gc.collect()
+    assert not [name for name in apsw.vfs_names() if name.startswith("faultinject-")]
 
 
 @pytest.mark.slow
