@@ -30,9 +30,12 @@ from typing import Any
 import _quickjs
 import ada_url
 
-__all__ = ["PRELUDE", "GuestEngine", "Step", "classify_failure"]
+__all__ = ["OPS", "PRELUDE", "GuestEngine", "RawStep", "Step", "classify_failure"]
 
 PRELUDE = resources.files("reference.guest").joinpath("prelude.js").read_text(encoding="utf-8")
+
+#: Operations a worker serves.
+OPS = frozenset({"activate", "enter", "settle", "abort"})
 
 #: Largest outbox (bytes of JSON text) one step may produce; more is a worker failure.
 MAX_OUTBOX_CHARS = 16 * 1024 * 1024
@@ -58,6 +61,29 @@ class Step:
     failure: str | None = None
     detail: str | None = None
     registered: tuple[str, ...] = field(default=())
+
+
+@dataclass(frozen=True, slots=True)
+class RawStep:
+    """A :class:`Step` whose messages are still the outbox's JSON text (``"[...]"``)."""
+
+    messages_text: str = "[]"
+    failure: str | None = None
+    detail: str | None = None
+    registered: tuple[str, ...] = ()
+
+    def decode(self) -> Step:
+        """Parse the outbox text; raises ``ValueError`` if it is not a JSON array."""
+        messages = json.loads(self.messages_text)
+        if not isinstance(messages, list):
+            raise ValueError("outbox is not a JSON array")
+        return Step(tuple(messages), self.failure, self.detail, self.registered)
+
+    def to_line(self) -> bytes:
+        """One JSON line with the outbox text spliced in unparsed (worker → host)."""
+        head = json.dumps({"failure": self.failure, "detail": self.detail,
+                           "registered": list(self.registered)})
+        return (head[:-1] + ', "messages": ' + self.messages_text + "}\n").encode("utf-8")
 
 
 def classify_failure(text: str) -> str:
@@ -105,44 +131,51 @@ class GuestEngine:
         Top-level code may register hooks and call ``log``; every message it emits carries
         ``entry_id``.  A throw during evaluation fails activation (``guest_exception``).
         """
-        try:
-            self._host("beginActivation", entry_id)
-            self._ctx.module(script)
-        except Exception as error:  # noqa: BLE001 - any engine error fails activation
-            return self._failed(error)
-        step = self._run()
-        if step.failure:
-            return step
-        try:
-            registered = tuple(json.loads(self._host("endActivation", None)))
-        except Exception as error:  # noqa: BLE001
-            return self._failed(error)
-        return Step(step.messages, registered=registered)
+        return self.run("activate", script, entry_id).decode()
 
     def enter(self, message_text: str) -> Step:
         """Post a validated ``hook.enter`` message and run until the guest is idle."""
-        return self._op("enter", message_text)
+        return self.run("enter", message_text).decode()
 
     def settle(self, results_text: str) -> Step:
         """Deliver ``capability.result`` messages (a JSON array) and run until idle."""
-        return self._op("settle", results_text)
+        return self.run("settle", results_text).decode()
 
     def abort(self, reason: str) -> Step:
         """Abort the current invocation's signal with a stable reason and run until idle."""
-        return self._op("abort", reason)
+        return self.run("abort", reason).decode()
 
     def memory_used_bytes(self) -> int:
         """Bytes the QuickJS heap currently uses."""
         return int(self._ctx.memory()["memory_used_size"])
 
-    def _op(self, op: str, text: str) -> Step:
+    def run(self, op: str, *args: str) -> RawStep:
+        """Run one operation and return the outbox undecoded (the worker passes it through).
+
+        Raises:
+            ValueError: unknown ``op``.
+        """
+        if op not in OPS:
+            raise ValueError(f"unknown engine op {op!r}")
         try:
-            self._host(op, text)
+            if op == "activate":
+                script, entry_id = args
+                self._host("beginActivation", entry_id)
+                self._ctx.module(script)
+            else:
+                self._host(op, args[0])
+        except Exception as error:  # noqa: BLE001 - any engine error is a failed step
+            return self._failed(error)
+        raw = self._run()
+        if op != "activate" or raw.failure:
+            return raw
+        try:
+            registered = tuple(json.loads(self._host("endActivation", None)))
         except Exception as error:  # noqa: BLE001
             return self._failed(error)
-        return self._run()
+        return RawStep(raw.messages_text, registered=registered)
 
-    def _run(self) -> Step:
+    def _run(self) -> RawStep:
         try:
             while self._ctx.execute_pending_job():
                 pass
@@ -150,11 +183,11 @@ class GuestEngine:
         except Exception as error:  # noqa: BLE001
             return self._failed(error)
         if not isinstance(text, str) or len(text) > MAX_OUTBOX_CHARS:
-            return Step(failure="vm_error", detail="worker outbox too large")
-        return Step(tuple(json.loads(text)))
+            return RawStep(failure="vm_error", detail="worker outbox too large")
+        return RawStep(text)
 
     @staticmethod
-    def _failed(error: Exception) -> Step:
+    def _failed(error: Exception) -> RawStep:
         text = str(error).splitlines()[0] if str(error) else type(error).__name__
         reason = "stack_overflow" if isinstance(error, _quickjs.StackOverflow) else None
-        return Step(failure=reason or classify_failure(text), detail=text[:300])
+        return RawStep(failure=reason or classify_failure(text), detail=text[:300])

@@ -73,6 +73,8 @@ _PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])
 
 def _decode_step(line: bytes) -> Step:
     raw = json.loads(line)
+    if not isinstance(raw, dict) or not isinstance(raw.get("messages"), list):
+        raise ValueError("not a step")
     return Step(messages=tuple(raw.get("messages", ())), failure=raw.get("failure"),
                 detail=raw.get("detail"), registered=tuple(raw.get("registered", ())))
 
@@ -112,7 +114,10 @@ class ProcessEngine:
     def call(self, op: str, *args: str, deadline_ms: float) -> Step:
         if self._closed:
             raise EngineCrashed("engine closed")
-        self._write(json.dumps({"op": op, "args": list(args)}).encode("utf-8") + b"\n")
+        payload = json.dumps(list(args)) if op == "activate" else args[0]
+        if "\n" in payload:
+            raise ValueError("engine payloads are single-line JSON text")
+        self._write(f"{op}\t{payload}\n".encode())
         stdout = self._process.stdout
         assert stdout is not None
         while b"\n" not in self._buffer:

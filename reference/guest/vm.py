@@ -18,7 +18,6 @@ that is idle with nothing outstanding can never exit, so it is aborted (reason
 
 from __future__ import annotations
 
-import copy
 import enum
 import json
 from collections.abc import Callable
@@ -240,9 +239,8 @@ class PluginVm:
         """
         invocation_id = invocation_id or self.ids.new_id("invocation")
         outcome = _Outcome(hook, invocation_id)
-        context = copy.deepcopy(context)
-        if isinstance(context, dict):
-            context["invocationId"] = invocation_id
+        if isinstance(context, dict):  # shallow: only the top-level id is rebound
+            context = {**context, "invocationId": invocation_id}
         message = {"type": "hook.enter", "invocationId": invocation_id, "hook": hook,
                    "context": context, "metadata": metadata if metadata is not None else {}}
         checked = validate("HookEnterMessageV1", message, direction="input")

@@ -2,41 +2,39 @@
 
 Run as ``python -m reference.guest.worker``.  The first line is the VM configuration
 (``{"grants": [...], "memory_limit_bytes": N, "stack_limit_bytes": N}``); every later
-line is one request ``{"op": "activate"|"enter"|"settle"|"abort", "args": [str, ...]}``
-answered by exactly one line, the :class:`~reference.guest.engine.Step` as JSON.  The
+line is one request ``<op>\t<payload>``: for ``enter``, ``settle`` and ``abort`` the
+payload is the operation's one argument (JSON text or a reason word, never a newline);
+for ``activate`` it is the JSON array ``[script, entry_id]``.  Each request is answered
+by exactly one line, :meth:`~reference.guest.engine.RawStep.to_line` (the outbox text is
+spliced in, not re-encoded).  The
 host owns the deadline and kills this process when it is exceeded; the worker never
 writes anything else to stdout.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import sys
 
 __all__ = ["main"]
 
-_OPS = frozenset({"activate", "enter", "settle", "abort"})
-
-
 def main() -> int:
     """Serve requests until stdin closes; returns the process exit status."""
-    from reference.guest.engine import GuestEngine, Step
+    from reference.guest.engine import GuestEngine, RawStep
 
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     config = json.loads(stdin.readline())
     engine: GuestEngine | None = None
     for line in stdin:
         try:
-            request = json.loads(line)
-            if request.get("op") not in _OPS:
-                raise ValueError("unknown op")
+            op, _, payload = line.rstrip(b"\n").decode("utf-8").partition("\t")
+            args = json.loads(payload) if op == "activate" else [payload]
             if engine is None:
                 engine = GuestEngine(**config)
-            step = getattr(engine, request["op"])(*request["args"])
+            step = engine.run(op, *args)
         except Exception as error:  # noqa: BLE001 - the host gets a failure, never a traceback
-            step = Step(failure="vm_error", detail=str(error)[:300])
-        stdout.write(json.dumps(dataclasses.asdict(step)).encode("utf-8") + b"\n")
+            step = RawStep(failure="vm_error", detail=str(error)[:300])
+        stdout.write(step.to_line())
         stdout.flush()
     return 0
 

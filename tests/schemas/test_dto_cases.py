@@ -65,3 +65,11 @@ def test_generated_files_are_up_to_date():
     result = subprocess.run([sys.executable, "scripts/gen_dto_cases.py", "--check"], cwd=ROOT,
                             capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
+
+
+def test_harness_loader_expands_markers_like_the_reference():
+    harness_markers = pytest.importorskip("harness.markers")
+    for case in CASES:
+        ours = expand_markers(case["given"]["value"])
+        theirs = harness_markers.expand_markers(case["given"]["value"])
+        assert json.dumps(ours, sort_keys=True) == json.dumps(theirs, sort_keys=True), case["id"]
