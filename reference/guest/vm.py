@@ -148,6 +148,7 @@ class PluginVm:
         self.state = PluginState.INACTIVE
         self._engine: Engine | None = None
         self._registered: tuple[str, ...] = ()
+        self._busy = False
         self.activations = 0
 
     @classmethod
@@ -236,9 +237,24 @@ class PluginVm:
             metadata: the ``(taskId, pluginId)`` metadata snapshot (§9.2).
             abort_when: called with the round number after each host↔worker exchange;
                 returning a reason aborts the guest's signal (§9.3).
+
+        A call made while this VM is already running an entry (from a capability or log
+        callback) fails at once with ``plugin.runtime.reentrant_call`` (§8, H2, H22).
         """
         invocation_id = invocation_id or self.ids.new_id("invocation")
         outcome = _Outcome(hook, invocation_id)
+        if self._busy:  # H2: one host-initiated entry at a time; re-entry never waits (§8)
+            return outcome.fail(ErrorCode.REENTRANT_CALL, "the plugin lane is running an entry")
+        self._busy = True
+        try:
+            return self._invoke(hook, context, outcome, metadata, abort_when)
+        finally:
+            self._busy = False
+
+    def _invoke(self, hook: str, context: dict[str, Any], outcome: _Outcome,
+                metadata: dict[str, Any] | None,
+                abort_when: Callable[[int], AbortReason | None] | None) -> HookOutcome:
+        invocation_id = outcome.invocation_id
         if isinstance(context, dict):  # shallow: only the top-level id is rebound
             context = {**context, "invocationId": invocation_id}
         message = {"type": "hook.enter", "invocationId": invocation_id, "hook": hook,

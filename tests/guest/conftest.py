@@ -63,9 +63,10 @@ class Host:
 
     def vm(self, plugin_id: str, *, isolation: str = "process", budgets: Budgets = FAST,
            **options) -> PluginVm:
+        options.setdefault("transport", self.transport)
+        options.setdefault("clock", self.clock)
         return PluginVm.load(PLUGINS / plugin_id, storage=self.storage,
-                             transport=options.pop("transport", self.transport),
-                             log_sink=self.logs.append, clock=self.clock, ids=self.ids,
+                             log_sink=self.logs.append, ids=self.ids,
                              budgets=budgets, isolation=isolation, **options)
 
     def log(self, message: str) -> LogRecord:

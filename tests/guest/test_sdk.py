@@ -23,9 +23,9 @@ def inline(tmp_path, host, script, *, hooks=None, permissions=(), host_permissio
     (tmp_path / "motrix-plugin.json").write_text(json.dumps(manifest))
     (tmp_path / "plugin.js").write_text(
         "import { hooks, log, storage, http } from 'motrix:plugin-api'\n" + script)
+    options.setdefault("budgets", FAST)
     return PluginVm.load(tmp_path, storage=host.storage, log_sink=host.logs.append,
-                         clock=host.clock, ids=host.ids, budgets=FAST, isolation=isolation,
-                         **options)
+                         clock=host.clock, ids=host.ids, isolation=isolation, **options)
 
 
 ALL_HOOKS = """
