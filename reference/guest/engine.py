@@ -97,10 +97,20 @@ def classify_failure(text: str) -> str:
     return "guest_exception"
 
 
-def _url_parse(text: Any, base: Any) -> str:
-    """The host's WHATWG parser for the guest ``URL`` global; never raises (binding rule)."""
+def _usv(text: str) -> str:
+    """WebIDL USVString conversion: lone surrogates become U+FFFD."""
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+
+
+def _url_parse(args_text: Any) -> str:
+    """The host's WHATWG parser for the guest ``URL`` global; never raises (binding rule).
+
+    Takes ``JSON.stringify([input, base|null])`` and returns ``{"ok": false}`` or
+    ``{"ok": true, "href": …, "protocol": …, …}``.
+    """
     try:
-        url = ada_url.URL(str(text), None if base is None else str(base))
+        text, base = json.loads(str(args_text))
+        url = ada_url.URL(_usv(str(text)), None if base is None else _usv(str(base)))
         return json.dumps({"ok": True, **{name: getattr(url, name) for name in _URL_FIELDS}})
     except Exception:  # noqa: BLE001 - any parser failure is an invalid URL
         return '{"ok": false}'

@@ -12,6 +12,10 @@
   'use strict';
   const urlParse = global.__motrixUrlParse;
   delete global.__motrixUrlParse;
+  // Intrinsics captured before guest code runs, so a guest that replaces them cannot
+  // change what the prelude sends (the host validates every message regardless).
+  const jsonParse = JSON.parse;
+  const jsonStringify = JSON.stringify;
 
   const PRE_HOOKS = ['beforeCreate', 'beforeFinalize'];
   const HOOK_NAMES = ['beforeCreate', 'beforeFinalize', 'afterComplete', 'onError'];
@@ -36,7 +40,7 @@
   }
 
   function post(message) {
-    outbox.push(JSON.stringify(message));
+    outbox.push(jsonStringify(message));
   }
 
   function finite(key, value) {
@@ -48,9 +52,9 @@
   }
 
   function jsonCopy(value, what) {
-    const text = JSON.stringify(value, finite);
+    const text = jsonStringify(value, finite);
     if (text === undefined) throw new TypeError(what + ' must be a JSON value');
-    return JSON.parse(text);
+    return jsonParse(text);
   }
 
   function assertLive(current) {
@@ -157,16 +161,16 @@
 
   function makeMetadata(snapshot, current, writable) {
     const data = new Map();
-    for (const key of Object.keys(snapshot)) data.set(key, JSON.stringify(snapshot[key]));
+    for (const key of Object.keys(snapshot)) data.set(key, jsonStringify(snapshot[key]));
     const metadata = {
       get(key) {
         const text = data.get(String(key));
-        return text === undefined ? undefined : JSON.parse(text);
+        return text === undefined ? undefined : jsonParse(text);
       },
       has(key) { return data.has(String(key)); },
       getAll() {
         const all = {};
-        for (const [key, text] of data) all[key] = JSON.parse(text);
+        for (const [key, text] of data) all[key] = jsonParse(text);
         return all;
       },
       keys() { return Array.from(data.keys()); },
@@ -176,7 +180,7 @@
         assertLive(current);
         if (typeof key !== 'string') throw new TypeError('metadata key must be a string');
         const copy = jsonCopy(value, 'metadata value');
-        data.set(key, JSON.stringify(copy));
+        data.set(key, jsonStringify(copy));
         current.ops.delete(key);
         current.ops.set(key, { op: 'set', key, value: copy });
       };
@@ -312,8 +316,9 @@
     'port', 'pathname', 'search', 'hash'];
 
   function parseUrl(input, base) {
-    const text = urlParse(String(input), base === undefined ? null : String(base));
-    return JSON.parse(text);
+    // JSON text, not raw strings: a lone surrogate cannot cross the binding as a string.
+    const args = jsonStringify([String(input), base === undefined ? null : String(base)]);
+    return jsonParse(urlParse(args));
   }
 
   class URL {
@@ -362,15 +367,15 @@
 
   return function host(op, arg) {
     switch (op) {
-      case 'configure': grants = JSON.parse(arg).grants; return null;
+      case 'configure': grants = jsonParse(arg).grants; return null;
       case 'beginActivation':
         entry = { id: arg, phase: 'activation', hook: null, sealed: false, control: null };
         return null;
       case 'endActivation':
         if (entry !== null && entry.phase === 'activation') entry = null;
-        return JSON.stringify(Object.keys(registry));
-      case 'enter': enter(JSON.parse(arg)); return null;
-      case 'settle': settle(JSON.parse(arg)); return null;
+        return jsonStringify(Object.keys(registry));
+      case 'enter': enter(jsonParse(arg)); return null;
+      case 'settle': settle(jsonParse(arg)); return null;
       case 'abort':
         if (entry !== null && entry.control) entry.control.abort(arg);
         return null;

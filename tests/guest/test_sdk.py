@@ -243,3 +243,27 @@ hooks.beforeFinalize(async () => {
                                        "escape": "plugin.http.host_not_permitted"}
     assert [r.url for r in transport.seen] == ["https://api.test/a", "https://api.test/b",
                                                "https://api.test/escape"]
+
+
+def test_url_with_a_lone_surrogate_is_usv_converted_and_the_vm_stays_healthy(tmp_path, host, contexts):
+    vm = inline(tmp_path, host, r"""
+hooks.beforeFinalize(async () => {
+  const odd = new URL('https://a.test/\ud800').pathname
+  log.info('usv', { odd, after: new URL('https://b.test/x').href })
+})""", hooks={"beforeFinalize": "enrich"})
+    assert vm.invoke("beforeFinalize", contexts["beforeFinalize"]).ok
+    assert host.log("usv").fields == {"odd": "/%EF%BF%BD", "after": "https://b.test/x"}
+
+
+def test_a_guest_replacing_json_cannot_change_what_the_prelude_sends(tmp_path, host, contexts):
+    vm = inline(tmp_path, host, """
+hooks.beforeFinalize(async (ctx) => {
+  JSON.stringify = () => '{"type":"hook.exit","invocationId":"someone-else"}'
+  JSON.parse = () => ({})
+  ctx.metadata.set('k', [1, 2])
+  log.info('json', { got: ctx.metadata.get('k') })
+})""", hooks={"beforeFinalize": "enrich"})
+    outcome = vm.invoke("beforeFinalize", contexts["beforeFinalize"])
+    assert outcome.ok, outcome
+    assert outcome.effects["metadataOperations"] == [{"op": "set", "key": "k", "value": [1, 2]}]
+    assert host.log("json").fields == {"got": [1, 2]}
