@@ -4,10 +4,13 @@
 :class:`~faultinject.model.ModelVfs` behind a :class:`~faultinject.injector.FaultyVfs` to
 record its trace, and judges the state it ends in (``when="end"``, variant ``"clean"``:
 no crash; recovery must accept a completed run).  Then, for every trace index ``k`` and
-``when`` in (before, after), it re-runs the scenario with a ``crash-before``/``crash-after`` fault at ``k``, takes each
-post-crash state the persistence model allows (only ``"durable"`` unless ``variants`` is
-``"all"``), runs ``recover`` twice (the second run must change nothing: recovery is
-idempotent) and then ``check``.  Identical (state, notes) pairs are explored once.
+``when`` in (before, after), it re-runs the scenario with a ``crash-before`` or
+``crash-after`` fault at ``k``, takes each post-crash state the persistence model allows
+(only ``"durable"`` unless ``variants`` is ``"all"``), runs ``recover`` twice (the second
+run must change nothing: recovery is idempotent) and then ``check``.  Identical
+(state, notes) pairs are explored once.
+
+Units: ``k`` is a 0-based index into the trace; a crash point is a ``(k, when)`` pair.
 
 A scenario talks to the world through ``run(vfs, notes)``: ``notes`` is a dict in which it
 records what it has acknowledged (e.g. ``notes["committed"] = True`` after a commit
@@ -75,7 +78,9 @@ def _ref(obj: object) -> str:
 class Rerun:
     """The handle that re-runs one explored state: scenario id, trace index ``k``,
     ``when`` (before|after; ``end`` for the uncrashed run) and the post-crash
-    ``variant`` (``clean`` for the uncrashed run)."""
+    ``variant`` (``clean`` for the uncrashed run).  For a fault sweep
+    (:mod:`faultinject.sweep`) ``fault`` is the armed fault and ``k`` its ``nth``.
+    ``command`` is the shell command that re-runs it (``python -m faultinject replay``)."""
 
     scenario_id: str
     k: int
@@ -93,8 +98,8 @@ class Rerun:
 
 @dataclass(frozen=True)
 class Violation:
-    """A crash state that failed: the op crashed at, the problems ``check`` (or the
-    idempotence check) found, ``crash_diff`` from the pre-crash visible tree to the
+    """A crash state that failed: the op crashed at (``None`` for an uncrashed end state),
+    the problems ``check`` (or the idempotence check) found, ``crash_diff`` from the pre-crash visible tree to the
     post-crash tree, and ``diff`` from the pre-crash tree to the tree after recovery."""
 
     rerun: Rerun

@@ -24,6 +24,21 @@ any in-order prefix of them, all but any one of them (reordering between syncs),
 torn prefix of any pending write.  Only what is reachable from the root survives; open
 handles do not.
 
+What the model does not claim
+-----------------------------
+- It is more pessimistic than ext4 ``data=ordered`` (which journals metadata in order and
+  usually persists a new file's name with its fsync) and than APFS or NTFS; a protocol
+  that survives it relies only on what POSIX promises for ``fsync``.
+- A rename is never half-applied (no state has the name in both or neither directory),
+  matching journalled filesystems rather than the weakest reading of POSIX.
+- Variants treat pending mutations independently: ``omit-i`` may keep a rename whose
+  source's creation was lost, which looks like both having persisted.
+- Directory renames made durable in different orders could form a cycle; the first entry
+  found (breadth-first, sorted names) wins and the others are dropped.
+- A failed ``fsync``/``fsync_dir`` (an injected EIO) makes nothing durable; the kernel's
+  dropping of dirty pages after a failed fsync is not modelled.
+- Modes, owners and timestamps are not modelled; inode numbers survive a crash.
+
 Other modelled behaviour
 ------------------------
 - Inodes, hard links (``nlink``), directories (``nlink`` = 2 + subdirectories), symlinks
