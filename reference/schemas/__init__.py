@@ -3,6 +3,7 @@
 Public surface::
 
     validate(schema_name, value, *, direction="input") -> Validation(valid, code, path, reason)
+    dto_validate({"schema", "value", "direction"?}) -> {"valid", "code"?, "path"?}
     canonical_json(value) -> bytes              # §9.4 persisted post-delivery payload
     expand_markers(value) -> value              # corpus generator markers ($pad, $repeat, …)
     SCHEMAS: dict[str, str]                     # public schema names
@@ -13,7 +14,14 @@ from reference.schemas.canonical import canonical_json, js_number
 from reference.schemas.documents import HOOKS, POST_HOOKS, PRE_HOOKS, SCHEMAS, document
 from reference.schemas.keywords import HookconfValidator, encoded_len, walk_json
 from reference.schemas.markers import MARKERS, MarkerError, expand_markers
-from reference.schemas.validate import Direction, Validation, compiled, json_pointer, validate
+from reference.schemas.validate import (
+    Direction,
+    Validation,
+    compiled,
+    dto_validate,
+    json_pointer,
+    validate,
+)
 
 __all__ = [
     "HOOKS",
@@ -28,6 +36,7 @@ __all__ = [
     "canonical_json",
     "compiled",
     "document",
+    "dto_validate",
     "encoded_len",
     "expand_markers",
     "js_number",

@@ -12,6 +12,7 @@ rebuild any schema.
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -19,7 +20,7 @@ from reference.errors import ErrorCode
 from reference.schemas.documents import SCHEMAS, document
 from reference.schemas.keywords import HookconfValidator
 
-__all__ = ["Direction", "Validation", "compiled", "json_pointer", "validate"]
+__all__ = ["Direction", "Validation", "compiled", "dto_validate", "json_pointer", "validate"]
 
 Direction = Literal["input", "output"]
 
@@ -93,3 +94,20 @@ def validate(schema_name: str, value: Any, *, direction: Direction = "input") ->
         json_pointer(first.absolute_path),
         first.message[:200],
     )
+
+
+def dto_validate(request: Mapping[str, Any]) -> dict[str, Any]:
+    """The candidate protocol operation ``dto.validate`` (family ``dto``, H4).
+
+    Args:
+        request: ``{"schema": <name>, "value": <JSON>, "direction"?: "input" | "output"}``
+            (direction defaults to ``"input"``; markers must already be expanded).
+
+    Returns:
+        ``{"valid": true}`` or ``{"valid": false, "code": <§13 code>, "path": <pointer>}``.
+
+    Raises:
+        KeyError: unknown schema name.  ValueError: unknown direction.
+    """
+    return validate(request["schema"], request["value"],
+                    direction=request.get("direction", "input")).as_dict()

@@ -3,6 +3,8 @@
 import copy
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from reference.errors import ErrorCode
 from reference.limits import limit
@@ -125,3 +127,30 @@ def test_example_is_a_fresh_copy():
     a["name"] = "changed"
     assert example("PluginTaskSnapshotV1")["name"] != "changed"
     assert copy.deepcopy(EXAMPLES["PluginTaskSnapshotV1"])["name"] == "file.bin"
+
+
+def test_dto_validate_speaks_the_protocol_shape():
+    from reference.schemas import dto_validate
+    assert dto_validate({"schema": "DeliveryEnvelopeV1",
+                         "value": example("DeliveryEnvelopeV1")}) == {"valid": True}
+    bad = {**example("DeliveryEnvelopeV1"), "id": ""}
+    assert dto_validate({"schema": "DeliveryEnvelopeV1", "value": bad, "direction": "output"}) \
+        == {"valid": False, "code": "plugin.hook.output_invalid", "path": "/id"}
+
+
+@given(st.text(max_size=80))
+def test_error_code_validity_is_exactly_one_to_128_utf8_bytes(text):
+    from reference.limits import utf8_len
+    error = {**example("ErrorDescriptorV1"), "code": text}
+    assert validate("ErrorDescriptorV1", error).valid == (1 <= utf8_len(text) <= 128)
+
+
+@given(st.lists(st.text(alphabet="aé€😀", max_size=3), max_size=6))
+def test_header_list_total_is_summed_in_bytes(parts):
+    from reference.limits import utf8_len
+    value = "".join(parts) * 2000
+    headers = [{"name": "X", "value": value[:5000]} for _ in range(60)]
+    total = sum(1 + utf8_len(h["value"]) for h in headers)
+    per_value_ok = utf8_len(value[:5000]) <= limit("header_value_bytes")
+    expected = per_value_ok and total <= limit("header_total_bytes")
+    assert validate("HeaderListV1", headers).valid == expected
