@@ -8,7 +8,8 @@ no crash; recovery must accept a completed run).  Then, for every trace index ``
 ``crash-after`` fault at ``k``, takes each post-crash state the persistence model allows
 (only ``"durable"`` unless ``variants`` is ``"all"``), runs ``recover`` twice (the second
 run must change nothing: recovery is idempotent) and then ``check``.  Identical
-(state, notes) pairs are explored once.
+(state, notes) pairs are judged once: a violating state is reported at the first crash
+point and variant that produced it, in (k, when, variant) order.
 
 Units: ``k`` is a 0-based index into the trace; a crash point is a ``(k, when)`` pair.
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from faultinject.explorer import Scenario
+from faultinject.model import ModelVfs
 from faultinject.port import Vfs
 from faultinject.sqlite import connect
 
@@ -123,3 +124,76 @@ def check_db(vfs: Vfs, notes: Mapping[str, object]) -> list[str]:
 
 SQLITE_FULL = Scenario("demo.sqlite.synchronous-full", commit_full, setup=_setup_db)
 SQLITE_EXTRA = Scenario("demo.sqlite.synchronous-extra", commit_extra, setup=_setup_db)
+
+# ---- move a file across devices: EXDEV, then copy + fsync + unlink (§10.1, §10.2) ------
+
+
+def _setup_download(vfs: Vfs) -> None:
+    fh = vfs.open("downloads/movie.mkv", "x")
+    vfs.write(fh, b"\x00movie-bytes" * 50, 0)
+    vfs.close(fh)
+
+
+def _move_across(vfs: Vfs, notes: dict[str, object], *, target_dir_fsync: bool) -> None:
+    try:
+        vfs.rename_noreplace("downloads/movie.mkv", "media/Movie.mkv")
+    except OSError as exc:
+        if exc.errno != 18:  # EXDEV: copy instead
+            raise
+    src = vfs.open("downloads/movie.mkv", "r")
+    dst = vfs.open("media/Movie.mkv", "x")
+    offset = 0
+    while chunk := vfs.read(src, 256, offset):
+        vfs.write(dst, chunk, offset)
+        offset += len(chunk)
+    vfs.fsync(dst)
+    vfs.close(dst)
+    vfs.close(src)
+    if target_dir_fsync:
+        vfs.fsync_dir("media")
+    vfs.unlink("downloads/movie.mkv")
+    vfs.fsync_dir("downloads")
+    notes["moved"] = True
+
+
+def move_without_target_dir_fsync(vfs: Vfs, notes: dict[str, object]) -> None:
+    _move_across(vfs, notes, target_dir_fsync=False)
+
+
+def move_with_target_dir_fsync(vfs: Vfs, notes: dict[str, object]) -> None:
+    _move_across(vfs, notes, target_dir_fsync=True)
+
+
+def recover_move(vfs: Vfs) -> None:
+    """A partial copy next to an intact source is discarded; idempotent."""
+    if "movie.mkv" in vfs.listdir("downloads") and "movie.mkv" in vfs.listdir("media"):
+        vfs.unlink("media/movie.mkv")
+        vfs.fsync_dir("media")
+
+
+def check_move(vfs: Vfs, notes: Mapping[str, object]) -> list[str]:
+    expected = b"\x00movie-bytes" * 50
+    copies = []
+    for path in ("downloads/movie.mkv", "media/MOVIE.MKV"):
+        try:
+            fh = vfs.open(path, "r")
+        except FileNotFoundError:
+            continue
+        copies.append((path, vfs.read(fh, 1 << 16, 0)))
+        vfs.close(fh)
+    if not any(data == expected for _, data in copies):
+        return [f"the movie's bytes are lost: {[(p, len(d)) for p, d in copies]}"]
+    if notes.get("moved") and copies[-1][0] != "media/MOVIE.MKV":
+        return ["acknowledged move lost"]
+    return []
+
+
+def _two_devices() -> ModelVfs:
+    """downloads/ and media/ on different devices; media folds names (a Windows share)."""
+    return ModelVfs(devices=("downloads", "media"), fold_names=True)
+
+
+MOVE_BROKEN = Scenario("demo.move.exdev.no-target-dir-fsync", move_without_target_dir_fsync,
+                       setup=_setup_download, make_vfs=_two_devices)
+MOVE_FIXED = Scenario("demo.move.exdev.target-dir-fsync", move_with_target_dir_fsync,
+                      setup=_setup_download, make_vfs=_two_devices)

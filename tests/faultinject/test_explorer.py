@@ -167,3 +167,15 @@ def test_violation_shows_what_the_crash_lost_and_what_recovery_left():
     assert any(line.startswith("~ data/config") for line in v.crash_diff)
     text = str(v)
     assert "crash: ~ data/config" in text and "re-run: python -m faultinject" in text
+
+
+def test_cross_device_move_without_target_dir_fsync_can_lose_every_byte():
+    report = explore(p.MOVE_BROKEN, p.recover_move, p.check_move, variants="durable")
+    assert [e.errno for e in report.trace][:1] == [18]  # EXDEV from the device roots
+    lost = [v for v in report.violations if "bytes are lost" in v.problems[0]]
+    assert lost and lost[0].rerun.k == 12 and lost[0].rerun.variant == "durable"
+
+
+def test_cross_device_move_with_target_dir_fsync_loses_nothing():
+    report = explore(p.MOVE_FIXED, p.recover_move, p.check_move)
+    assert report.ok, "\n".join(map(str, report.violations))
