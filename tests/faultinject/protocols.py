@@ -6,6 +6,7 @@ Each is a module-level :class:`~faultinject.explorer.Scenario` with module-level
 
 from __future__ import annotations
 
+import errno
 from collections.abc import Mapping
 
 from faultinject.explorer import Scenario
@@ -138,7 +139,7 @@ def _move_across(vfs: Vfs, notes: dict[str, object], *, target_dir_fsync: bool) 
     try:
         vfs.rename_noreplace("downloads/movie.mkv", "media/Movie.mkv")
     except OSError as exc:
-        if exc.errno != 18:  # EXDEV: copy instead
+        if exc.errno != errno.EXDEV:  # across devices: copy instead
             raise
     src = vfs.open("downloads/movie.mkv", "r")
     dst = vfs.open("media/Movie.mkv", "x")
