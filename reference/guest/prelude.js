@@ -207,6 +207,7 @@
           throw new TypeError('ctx.update takes an object');
         }
         const copy = jsonCopy(patch, 'patch');
+        if (Object.keys(copy).length === 0) return; // Partial<…>: an empty patch changes nothing
         current.patches.push(copy);
         for (const key of Object.keys(copy)) {
           if (visible.includes(key)) ctx[key] = jsonCopy(copy[key], 'patch');

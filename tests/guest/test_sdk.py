@@ -267,3 +267,24 @@ hooks.beforeFinalize(async (ctx) => {
     assert outcome.ok, outcome
     assert outcome.effects["metadataOperations"] == [{"op": "set", "key": "k", "value": [1, 2]}]
     assert host.log("json").fields == {"got": [1, 2]}
+
+
+CONTEXT_SCHEMAS = {"beforeCreate": "BeforeCreateContextV1",
+                   "beforeFinalize": "BeforeFinalizeContextV1",
+                   "afterComplete": "AfterCompleteContextV1", "onError": "OnErrorContextV1"}
+
+
+@pytest.mark.parametrize("hook", sorted(CONTEXT_SCHEMAS))
+def test_worker_context_object_has_the_sdk_fields_plus_its_wrappers(tmp_path, host, contexts, hook):
+    from tests.schemas.test_field_parity import SDK_21
+
+    vm = inline(tmp_path, host, ALL_HOOKS.replace(
+        "BODY", "{ ctx.update && ctx.update({}); log.info('keys', { keys: Object.keys(ctx) }) }"))
+    context = contexts[hook]
+    if hook == "beforeCreate":
+        context.update(filename="f.bin", connections=4, proxy="http://proxy.test:3128")
+    outcome = vm.invoke(hook, context)
+    assert outcome.ok and outcome.effects["contextPatches"] == []
+    wrappers = {"metadata", "signal"} | ({"update"} if hook in ("beforeCreate", "beforeFinalize")
+                                        else set())
+    assert set(host.log("keys").fields["keys"]) == SDK_21[CONTEXT_SCHEMAS[hook]] | wrappers
