@@ -32,7 +32,7 @@ import fnmatch
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .port import Vfs
+from .port import Kind, Vfs
 
 __all__ = [
     "Crash",
@@ -119,7 +119,7 @@ def outside_writer(vfs: Vfs, paths: tuple[str, ...]) -> None:
             st = vfs.lstat(target)
         except FileNotFoundError:
             st = None
-        if st is not None and st.kind.value == "directory":
+        if st is not None and st.kind is Kind.DIR:
             target = target + "/.outside"
             st = None
         fh = vfs.open(target, "r+" if st is not None else "x")
