@@ -15,6 +15,10 @@ each ``capability.call`` message the bridge applies, in this order:
    closed (``plugin.hook.concurrent_protocol_violation``);
 5. **path/host** — ``http`` hops go through the §7 matcher (``plugin.http.host_not_permitted``).
 
+An answer the host would post back is itself validated (``CapabilityResultMessageV1``,
+direction input): a response beyond the §9.1 limits reaches the guest as a rejection with
+``plugin.hook.input_invalid``, never as an oversized or non-finite value.
+
 A refused call is answered with an error result and recorded as a :class:`Refusal`; the
 plugin VM decides what a refusal does to the entry (a protocol violation fails it and
 discards the VM; an activation-phase effect fails activation).
@@ -135,7 +139,12 @@ class CapabilityBridge:
             return Reply(_result(message, error=error), refusal)
         if capability == "log" or value is PENDING:
             return Reply()
-        return Reply(_result(message, value=value))
+        result = _result(message, value=value)
+        checked = validate("CapabilityResultMessageV1", result, direction="input")
+        if not checked.valid:  # H4: the host validates what it posts to the worker, too
+            return Reply(_result(message, error=CapabilityError(
+                ErrorCode.INPUT_INVALID, f"capability result exceeds §9.1 at {checked.path}")))
+        return Reply(result)
 
     def _dispatch(self, capability: str, method: str, args: list[Any]) -> Any:
         if capability == "log":

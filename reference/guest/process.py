@@ -21,6 +21,7 @@ import os
 import select
 import subprocess
 import sys
+import weakref
 from pathlib import Path
 from typing import Protocol
 
@@ -102,6 +103,7 @@ class ProcessEngine:
         self._slice = poll_slice_s
         self._buffer = b""
         self._closed = False
+        self._reaper = weakref.finalize(self, _reap, self._process)
         config = {"grants": grants, "memory_limit_bytes": memory_limit_bytes,
                   "stack_limit_bytes": stack_limit_bytes}
         self._write(json.dumps(config).encode("utf-8") + b"\n")
@@ -151,9 +153,14 @@ class ProcessEngine:
         if self._closed:
             return
         self._closed = True
-        if self._process.poll() is None:
-            self._process.kill()
-        self._process.wait()
-        for stream in (self._process.stdin, self._process.stdout):
-            if stream is not None:
-                stream.close()
+        self._reaper()
+
+
+def _reap(process: subprocess.Popen) -> None:
+    """Kill and wait for a worker (also run if its engine is garbage-collected unclosed)."""
+    if process.poll() is None:
+        process.kill()
+    process.wait()
+    for stream in (process.stdin, process.stdout):
+        if stream is not None:
+            stream.close()

@@ -18,9 +18,23 @@ import sys
 
 __all__ = ["main"]
 
+def _die_with_parent() -> None:
+    """Linux: ask for SIGKILL when the host dies, so a spinning guest is never orphaned."""
+    try:
+        import ctypes
+        import signal
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
+    except Exception:  # noqa: BLE001 - best effort on other platforms
+        pass
+
+
 def main() -> int:
     """Serve requests until stdin closes; returns the process exit status."""
     from reference.guest.engine import GuestEngine, RawStep
+
+    _die_with_parent()
 
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     config = json.loads(stdin.readline())

@@ -117,3 +117,22 @@ def test_default_check_is_the_section_7_matcher():
 
 def test_default_check_refuses_credentials_in_url():
     assert not default_request_check(["*://*/*"], ["https://user:pw@api.test/"], None).allowed
+
+
+def test_a_capability_result_beyond_the_limits_reaches_the_guest_as_input_invalid():
+    from reference.guest import CapabilityBridge, Phase
+
+    deep: object = 1
+    for _ in range(20):
+        deep = {"a": deep}
+    transport = FakeTransport({"https://api.test/deep": json_response(deep)})
+    check, _ = _recording_check("https://api.test/")
+    bridge = CapabilityBridge("p", frozenset({"http"}), ("*://api.test/*",), MemoryStorage(),
+                              HttpCapability(transport, check))
+    bridge.begin("inv-1", Phase.PRE_HOOK)
+    reply = bridge.handle({"type": "capability.call", "invocationId": "inv-1", "callId": 3,
+                           "capability": "http", "method": "request",
+                           "args": [{"url": "https://api.test/deep", "responseType": "json"}]})
+    assert reply.result["ok"] is False
+    assert reply.result["error"]["code"] == ErrorCode.INPUT_INVALID
+    assert "/value/body" in reply.result["error"]["message"]

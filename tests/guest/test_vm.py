@@ -95,3 +95,50 @@ def test_runaway_guest_is_killed_on_the_real_clock(host, contexts):
         outcome = vm.invoke("beforeFinalize", contexts["beforeFinalize"])
         assert outcome.code is ErrorCode.TIMEOUT and outcome.vm_discarded
         assert vm.invoke("afterComplete", contexts["afterComplete"]).ok
+
+
+def test_an_unclosed_vm_does_not_leak_its_worker(host, contexts):
+    import gc
+    import os
+
+    vm = host.vm("hookconf.noop")
+    assert vm.activate().ok
+    pid = vm.worker_pid
+    del vm
+    gc.collect()
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)
+
+
+@pytest.mark.slow
+def test_a_spinning_worker_dies_with_its_host(tmp_path):
+    import os
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    script = (
+        "import sys, os\n"
+        "from reference.guest import PluginVm, Budgets\n"
+        "from reference.schemas.examples import example\n"
+        "vm = PluginVm.load(sys.argv[1], budgets=Budgets(timeout_ms=60_000))\n"
+        "assert vm.activate().ok\n"
+        "print(vm.worker_pid, flush=True)\n"
+        "import threading\n"
+        "threading.Timer(0.5, lambda: os._exit(0)).start()\n"
+        "vm.invoke('beforeFinalize', example('BeforeFinalizeContextV1'))\n")
+    root = Path(__file__).resolve().parents[2]
+    host = subprocess.run([sys.executable, "-c", script,
+                           str(root / "corpus" / "plugins" / "hookconf.hostile-loop")],
+                          capture_output=True, text=True, cwd=root, timeout=60)
+    pid = int(host.stdout.split()[0])
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.05)
+    os.kill(pid, 9)
+    pytest.fail("the worker outlived its host")
