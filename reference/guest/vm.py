@@ -41,6 +41,9 @@ from reference.schemas import PRE_HOOKS, validate
 
 __all__ = ["AbortReason", "ActivationOutcome", "HookOutcome", "PluginState", "PluginVm"]
 
+#: Worker messages one step may carry; more is a flood and fails the invocation.
+MAX_MESSAGES_PER_STEP = 4096
+
 _VM_FAILURES = {"out_of_memory", "stack_overflow", "interrupted", "vm_error"}
 
 
@@ -296,6 +299,8 @@ class PluginVm:
                 return outcome.fail(ErrorCode.WORKER_CRASHED, str(error)[:300], discard=True)
             if step.failure:
                 return outcome.fail(ErrorCode.WORKER_CRASHED, step.failure, discard=True)
+            if len(step.messages) > MAX_MESSAGES_PER_STEP:
+                return outcome.fail(ErrorCode.WORKER_CRASHED, "message_flood", discard=True)
             results, exit_message = [], None
             for worker_message in step.messages:
                 if isinstance(worker_message, dict) and worker_message.get("type") == "hook.exit":

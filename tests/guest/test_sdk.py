@@ -288,3 +288,13 @@ def test_worker_context_object_has_the_sdk_fields_plus_its_wrappers(tmp_path, ho
     wrappers = {"metadata", "signal"} | ({"update"} if hook in ("beforeCreate", "beforeFinalize")
                                         else set())
     assert set(host.log("keys").fields["keys"]) == SDK_21[CONTEXT_SCHEMAS[hook]] | wrappers
+
+
+def test_a_message_flood_fails_the_invocation_before_the_host_handles_it(tmp_path, host, contexts):
+    vm = inline(tmp_path, host, """
+hooks.beforeFinalize(async () => { for (let i = 0; i < 5000; i++) log.info('flood ' + i) })""",
+                hooks={"beforeFinalize": "enrich"})
+    outcome = vm.invoke("beforeFinalize", contexts["beforeFinalize"])
+    assert (outcome.code, outcome.reason, outcome.vm_discarded) == (
+        ErrorCode.WORKER_CRASHED, "message_flood", True)
+    assert host.logs == []

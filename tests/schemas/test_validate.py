@@ -154,3 +154,18 @@ def test_header_list_total_is_summed_in_bytes(parts):
     per_value_ok = utf8_len(value[:5000]) <= limit("header_value_bytes")
     expected = per_value_ok and total <= limit("header_total_bytes")
     assert validate("HeaderListV1", headers).valid == expected
+
+
+def test_exported_documents_validate_like_the_library(tmp_path):
+    import json
+
+    from reference.schemas import HookconfValidator
+    from reference.schemas.__main__ import main
+
+    assert main(["--out", str(tmp_path)]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        f"{name}.schema.json" for name in SCHEMAS)
+    exported = json.loads((tmp_path / "ErrorDescriptorV1.schema.json").read_text())
+    error = {**example("ErrorDescriptorV1"), "code": "é" * 65}
+    assert not HookconfValidator(exported).is_valid(error)
+    assert HookconfValidator(exported).is_valid(example("ErrorDescriptorV1"))
