@@ -221,11 +221,16 @@
   }
 
   function describe(error) {
-    const isError = error !== null && typeof error === 'object';
-    const code = isError && typeof error.code === 'string' && error.code.length <= 64
-      ? error.code : 'guest.exception';
-    const text = String(isError && 'message' in error ? error.message : error);
-    const name = isError && typeof error.name === 'string' ? error.name.slice(0, 64) : 'Error';
+    // Whatever the guest threw, this never throws: getters and toString may be hostile.
+    let code = 'guest.exception';
+    let text = 'unprintable error';
+    let name = 'Error';
+    try {
+      const isError = error !== null && typeof error === 'object';
+      if (isError && typeof error.code === 'string' && error.code.length <= 64) code = error.code;
+      if (isError && typeof error.name === 'string') name = error.name.slice(0, 64);
+      text = String(isError && 'message' in error ? error.message : error);
+    } catch (ignored) { /* keep the defaults */ }
     return { code, message: text.slice(0, MAX_MESSAGE_UNITS), detailKey: null,
       detailParams: { name } };
   }
@@ -234,6 +239,9 @@
     if (current.sealed) return;
     current.sealed = true;
     if (entry === current) entry = null;
+    for (const [callId, waiter] of pending) {
+      if (waiter.current === current) pending.delete(callId); // answers can no longer come
+    }
     const message = { type: 'hook.exit', invocationId: current.id, hook: current.hook };
     if (outcome.ok) {
       message.status = 'ok';

@@ -186,9 +186,13 @@ class PluginVm:
         grants = sorted(self.bundle.permissions)
         limits = {"grants": grants, "memory_limit_bytes": self.budgets.memory_limit_bytes,
                   "stack_limit_bytes": self.budgets.stack_limit_bytes}
-        self._engine = ProcessEngine(**limits, clock=self.clock,
-                                     poll_slice_s=self.budgets.poll_slice_s) \
-            if self.isolation == "process" else InProcessEngine(**limits)
+        try:
+            self._engine = ProcessEngine(**limits, clock=self.clock,
+                                         poll_slice_s=self.budgets.poll_slice_s) \
+                if self.isolation == "process" else InProcessEngine(**limits)
+        except OSError as error:  # the environment's fault: no worker could start
+            return self._activation_failed(entry_id, ErrorCode.WORKER_CRASHED,
+                                           f"worker did not start: {error}")
         deadline = self.clock.now_ms() + self.budgets.activation_timeout_ms
         self.bridge.begin(entry_id, Phase.ACTIVATION)
         try:
@@ -199,6 +203,9 @@ class PluginVm:
                 return self._activation_failed(entry_id, ErrorCode.TIMEOUT, "activation timeout")
             except EngineCrashed as error:
                 return self._activation_failed(entry_id, ErrorCode.WORKER_CRASHED, str(error))
+            if len(step.messages) > MAX_MESSAGES_PER_STEP:
+                return self._activation_failed(entry_id, ErrorCode.WORKER_CRASHED,
+                                               "message_flood")
             refusals = [r.refusal for r in map(self.bridge.handle, step.messages) if r.refusal]
         finally:
             self.bridge.end()

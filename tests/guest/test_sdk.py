@@ -298,3 +298,15 @@ hooks.beforeFinalize(async () => { for (let i = 0; i < 5000; i++) log.info('floo
     assert (outcome.code, outcome.reason, outcome.vm_discarded) == (
         ErrorCode.WORKER_CRASHED, "message_flood", True)
     assert host.logs == []
+
+
+def test_a_hostile_thrown_value_still_produces_a_bounded_exit(tmp_path, host, contexts):
+    vm = inline(tmp_path, host, """
+hooks.onError(async () => {
+  throw { get code() { throw new Error('no') }, toString() { throw new Error('no') },
+          get message() { throw new Error('no') } }
+})""", hooks={"onError": "audit"})
+    outcome = vm.invoke("onError", contexts["onError"])
+    assert (outcome.code, outcome.reason) == (ErrorCode.WORKER_CRASHED, "guest_exception")
+    assert outcome.guest_error["message"] == "unprintable error"
+    assert outcome.aborted is None, "the exit came on its own, not after a timeout abort"
