@@ -3,7 +3,9 @@
 Writes ``corpus/cases/dto/limits.json`` (for every row of ``reference.limits.LIMITS``: a
 value exactly at the limit, valid, and one byte or item beyond it, rejected) and
 ``corpus/cases/dto/shapes.json`` (missing and unknown fields, wrong enums, non-finite
-numbers, stack/engine payloads, safe-integer and progress bounds, post-hook writes).
+numbers, stack/engine payloads, safe-integer and progress bounds, post-hook writes) and
+``corpus/cases/dto/output.json`` (the same limits on what the worker returns: exit
+message size, patched URLs, headers and paths, the metadata operation count).
 
 Byte rows pad with ``é`` (2 UTF-8 bytes, 1 code point) so byte and code-point counts
 differ.  Every case is checked before it is written: markers are expanded, the measured
@@ -290,6 +292,49 @@ def shape_cases() -> list[dict]:
     return cases
 
 
+def _exit_message(k: int) -> Any:
+    """A beforeFinalize exit whose 9 metadata values are each under 256 KiB."""
+    value = [pad(60000), pad(60000), pad(60000), pad(60000)]
+    operations = [{"op": "set", "key": f"k{i}", "value": value} for i in range(8)]
+    operations.append({"op": "set", "key": "k8", "value": [pad(60000), pad(60000), pad(k)]})
+    return {"type": "hook.exit", "invocationId": "inv-1", "hook": "beforeFinalize",
+            "status": "ok", "effects": {"contextPatches": [{"filePath": "/downloads/x.bin"}],
+                                        "metadataOperations": operations}}
+
+
+def output_cases() -> list[dict]:
+    """The §9.1 limits at the worker → host boundary (direction ``output``, H4)."""
+    exit_fit = fitted(_exit_message, "message_bytes", 1000)
+    patch = "BeforeCreatePatchV1"
+    probes = [
+        ("exit-message-bytes", "hook.exit message", "HookExitMessageV1", exit_fit,
+         limit("message_bytes"), ""),
+        ("patch-uris", "URLs in a beforeCreate patch", patch,
+         lambda n: {"uris": {"$repeat": {"item": "https://cdn.example.test/é", "count": n}}},
+         limit("urls_per_request"), "/uris"),
+        ("patch-url-bytes", "bytes of a patched URL", patch,
+         lambda n: {"uris": [pad(n, "https://cdn.example.test/")]}, limit("url_bytes"), "/uris/0"),
+        ("patch-header-value-bytes", "bytes of a patched header value", patch,
+         lambda n: {"headers": [{"name": "X-É", "value": pad(n)}]}, limit("header_value_bytes"),
+         "/headers/0/value"),
+        ("patch-file-path-bytes", "bytes of a patched filePath", "BeforeFinalizePatchV1",
+         lambda n: {"filePath": pad(n, "/downloads/")}, limit("path_bytes"), "/filePath"),
+        ("metadata-operations", "metadata operations in one exit", "BeforeFinalizeEffectsV1",
+         lambda n: {"contextPatches": [], "metadataOperations": {"$repeat": {
+             "item": {"op": "delete", "key": "é"}, "count": n}}},
+         limit("metadata_entries"), "/metadataOperations"),
+    ]
+    cases = []
+    for name, what, schema, build, maximum, path in probes:
+        for label, n, polarity in (("at-limit", maximum, "positive"),
+                                   ("over-limit", maximum + 1, "negative")):
+            expect = {"valid": True} if polarity == "positive" else _rejected("output", path)
+            cases.append(_case(f"dto.output.{name}.{label}",
+                               f"{what}: {n} is {'valid' if n == maximum else 'rejected'}",
+                               "§9.1", polarity, schema, build(n), "output", expect))
+    return cases
+
+
 def check(cases: list[dict]) -> None:
     """Abort unless the reference agrees with every case's ``expect``."""
     for case in cases:
@@ -308,7 +353,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="fail if files are stale")
     args = parser.parse_args(argv)
-    outputs = {"limits.json": limit_cases(), "shapes.json": shape_cases()}
+    outputs = {"limits.json": limit_cases(), "shapes.json": shape_cases(),
+               "output.json": output_cases()}
     for cases in outputs.values():
         check(cases)
     stale = []
