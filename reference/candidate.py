@@ -11,6 +11,7 @@ operation                  reference                                            
 ``permissions.redirect``   :func:`reference.permissions.check_request`          §7
 ``task_source.admit``      :func:`reference.task_source.admit`                  §9.4
 ``dto.validate``           :func:`reference.schemas.validate`                   §9.1
+``runtime.*``              :class:`reference.runtime_ops.RuntimeOps`            §5, §6, §8
 =========================  ===================================================  ======
 """
 
@@ -21,6 +22,7 @@ from typing import Any
 
 from reference import __version__
 from reference.permissions import InvalidPattern, PatternSet, check_request, parse_pattern
+from reference.runtime_ops import RuntimeOps
 from reference.schemas import SCHEMAS, validate
 from reference.task_source import admit
 
@@ -36,10 +38,10 @@ class UnknownOperation(Exception):
         self.message = f"operation {op!r} is not implemented"
 
 
-class ReferenceCandidate:
+class ReferenceCandidate(RuntimeOps):
     """The hookconf reference runtime behind the candidate protocol."""
 
-    families: tuple[str, ...] = ("permissions", "dto")
+    families: tuple[str, ...] = ("permissions", "dto", "runtime")
 
     def hello(self) -> dict[str, Any]:
         return {
@@ -63,6 +65,7 @@ class ReferenceCandidate:
             "permissions.redirect": self.permissions_redirect,
             "task_source.admit": self.task_source_admit,
             "dto.validate": self.dto_validate,
+            **self.runtime_ops(),
         }
 
     # Each operation is a method so that a mutant can override exactly one of them.

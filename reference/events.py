@@ -1,0 +1,72 @@
+"""Structured runtime events (§15): everything observable about discovery, lanes and policy.
+
+Every event is a flat JSON object ``{"seq", "atMs", "kind", ...fields}``; ``seq`` counts from
+1 and ``atMs`` is virtual time in milliseconds.  Payload values (URLs, headers, metadata
+values) are never logged (§15 "sensitive payload values are not logged"); effects appear
+only as counts.
+
+Invocation records (§15) are ``hook.start`` and ``hook.finish`` with the fields of
+:data:`HOOK_FINISH_FIELDS`.  The other kinds, with their fields:
+
+==========================  ===============================================================
+``hook.skipped``            hook, taskId, pluginId, role, reason (``breaker_open``, ...)
+``chain.finish``            hook, taskId, handle, result, errorCode, abortedBy
+``activation.start``        pluginId, version, activation
+``activation.ready``        pluginId, activation, activationMs, registered
+``activation.failed``       pluginId, activation, errorCode
+``worker.stop``             pluginId, reason (``idle``, ``policy``, ``crash``, ``budget``)
+``lane.enqueued``           pluginId, entryId, entryKind, chainId, chain
+``lane.rejected``           pluginId, entryKind, chainId, chain, errorCode
+``lane.cancelled``          pluginId, entryId, errorCode
+``guest.enter``             pluginId, entryId, entryKind, invocationId
+``guest.exit``              pluginId, entryId, invocationId, result
+``bridge.accepted``         pluginId, invocationId, op
+``bridge.rejected``         pluginId, invocationId, op, errorCode
+``capability.admitted``     pluginId, invocationId, leaseId, capability, generation
+``capability.completed``    pluginId, leaseId, generation
+``capability.aborted``      pluginId, leaseId, generation, errorCode
+``capability.refused``      pluginId, invocationId, capability, errorCode
+``barrier.begin``           pluginId, change, fromGeneration, generation
+``barrier.publish``         pluginId, change, generation
+``breaker.open``            pluginId, failures, untilMs
+==========================  ===============================================================
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["HOOK_FINISH_FIELDS", "EventLog"]
+
+#: The §15 invocation record: hook, task, plugin id/version, invocation id, role, queue delay,
+#: activation time, runtime, duration, outcome, error category and effect count.
+HOOK_FINISH_FIELDS = (
+    "hook", "taskId", "pluginId", "version", "invocationId", "role", "queueDelayMs",
+    "activationMs", "runtimeMs", "durationMs", "result", "errorCode", "effectCount",
+)
+
+
+class EventLog:
+    """An append-only list of events stamped with a sequence number and virtual time.
+
+    Args:
+        now_ms: the clock read for ``atMs``.
+    """
+
+    def __init__(self, now_ms: Callable[[], float]) -> None:
+        self._now_ms = now_ms
+        self.events: list[dict[str, Any]] = []
+
+    def emit(self, kind: str, **fields: Any) -> dict[str, Any]:
+        """Append one event and return it."""
+        event = {"seq": len(self.events) + 1, "atMs": self._now_ms(), "kind": kind, **fields}
+        self.events.append(event)
+        return event
+
+    def since(self, seq: int) -> list[dict[str, Any]]:
+        """Events with ``seq`` greater than ``seq``."""
+        return self.events[seq:]
+
+    def of(self, kind: str) -> list[dict[str, Any]]:
+        return [e for e in self.events if e["kind"] == kind]

@@ -1,0 +1,177 @@
+"""The guest port and the scripted guest (§5.1, §8): what the runtime drives inside a lane entry.
+
+The runtime never calls guest code directly.  A guest is an object with two methods that
+return *guest processes* — generators yielding guest->host messages and receiving the
+host's replies — so the deterministic scheduler can interleave them:
+
+``activate()``
+    yields :class:`Work` while the worker starts; returns :class:`Activated`.
+``invoke(kind, name, context, invocation_id)``
+    yields :class:`Work`, :class:`CapabilityCall`, :class:`CommandCall` and
+    :class:`Observe`; returns :class:`Exit` (effects on success, an error otherwise).
+
+:class:`ScriptedGuest` plays a behaviour described as JSON in a case::
+
+    {"activate": {"ms": 5, "fail": false, "register": ["beforeCreate"]},
+     "hooks":    {"beforeCreate": [ACTION, ...]},
+     "commands": {"ping": [ACTION, ...]}}
+
+Actions, in order: ``{"work": ms}``, ``{"patch": {field: value}}``,
+``{"meta": {"set": key, "value": v}}`` / ``{"meta": {"delete": key}}``,
+``{"observe": label}`` (record the context as the guest sees it),
+``{"capability": name, "ms": ms, "invocationId": "$current|$previous|$missing|$other"}``,
+``{"call": pluginId, "command": name}``, ``{"fail": message}`` (the guest throws),
+``{"crash": true}`` (the worker dies), ``{"hang": true}`` (never returns).  A failed
+capability or command reply makes the hook fail with that reply's code unless the action
+says ``"catch": true``.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Generator
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from reference.errors import ErrorCode
+
+__all__ = [
+    "Activated",
+    "CapabilityCall",
+    "CommandCall",
+    "Exit",
+    "GuestPort",
+    "Observe",
+    "Reply",
+    "ScriptedGuest",
+    "Work",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Work:
+    """The guest computes for ``ms`` milliseconds of virtual time."""
+
+    ms: float
+
+
+@dataclass(frozen=True, slots=True)
+class CapabilityCall:
+    """An invocation-scoped worker message (§8): must carry the current ``invocation_id``."""
+
+    invocation_id: str | None
+    capability: str
+    ms: float
+
+
+@dataclass(frozen=True, slots=True)
+class CommandCall:
+    """A call into another plugin's (or its own) command: a new lane entry on the chain."""
+
+    plugin_id: str
+    command: str
+
+
+@dataclass(frozen=True, slots=True)
+class Observe:
+    """A probe: the guest reports the context it was given (for H6 evidence)."""
+
+    label: str
+    context: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """The host's answer to a message: ``code`` is ``None`` on success."""
+
+    code: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Activated:
+    """Activation result: the hooks and commands the guest registered, or a §13 code."""
+
+    registered: frozenset[str]
+    code: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Exit:
+    """Hook exit: ``effects`` on success; ``code`` (and ``crashed`` if the worker died)."""
+
+    effects: dict[str, Any] | None
+    code: str | None = None
+    crashed: bool = False
+    reason: str = ""
+
+
+GuestMessage = Work | CapabilityCall | CommandCall | Observe
+GuestProcess = Generator[GuestMessage, Reply | None, Any]
+
+
+class GuestPort(Protocol):
+    """What the runtime needs from a plugin's guest."""
+
+    def activate(self) -> GuestProcess: ...
+
+    def invoke(self, kind: str, name: str, context: dict[str, Any], invocation_id: str,
+               *, previous_id: str | None, other_id: str | None) -> GuestProcess: ...
+
+
+@dataclass(slots=True)
+class ScriptedGuest:
+    """A guest whose behaviour is a JSON script (see the module docstring)."""
+
+    script: dict[str, Any] = field(default_factory=dict)
+
+    def activate(self) -> GuestProcess:
+        spec = self.script.get("activate", {})
+        if spec.get("ms"):
+            yield Work(float(spec["ms"]))
+        if spec.get("fail"):
+            return Activated(frozenset(), ErrorCode.WORKER_CRASHED)
+        declared = set(self.script.get("hooks", {})) | {
+            f"command:{c}" for c in self.script.get("commands", {})}
+        registered = spec.get("register")
+        return Activated(frozenset(declared if registered is None else registered))
+
+    def invoke(self, kind: str, name: str, context: dict[str, Any], invocation_id: str,
+               *, previous_id: str | None = None, other_id: str | None = None) -> GuestProcess:
+        table = self.script.get("hooks" if kind == "hook" else "commands", {})
+        actions = table.get(name, [])
+        patches: list[dict[str, Any]] = []
+        metadata_ops: list[dict[str, Any]] = []
+        seen = copy.deepcopy(context)
+        ids = {"$current": invocation_id, "$previous": previous_id, "$missing": None,
+               "$other": other_id}
+        for action in actions:
+            if "work" in action:
+                yield Work(float(action["work"]))
+            elif "patch" in action:
+                patches.append(dict(action["patch"]))
+                seen.update(copy.deepcopy(action["patch"]))
+            elif "meta" in action:
+                meta = action["meta"]
+                if "set" in meta:
+                    metadata_ops.append({"op": "set", "key": meta["set"], "value": meta.get("value")})
+                else:
+                    metadata_ops.append({"op": "delete", "key": meta.get("delete")})
+            elif "observe" in action:
+                yield Observe(str(action["observe"]), copy.deepcopy(context))
+            elif "capability" in action:
+                sent = ids.get(action.get("invocationId", "$current"), action.get("invocationId"))
+                reply = yield CapabilityCall(sent, str(action["capability"]), float(action.get("ms", 0)))
+                if reply is not None and reply.code and not action.get("catch"):
+                    return Exit(None, reply.code, reason="capability_failed")
+            elif "call" in action:
+                reply = yield CommandCall(str(action["call"]), str(action.get("command", "")))
+                if reply is not None and reply.code and not action.get("catch"):
+                    return Exit(None, reply.code, reason="command_failed")
+            elif "fail" in action:
+                return Exit(None, ErrorCode.WORKER_CRASHED, reason="guest_exception")
+            elif "crash" in action:
+                return Exit(None, ErrorCode.WORKER_CRASHED, crashed=True, reason="worker_exit")
+            elif "hang" in action:
+                while True:
+                    yield Work(3_600_000.0)
+        return Exit({"contextPatches": patches, "metadataOperations": metadata_ops})
