@@ -6,7 +6,9 @@ each ``capability.call`` message the bridge applies, in this order:
 
 1. **shape** — a JSON object whose ``invocationId`` is a string; otherwise
    ``plugin.hook.concurrent_protocol_violation`` (missing id fails closed, §8); then the
-   ``CapabilityCallMessageV1`` schema (``plugin.hook.output_invalid``);
+   ``CapabilityCallMessageV1`` envelope (``plugin.hook.output_invalid``; only a forged
+   message can break it).  Arguments beyond the §9.1 limits merely reject that call
+   (after the gates below);
 2. **effective permission** — ``log`` always; ``storage``/``http`` only when granted
    (``plugin.hook.permission_denied``);
 3. **phase** — during activation only ``log`` is allowed: an effectful call fails
@@ -117,7 +119,7 @@ class CapabilityBridge:
             return self._refuse(None, ErrorCode.CONCURRENT_PROTOCOL_VIOLATION,
                                 "message without an invocation id")
         check = validate("CapabilityCallMessageV1", message, direction="output")
-        if not check.valid:
+        if not check.valid and not _only_args(message, check.path):
             return self._refuse(message, ErrorCode.OUTPUT_INVALID,
                                 f"malformed message at {check.path}")
         capability = message["capability"]
@@ -130,6 +132,9 @@ class CapabilityBridge:
         if self._entry_id is None or message["invocationId"] != self._entry_id:
             return self._refuse(message, ErrorCode.CONCURRENT_PROTOCOL_VIOLATION,
                                 "stale or foreign invocation id")
+        if not check.valid:  # a well-formed call whose arguments break §9.1: reject the call
+            return Reply(_result(message, error=CapabilityError(
+                ErrorCode.OUTPUT_INVALID, f"arguments exceed §9.1 at {check.path}")))
         try:
             value = self._dispatch(capability, message["method"], message["args"])
         except CapabilityError as error:
@@ -170,6 +175,15 @@ class CapabilityBridge:
                 and isinstance(message.get("invocationId"), str):
             result = _result(message, error=CapabilityError(code, reason))
         return Reply(result, Refusal(code, reason))
+
+
+def _only_args(message: dict[str, Any], path: str | None) -> bool:
+    """The envelope is sound and only ``args`` (or the total size) breaks the schema."""
+    envelope = {k: v for k, v in message.items() if k != "args"}
+    envelope["args"] = []
+    if not validate("CapabilityCallMessageV1", envelope, direction="output").valid:
+        return False
+    return path is not None and (path == "" or path.startswith("/args"))
 
 
 def _result(message: dict[str, Any], *, value: Any = None,

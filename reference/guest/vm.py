@@ -41,6 +41,10 @@ from reference.schemas import PRE_HOOKS, validate
 
 __all__ = ["AbortReason", "ActivationOutcome", "HookOutcome", "PluginState", "PluginVm"]
 
+#: Refusals that mean the worker itself misbehaves (only a forged message can cause them):
+#: the invocation fails closed and the VM is discarded.
+_FATAL_REFUSALS = frozenset({ErrorCode.CONCURRENT_PROTOCOL_VIOLATION, ErrorCode.OUTPUT_INVALID})
+
 #: Worker messages one step may carry; more is a flood and fails the invocation.
 MAX_MESSAGES_PER_STEP = 4096
 
@@ -316,7 +320,7 @@ class PluginVm:
                 reply = self.bridge.handle(worker_message)
                 if reply.refusal is not None:
                     refusals.append(reply.refusal)
-                    if reply.refusal.code is ErrorCode.CONCURRENT_PROTOCOL_VIOLATION:
+                    if reply.refusal.code in _FATAL_REFUSALS:  # a forged or corrupt worker
                         return outcome.fail(reply.refusal.code, reply.refusal.reason,
                                             discard=True)
                 if reply.result is not None:

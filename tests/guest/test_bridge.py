@@ -1,6 +1,8 @@
 """The capability bridge: shape, permission, phase and invocation gates in order (§8, §9.5, H3)."""
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from reference.errors import ErrorCode
 from reference.guest import CapabilityBridge, MemoryStorage, Phase
@@ -85,3 +87,27 @@ def test_http_without_transport_is_denied():
     reply = b.handle(call(capability="http", method="request", args=[{"url": "https://a/"}]))
     assert reply.result["ok"] is False
     assert reply.result["error"]["code"] == ErrorCode.PERMISSION_DENIED
+
+
+junk = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
+    lambda children: st.lists(children, max_size=3)
+    | st.dictionaries(st.sampled_from(["type", "invocationId", "callId", "capability",
+                                       "method", "args", "x"]), children, max_size=6),
+    max_leaves=10,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(message=junk, capability=st.sampled_from(["log", "storage", "http", "url", "fs"]))
+def test_the_bridge_never_raises_on_junk_and_only_acts_on_the_current_id(message, capability):
+    b, records = bridge(grants=("log", "storage", "http"))
+    b.begin("inv-1", Phase.POST_HOOK)
+    if isinstance(message, dict) and "capability" in message:
+        message["capability"] = capability
+    reply = b.handle(message)
+    acted = reply.refusal is None
+    if acted:
+        assert message["invocationId"] == "inv-1"
+    else:
+        assert records == []

@@ -310,3 +310,41 @@ hooks.onError(async () => {
     assert (outcome.code, outcome.reason) == (ErrorCode.WORKER_CRASHED, "guest_exception")
     assert outcome.guest_error["message"] == "unprintable error"
     assert outcome.aborted is None, "the exit came on its own, not after a timeout abort"
+
+
+@pytest.mark.parametrize("junk,code", [
+    ("42", ErrorCode.CONCURRENT_PROTOCOL_VIOLATION),
+    ("{ type: 'capability.call' }", ErrorCode.CONCURRENT_PROTOCOL_VIOLATION),
+    ("{ type: 'capability.call', invocationId: ctx.invocationId, callId: -1, capability: 'log', "
+     "method: 'info', args: [] }", ErrorCode.OUTPUT_INVALID),
+    ("{ type: 'hook.exit', invocationId: ctx.invocationId, hook: 'beforeFinalize', "
+     "status: 'ok', effects: { contextPatches: [{ filePath: '' }], metadataOperations: [] } }",
+     ErrorCode.OUTPUT_INVALID),
+    ("{ type: 'hook.exit', invocationId: ctx.invocationId, hook: 'onError', status: 'ok', "
+     "effects: { contextPatches: [], metadataOperations: [] } }",
+     ErrorCode.CONCURRENT_PROTOCOL_VIOLATION),
+])
+def test_junk_on_the_raw_worker_port_fails_closed(tmp_path, host, contexts, junk, code):
+    vm = inline(tmp_path, host, f"""
+hooks.beforeFinalize(async (ctx) => {{
+  globalThis.__motrixHost.post({junk})
+  await new Promise(() => {{}})
+}})""", hooks={"beforeFinalize": "enrich"})
+    outcome = vm.invoke("beforeFinalize", contexts["beforeFinalize"])
+    assert outcome.code is code and outcome.effects is None
+
+
+def test_arguments_beyond_the_limits_reject_only_that_call(tmp_path, host, contexts):
+    vm = inline(tmp_path, host, """
+hooks.beforeFinalize(async () => {
+  let deep = 1
+  for (let i = 0; i < 20; i++) deep = { a: deep }
+  log.info('deep', deep)
+  let code = null
+  try { await storage.set('k', deep) } catch (e) { code = e.code }
+  log.info('after', { code })
+})""", hooks={"beforeFinalize": "enrich"}, permissions=("storage",))
+    outcome = vm.invoke("beforeFinalize", contexts["beforeFinalize"])
+    assert outcome.ok, outcome
+    assert [r.message for r in host.logs] == ["after"]
+    assert host.log("after").fields == {"code": "plugin.hook.output_invalid"}
