@@ -9,6 +9,7 @@ Public surface::
         -> HookOutcome(hook, invocation_id, effects, code, reason, guest_error,
                        vm_discarded, aborted)
     load_bundle(plugin_dir) -> PluginBundle
+    QuickJsGuest(vm)       # the runtime's GuestPort (reference.guests) over a real VM
     Budgets, FakeClock, SequentialIds, MemoryStorage, HttpResponse, PENDING, LogRecord
 """
 
@@ -25,6 +26,7 @@ from reference.guest.capabilities import (
     default_request_check,
 )
 from reference.guest.engine import GuestEngine, Step
+from reference.guest.port import QuickJsGuest
 from reference.guest.ports import (
     Budgets,
     Clock,
@@ -63,6 +65,7 @@ __all__ = [
     "PluginState",
     "PluginVm",
     "ProcessEngine",
+    "QuickJsGuest",
     "RandomIds",
     "Refusal",
     "Reply",
