@@ -35,6 +35,7 @@ __all__ = [
 ]
 
 MAX_REDIRECTS = 20
+HTTP_METHODS = frozenset({"GET", "POST", "PUT", "DELETE", "HEAD", "PATCH"})
 MAX_BODY_BYTES = 1024 * 1024
 STORAGE_VERSION_CONFLICT = "plugin.storage.version_conflict"
 
@@ -191,9 +192,13 @@ class HttpCapability:
         if not isinstance(options, dict) or not isinstance(options.get("url"), str):
             raise CapabilityError(ErrorCode.OUTPUT_INVALID, "http.request needs a url")
         method = options.get("method", "GET")
+        if method not in HTTP_METHODS:
+            raise CapabilityError(ErrorCode.OUTPUT_INVALID, "unsupported HTTP method")
+        raw_headers = options.get("headers") or []
+        if not validate("HeaderListV1", raw_headers, direction="output").valid:
+            raise CapabilityError(ErrorCode.OUTPUT_INVALID, "invalid request headers")
         proxy = options.get("proxy")
-        headers = tuple((h["name"], h["value"]) for h in options.get("headers") or ()
-                        if isinstance(h, dict))
+        headers = tuple((h["name"], h["value"]) for h in raw_headers)
         body = options.get("body")
         if isinstance(body, dict):
             body = json.dumps(body.get("data"))

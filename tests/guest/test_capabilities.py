@@ -136,3 +136,18 @@ def test_a_capability_result_beyond_the_limits_reaches_the_guest_as_input_invali
     assert reply.result["ok"] is False
     assert reply.result["error"]["code"] == ErrorCode.INPUT_INVALID
     assert "/value/body" in reply.result["error"]["message"]
+
+
+@pytest.mark.parametrize("options", [
+    {"url": "https://api.test/a", "method": "CONNECT"},
+    {"url": "https://api.test/a", "headers": [{"name": "", "value": "x"}]},
+    {"url": "https://api.test/a", "headers": "Accept: */*"},
+    {"method": "GET"},
+])
+def test_malformed_request_options_are_output_invalid_and_nothing_is_sent(options):
+    transport = FakeTransport()
+    check, _ = _recording_check("https://api.test/")
+    with pytest.raises(CapabilityError) as caught:
+        HttpCapability(transport, check).request([], options)
+    assert caught.value.code == ErrorCode.OUTPUT_INVALID
+    assert transport.seen == []
