@@ -10,6 +10,7 @@ import argparse
 import datetime as dt
 import fnmatch
 import json
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -21,7 +22,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from harness import __version__
 from harness.corpus import Case, Corpus, load_corpus
 from harness.engine import CaseResult, run_cases
-from harness.protocol import CandidateUnreachable, connect, load_candidate_object
+from harness.protocol import CandidateSpecError, CandidateUnreachable, connect, load_candidate_object
 from harness.protocol.serve import serve
 from harness.report import build_report, render_terminal, write_junit
 
@@ -29,6 +30,16 @@ __all__ = ["main"]
 
 EXIT_USAGE = 2
 EXIT_UNREACHABLE = 3
+#: Width used when output goes to a pipe or a CI log (a terminal reports its own width).
+LOG_WIDTH = 160
+
+
+def _console(*, stderr: bool = False) -> Console:
+    """A console that keeps report lines whole in CI logs; COLUMNS still wins when set."""
+    console = Console(stderr=stderr, highlight=False)
+    if not console.is_terminal and "COLUMNS" not in os.environ:
+        console = Console(stderr=stderr, highlight=False, width=LOG_WIDTH)
+    return console
 
 
 def _add_corpus_options(parser: argparse.ArgumentParser) -> None:
@@ -107,7 +118,7 @@ def _select(cases: list[Case], patterns: Sequence[str]) -> list[Case]:
 
 
 def _lint(args: argparse.Namespace) -> int:
-    console = Console(stderr=False, highlight=False)
+    console = _console()
     corpus = _load(args, args.paths)
     if corpus.problems:
         _report_problems(corpus, console)
@@ -117,22 +128,21 @@ def _lint(args: argparse.Namespace) -> int:
 
 
 def _list(args: argparse.Namespace) -> int:
-    console = Console(highlight=False)
     corpus = _load(args)
     if corpus.problems:
-        _report_problems(corpus, Console(stderr=True))
+        _report_problems(corpus, _console(stderr=True))
         return EXIT_USAGE
     for case in _select(corpus.cases, args.case):
-        console.print(
-            f"{case.id}\t{case.kind}\t{case.polarity}\t{','.join(case.invariants)}\t{case.spec}",
-            markup=False,
-        )
+        print(f"{case.id}\t{case.kind}\t{case.polarity}\t{','.join(case.invariants)}\t{case.spec}")
     return 0
 
 
 def _serve(args: argparse.Namespace) -> int:
     try:
         candidate = load_candidate_object(args.candidate)
+    except CandidateSpecError as exc:
+        print(f"hookconf serve: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     except CandidateUnreachable as exc:
         print(f"hookconf serve: {exc.reason}", file=sys.stderr)
         return EXIT_UNREACHABLE
@@ -140,8 +150,8 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    console = Console(highlight=False)
-    errors = Console(stderr=True, highlight=False)
+    console = _console()
+    errors = _console(stderr=True)
     for output in (args.json, args.junit):
         if output is not None and not output.parent.is_dir():
             errors.print(f"[red]no folder for the report:[/] {output}")
@@ -156,6 +166,13 @@ def _run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     try:
         conn = connect(args.candidate, timeout_s=args.timeout)
+    except CandidateSpecError as exc:
+        errors.print(f"[red]usage:[/] {exc}")
+        return EXIT_USAGE
+    except CandidateUnreachable as exc:
+        errors.print(f"[red]candidate unreachable:[/] {exc.reason}")
+        return EXIT_UNREACHABLE
+    try:
         hello = conn.open()
     except CandidateUnreachable as exc:
         errors.print(f"[red]candidate unreachable:[/] {exc.reason}")

@@ -99,6 +99,8 @@ def load_corpus(extra: Sequence[Path] = (), *, embedded_corpus: bool = True) -> 
     for root in roots:
         if not root.exists():
             result.problems.append(Problem(str(root), "", "no such file or folder"))
+        elif root.is_dir() and root is not embedded.CASES and not _case_files([root]):
+            result.problems.append(Problem(str(root), "", "folder holds no *.json case file"))
     for path in _case_files(r for r in roots if r.exists()):
         name = _display(path)
         result.files.append(name)

@@ -32,6 +32,7 @@ __all__ = [
     "OPS",
     "CandidateError",
     "CandidateReplyError",
+    "CandidateSpecError",
     "CandidateUnreachable",
     "Connection",
     "Hello",
@@ -43,6 +44,10 @@ __all__ = [
 ]
 
 REFERENCE = "reference.candidate:ReferenceCandidate"
+
+
+class CandidateSpecError(ValueError):
+    """A ``--candidate`` value that is none of the accepted forms (a usage error, exit 2)."""
 
 
 class Connection(Protocol):
@@ -64,13 +69,14 @@ def load_candidate_object(spec: str) -> CandidateObject:
     candidates (``tests.mutants.regex_matcher:factory``) load without installation.
 
     Raises:
+        CandidateSpecError: ``spec`` is not of the form ``module:factory``.
         CandidateUnreachable: the module, the factory or the object cannot be had.
     """
     target = REFERENCE if spec == "reference" else spec
     module_name, sep, attr = target.partition(":")
     if not sep or not module_name or not attr:
-        raise CandidateUnreachable(
-            f"--candidate {spec!r}: expected 'reference', 'module:factory' or 'cmd:<command>'"
+        raise CandidateSpecError(
+            f"--candidate {spec!r}: expected 'reference', 'module:factory' or 'cmd:<command line>'"
         )
     if os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())
@@ -84,5 +90,7 @@ def load_candidate_object(spec: str) -> CandidateObject:
 def connect(spec: str, *, timeout_s: float = 10.0) -> Connection:
     """Build (not yet open) the connection named by a ``--candidate`` value."""
     if spec.startswith("cmd:"):
+        if not spec[4:].strip():
+            raise CandidateSpecError("--candidate 'cmd:' needs a command line after the colon")
         return SubprocessConnection(spec[4:], timeout_s=timeout_s, label=spec)
     return InProcessConnection(load_candidate_object(spec), label=spec)

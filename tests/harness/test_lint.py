@@ -79,3 +79,8 @@ def test_extra_corpus_cases_run_beside_the_embedded_ones(hookconf, tmp_path):
     assert [c["id"] for c in report["cases"]] == ["extra.case.one"]
     assert report["cases"][0]["status"] == "passed"
     assert report["corpus"]["extra"] == [str(path)]
+
+
+def test_a_folder_without_cases_is_a_problem(hookconf, tmp_path):
+    (tmp_path / "empty").mkdir()
+    assert hookconf("lint", str(tmp_path / "empty"))[0] == 2

@@ -39,6 +39,8 @@ def test_junit_has_one_suite_per_invariant_with_failures(hookconf, tmp_path):
     assert int(h5.get("failures")) > 0
     failure = h5.find("testcase/failure")
     assert "expected" in failure.text and "re-run: hookconf run" in failure.text
+    h25 = next(s for s in suites if s.get("name").startswith("H25 "))
+    assert h25.get("skipped") == "1" and h25.find("testcase/skipped") is not None
 
 
 def test_terminal_report_shows_table_failures_and_verdict(capsys, monkeypatch):

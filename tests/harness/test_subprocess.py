@@ -47,9 +47,14 @@ def test_well_behaved_subprocess_passes(hookconf):
 
 
 @pytest.mark.parametrize("candidate", ["cmd:/nonexistent/candidate", fake("bad-hello"),
-                                       "no.such.module:factory", "not-a-spec"])
+                                       "no.such.module:factory"])
 def test_unreachable_candidate_exits_3(hookconf, candidate):
     assert hookconf("run", "--candidate", candidate, *MINI_ARGS)[0] == 3
+
+
+@pytest.mark.parametrize("candidate", ["not-a-spec", "cmd:", "cmd:   "])
+def test_malformed_candidate_value_is_a_usage_error(hookconf, candidate):
+    assert hookconf("run", "--candidate", candidate, *MINI_ARGS)[0] == 2
 
 
 def test_reference_over_stdio_agrees_with_in_process(hookconf):
