@@ -17,12 +17,13 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from reference.errors import ErrorCode, Fault, HookRuntimeError
 from reference.schemas import HOOKS
 
-__all__ = ["AUTO_PERMISSIONS", "MAX_BUNDLE_BYTES", "PluginBundle", "load_bundle",
-           "rewrite_imports"]
+__all__ = ["AUTO_PERMISSIONS", "MAX_BUNDLE_BYTES", "PluginBundle", "bundle_from_source",
+           "load_bundle", "rewrite_imports"]
 
 MAX_BUNDLE_BYTES = 1024 * 1024  # dist/plugin.js ≤ 1 MiB
 AUTO_PERMISSIONS = frozenset({"log", "i18n", "config", "lifecycle", "commands", "app", "crypto"})
@@ -115,11 +116,38 @@ def load_bundle(plugin_dir: str | Path) -> PluginBundle:
         manifest = json.loads((root / "motrix-plugin.json").read_text(encoding="utf-8"))
     except (OSError, ValueError) as error:
         raise _bad(f"unreadable manifest: {error}") from None
+    _check_manifest(manifest)
+    main = (root / manifest["main"]).resolve()
+    if root not in main.parents:
+        raise _bad("manifest main escapes the plugin directory")
+    try:
+        raw = main.read_bytes()
+    except OSError as error:
+        raise _bad(f"unreadable bundle: {error}") from None
+    return _bundle(manifest, raw)
+
+
+def bundle_from_source(manifest: Any, source: str) -> PluginBundle:
+    """Build a bundle from a parsed manifest and the text of its ``main`` module.
+
+    The same checks as :func:`load_bundle` apply (a candidate protocol request carries the
+    plugin this way).  Raises ``HookRuntimeError`` as :func:`load_bundle` does.
+    """
+    _check_manifest(manifest)
+    if not isinstance(source, str):
+        raise _bad("bundle source is not text")
+    return _bundle(manifest, source.encode("utf-8", "surrogatepass"))
+
+
+def _check_manifest(manifest: Any) -> None:
     if not isinstance(manifest, dict):
         raise _bad("manifest is not an object")
     for key in ("id", "version", "main"):
         if not isinstance(manifest.get(key), str):
             raise _bad(f"manifest field {key!r} missing")
+
+
+def _bundle(manifest: dict, raw: bytes) -> PluginBundle:
     hooks_decl = manifest.get("contributes", {}).get("hooks", {})
     hooks: dict[str, str] = {}
     for hook, decl in hooks_decl.items():
@@ -128,13 +156,6 @@ def load_bundle(plugin_dir: str | Path) -> PluginBundle:
         hooks[hook] = decl["role"]
     if hooks and not manifest.get("hostPermissions"):
         raise _bad("a plugin declaring hooks needs at least one hostPermissions entry")
-    main = (root / manifest["main"]).resolve()
-    if root not in main.parents:
-        raise _bad("manifest main escapes the plugin directory")
-    try:
-        raw = main.read_bytes()
-    except OSError as error:
-        raise _bad(f"unreadable bundle: {error}") from None
     if len(raw) > MAX_BUNDLE_BYTES:
         raise _bad("bundle exceeds 1 MiB")
     permissions = frozenset(manifest.get("permissions", [])) | {"log"}

@@ -124,15 +124,18 @@ class GuestEngine:
             SDK's ``available`` flags — the host bridge decides every call (§12).
         memory_limit_bytes: QuickJS heap limit.
         stack_limit_bytes: QuickJS stack limit.
+        prelude: the SDK prelude's source; ``None`` is the reference's own
+            (:data:`PRELUDE`).  Another text only serves to test the harness against
+            runtimes with a broken SDK surface.
     """
 
     def __init__(self, *, grants: list[str], memory_limit_bytes: int,
-                 stack_limit_bytes: int) -> None:
+                 stack_limit_bytes: int, prelude: str | None = None) -> None:
         self._ctx = _quickjs.Context()
         self._ctx.set_memory_limit(memory_limit_bytes)
         self._ctx.set_max_stack_size(stack_limit_bytes)
         self._ctx.add_callable("__motrixUrlParse", _url_parse)
-        self._host = self._ctx.eval(PRELUDE)
+        self._host = self._ctx.eval(PRELUDE if prelude is None else prelude)
         self._host("configure", json.dumps({"grants": list(grants)}))
 
     def activate(self, script: str, entry_id: str) -> Step:

@@ -55,10 +55,10 @@ class InProcessEngine:
     """The engine on the calling thread; the deadline is not enforced inside a call."""
 
     def __init__(self, *, grants: list[str], memory_limit_bytes: int,
-                 stack_limit_bytes: int) -> None:
+                 stack_limit_bytes: int, prelude: str | None = None) -> None:
         self._engine: GuestEngine | None = GuestEngine(
             grants=grants, memory_limit_bytes=memory_limit_bytes,
-            stack_limit_bytes=stack_limit_bytes)
+            stack_limit_bytes=stack_limit_bytes, prelude=prelude)
 
     def call(self, op: str, *args: str, deadline_ms: float) -> Step:
         if self._engine is None:
@@ -86,13 +86,13 @@ class ProcessEngine:
     Requests and answers are JSON lines over the worker's stdin/stdout.
 
     Args:
-        grants, memory_limit_bytes, stack_limit_bytes: see ``GuestEngine``.
+        grants, memory_limit_bytes, stack_limit_bytes, prelude: see ``GuestEngine``.
         clock: the injected clock deadlines are measured on.
         poll_slice_s: real seconds per wait slice (kill granularity).
     """
 
     def __init__(self, *, grants: list[str], memory_limit_bytes: int, stack_limit_bytes: int,
-                 clock: Clock, poll_slice_s: float) -> None:
+                 clock: Clock, poll_slice_s: float, prelude: str | None = None) -> None:
         env = {**os.environ,
                "PYTHONPATH": os.pathsep.join(filter(None, [_PACKAGE_ROOT,
                                                            os.environ.get("PYTHONPATH")]))}
@@ -106,6 +106,8 @@ class ProcessEngine:
         self._reaper = weakref.finalize(self, _reap, self._process)
         config = {"grants": grants, "memory_limit_bytes": memory_limit_bytes,
                   "stack_limit_bytes": stack_limit_bytes}
+        if prelude is not None:
+            config["prelude"] = prelude
         self._write(json.dumps(config).encode("utf-8") + b"\n")
 
     @property

@@ -129,6 +129,7 @@ class PluginVm:
         clock, ids: injected time and id ports.
         budgets: timeout, memory and stack limits.
         isolation: ``"process"`` (default; kill on timeout) or ``"inprocess"``.
+        prelude: the SDK prelude source (``None``: the reference's); see ``GuestEngine``.
     """
 
     def __init__(self, bundle: PluginBundle, *, storage: MemoryStorage | None = None,
@@ -136,7 +137,8 @@ class PluginVm:
                  request_check: Callable[..., Any] | None = None,
                  log_sink: Callable[[LogRecord], None] | None = None,
                  clock: Clock | None = None, ids: IdSource | None = None,
-                 budgets: Budgets | None = None, isolation: str = "process") -> None:
+                 budgets: Budgets | None = None, isolation: str = "process",
+                 prelude: str | None = None) -> None:
         if isolation not in ("process", "inprocess"):
             raise ValueError("isolation is 'process' or 'inprocess'")
         self.bundle = bundle
@@ -144,6 +146,7 @@ class PluginVm:
         self.ids = ids or RandomIds()
         self.budgets = budgets or Budgets()
         self.isolation = isolation
+        self.prelude = prelude
         http = None
         if transport is not None:
             http = HttpCapability(transport) if request_check is None \
@@ -189,7 +192,7 @@ class PluginVm:
         entry_id = self.ids.new_id("activation")
         grants = sorted(self.bundle.permissions)
         limits = {"grants": grants, "memory_limit_bytes": self.budgets.memory_limit_bytes,
-                  "stack_limit_bytes": self.budgets.stack_limit_bytes}
+                  "stack_limit_bytes": self.budgets.stack_limit_bytes, "prelude": self.prelude}
         try:
             self._engine = ProcessEngine(**limits, clock=self.clock,
                                          poll_slice_s=self.budgets.poll_slice_s) \

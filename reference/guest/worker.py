@@ -1,7 +1,8 @@
 """The worker process: one QuickJS VM serving JSON-line requests on stdin/stdout (§4, §8).
 
 Run as ``python -m reference.guest.worker``.  The first line is the VM configuration
-(``{"grants": [...], "memory_limit_bytes": N, "stack_limit_bytes": N}``); every later
+(``{"grants": [...], "memory_limit_bytes": N, "stack_limit_bytes": N, "prelude"?: text}``);
+every later
 line is one request ``<op>\t<payload>``: for ``enter``, ``settle`` and ``abort`` the
 payload is the operation's one argument (JSON text or a reason word, never a newline);
 for ``activate`` it is the JSON array ``[script, entry_id]``.  Each request is answered

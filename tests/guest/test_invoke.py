@@ -1,0 +1,58 @@
+"""``run_plugin``: a plugin carried as manifest + source, run through a sequence of hooks."""
+
+import json
+from pathlib import Path
+
+from reference.guest.engine import PRELUDE
+from reference.guest.invoke import run_plugin
+from reference.schemas.examples import example
+
+PLUGINS = Path(__file__).resolve().parents[2] / "corpus" / "plugins"
+
+
+def plugin(plugin_id):
+    manifest = json.loads((PLUGINS / plugin_id / "motrix-plugin.json").read_text())
+    return manifest, (PLUGINS / plugin_id / manifest["main"]).read_text()
+
+
+def test_invocations_share_one_vm_and_logs_are_split_per_entry():
+    context = example("BeforeFinalizeContextV1")
+    done = run_plugin(*plugin("hookconf.hostile-update-after-exit"),
+                      [{"hook": "beforeFinalize", "context": context}] * 2)
+    assert done["activation"]["code"] is None
+    first, second = done["results"]
+    assert first["logs"] == []
+    assert second["logs"][0]["fields"] == {"update": "plugin.hook.concurrent_protocol_violation",
+                                           "metadata": "plugin.hook.concurrent_protocol_violation"}
+    assert [p["filePath"] for p in second["effects"]["contextPatches"]] != ["/etc/owned"]
+
+
+def test_activation_failure_returns_no_results():
+    done = run_plugin(*plugin("hookconf.hostile-activation-effect"),
+                      [{"hook": "beforeFinalize", "context": example("BeforeFinalizeContextV1")}])
+    assert done["activation"]["code"] == "plugin.hook.permission_denied"
+    assert done["results"] == []
+
+
+def test_a_manifest_the_host_refuses_is_an_activation_failure():
+    done = run_plugin({"id": "x"}, "", [])
+    assert done["activation"]["code"] == "plugin.hook.worker_crashed"
+
+
+def test_invalid_input_never_reaches_the_guest():
+    context = example("BeforeFinalizeContextV1")
+    del context["task"]
+    done = run_plugin(*plugin("hookconf.sdk20-lifecycle"), [{"hook": "beforeFinalize", "context": context}])
+    assert done["results"][0]["code"] == "plugin.hook.input_invalid"
+    assert done["results"][0]["logs"] == []
+
+
+def test_a_prelude_can_be_swapped_for_a_mutant_runtime():
+    broken = PRELUDE.replace("data.set(key, jsonStringify(copy));", "")
+    assert broken != PRELUDE
+    done = run_plugin(*plugin("hookconf.sdk20-lifecycle"),
+                      [{"hook": "beforeCreate", "context": example("BeforeCreateContextV1")}],
+                      prelude=broken)
+    # the fixture reads back what it wrote; with the write invisible it throws
+    assert done["results"][0]["code"] == "plugin.hook.worker_crashed"
+    assert done["results"][0]["reason"] == "guest_exception"
