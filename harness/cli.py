@@ -25,6 +25,7 @@ from harness.engine import CaseResult, run_cases
 from harness.protocol import CandidateSpecError, CandidateUnreachable, connect, load_candidate_object
 from harness.protocol.serve import serve
 from harness.report import build_report, render_terminal, write_junit
+from harness.report.html import write_html
 
 __all__ = ["main"]
 
@@ -70,6 +71,7 @@ def _parser() -> argparse.ArgumentParser:
                      help="run only cases whose id matches (glob allowed; repeatable)")
     run.add_argument("--json", type=Path, metavar="PATH", help="write the JSON report here")
     run.add_argument("--junit", type=Path, metavar="PATH", help="write JUnit XML here")
+    run.add_argument("--html", type=Path, metavar="PATH", help="write a self-contained HTML report here")
     run.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS",
                      help="per-request timeout for cmd: candidates (default 10)")
     run.add_argument("--seed", type=int, default=0, help="seed for everything random (default 0)")
@@ -152,7 +154,7 @@ def _serve(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     console = _console()
     errors = _console(stderr=True)
-    for output in (args.json, args.junit):
+    for output in (args.json, args.junit, args.html):
         if output is not None and not output.parent.is_dir():
             errors.print(f"[red]no folder for the report:[/] {output}")
             return EXIT_USAGE
@@ -220,6 +222,8 @@ def _run(args: argparse.Namespace) -> int:
             args.json.write_text(text, encoding="utf-8")
         if args.junit:
             write_junit(report, args.junit)
+        if args.html:
+            write_html(report, args.html)
     except OSError as exc:
         errors.print(f"[red]cannot write the report:[/] {exc}")
         return EXIT_USAGE

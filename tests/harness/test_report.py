@@ -61,3 +61,14 @@ def test_case_filter_without_match_is_a_usage_error(hookconf):
 
 def test_report_path_in_a_missing_folder_is_a_usage_error_before_running(hookconf, tmp_path):
     assert hookconf("run", "--junit", str(tmp_path / "no" / "junit.xml"))[0] == 2
+
+
+def test_html_report_is_one_self_contained_page_with_the_matrix(hookconf, tmp_path):
+    page = tmp_path / "report.html"
+    hookconf("run", "--candidate", "tests.mutants.accept_credentials:factory", "--html", str(page))
+    text = page.read_text()
+    assert text.startswith("<!doctype html>")
+    assert all(f"<td>H{n}</td>" in text for n in range(1, 26))
+    assert text.count("<tr class=") == 25
+    assert "NOT CONFORMANT" in text and "re-run: <code>hookconf run" in text
+    assert "<script" not in text and "http://" not in text.split("<body>")[0]
