@@ -19,6 +19,7 @@ Raises :class:`MarkerError` for a malformed marker; a case with one is a corpus 
 
 from __future__ import annotations
 
+import copy
 import math
 from typing import Any
 
@@ -45,12 +46,23 @@ def expand_markers(value: Any, pointer: str = "") -> Any:
         (key, spec), = value.items()
         expander = _EXPANDERS.get(key)
         if expander is not None:
+            unknown = set(spec) - _FIELDS[key] if isinstance(spec, dict) and key in _FIELDS else set()
+            if unknown:
+                raise MarkerError(pointer, f"{key} has unknown field(s) {sorted(unknown)}")
             return expander(spec, pointer)
     return {k: expand_markers(v, f"{pointer}/{_escape(k)}") for k, v in value.items()}
 
 
 def _escape(key: str) -> str:
     return key.replace("~", "~0").replace("/", "~1")
+
+
+_FIELDS = {
+    "$pad": {"prefix", "fill", "suffix", "bytes"},
+    "$repeat": {"item", "count"},
+    "$keys": {"prefix", "count", "value"},
+    "$nest": {"depth", "key", "leaf"},
+}
 
 
 def _need(spec: Any, pointer: str, name: str, kind: type, *, minimum: int | None = None) -> Any:
@@ -85,7 +97,7 @@ def _repeat(spec: Any, pointer: str) -> list[Any]:
     if "item" not in spec:
         raise MarkerError(pointer, "$repeat needs 'item'")
     item = expand_markers(spec["item"], f"{pointer}/$repeat/item")
-    return [item] * count
+    return [copy.deepcopy(item) for _ in range(count)]
 
 
 def _keys(spec: Any, pointer: str) -> dict[str, Any]:
@@ -94,7 +106,7 @@ def _keys(spec: Any, pointer: str) -> dict[str, Any]:
     if "value" not in spec or not isinstance(prefix, str):
         raise MarkerError(pointer, "$keys needs 'value' and a string 'prefix'")
     item = expand_markers(spec["value"], f"{pointer}/$keys/value")
-    return {f"{prefix}{i}": item for i in range(count)}
+    return {f"{prefix}{i}": copy.deepcopy(item) for i in range(count)}
 
 
 def _nest(spec: Any, pointer: str) -> Any:

@@ -28,8 +28,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from harness.markers import expand_markers  # noqa: E402
 from reference.limits import LIMITS, MAX_SAFE_INTEGER, limit, utf8_len  # noqa: E402
-from reference.schemas import encoded_len, expand_markers, validate  # noqa: E402
+from reference.schemas import encoded_len, validate  # noqa: E402
 from reference.schemas.examples import example  # noqa: E402
 
 OUT = ROOT / "corpus" / "cases" / "dto"

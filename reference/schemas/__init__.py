@@ -5,7 +5,6 @@ Public surface::
     validate(schema_name, value, *, direction="input") -> Validation(valid, code, path, reason)
     dto_validate({"schema", "value", "direction"?}) -> {"valid", "code"?, "path"?}
     canonical_json(value) -> bytes              # §9.4 persisted post-delivery payload
-    expand_markers(value) -> value              # corpus generator markers ($pad, $repeat, …)
     SCHEMAS: dict[str, str]                     # public schema names
     document(name) -> dict                      # the JSON Schema document of a name
 """
@@ -13,7 +12,6 @@ Public surface::
 from reference.schemas.canonical import canonical_json, js_number
 from reference.schemas.documents import HOOKS, POST_HOOKS, PRE_HOOKS, SCHEMAS, document
 from reference.schemas.keywords import HookconfValidator, encoded_len, walk_json
-from reference.schemas.markers import MARKERS, MarkerError, expand_markers
 from reference.schemas.validate import (
     Direction,
     Validation,
@@ -25,20 +23,17 @@ from reference.schemas.validate import (
 
 __all__ = [
     "HOOKS",
-    "MARKERS",
     "POST_HOOKS",
     "PRE_HOOKS",
     "SCHEMAS",
     "Direction",
     "HookconfValidator",
-    "MarkerError",
     "Validation",
     "canonical_json",
     "compiled",
     "document",
     "dto_validate",
     "encoded_len",
-    "expand_markers",
     "js_number",
     "json_pointer",
     "validate",

@@ -1,11 +1,11 @@
-"""expand_markers: the corpus generator markers (case format, §9.1 boundary cases)."""
+"""expand_markers: the corpus generator markers of the case format (used by §9.1 boundary cases)."""
 
 import math
 
 import pytest
 
+from harness.markers import MarkerError, expand_markers
 from reference.limits import utf8_len
-from reference.schemas import MarkerError, expand_markers
 
 
 def test_pad_gives_exact_utf8_bytes_with_multibyte_fill():
