@@ -56,3 +56,20 @@ def test_a_prelude_can_be_swapped_for_a_mutant_runtime():
     # the fixture reads back what it wrote; with the write invisible it throws
     assert done["results"][0]["code"] == "plugin.hook.worker_crashed"
     assert done["results"][0]["reason"] == "guest_exception"
+
+
+def test_the_network_is_played_from_the_request_and_refused_hops_never_leave():
+    context = example("BeforeCreateContextV1")
+    context["uris"] = ["https://wiki.media.example/wiki/File:Cat.jpg"]
+    api = ("https://api.media.example/w/api.php?action=query&prop=imageinfo&iiprop=url"
+           "&format=json&titles=File%3ACat.jpg")
+    moved = [{"url": api, "status": 302, "location": "https://upload.media.example/moved"}]
+    done = run_plugin(*plugin("hookconf.url-resolver"), [{"hook": "beforeCreate", "context": context}],
+                      network=moved)
+    result = done["results"][0]
+    assert result["code"] == "plugin.http.host_not_permitted"
+    assert result["requests"] == [api]
+    answered = [{"url": api, "body": {"query": {"pages": {"1": {"imageinfo": [{"url": "https://u.example/f"}]}}}}}]
+    done = run_plugin(*plugin("hookconf.url-resolver"), [{"hook": "beforeCreate", "context": context}],
+                      network=answered)
+    assert done["results"][0]["effects"]["contextPatches"] == [{"uris": ["https://u.example/f"]}]
