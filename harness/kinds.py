@@ -33,5 +33,7 @@ KINDS: dict[str, KindSpec] = {
         KindSpec("permissions.redirect", "permissions", ("H5",)),
         KindSpec("task_source.admit", "permissions", ("H17",)),
         KindSpec("dto.validate", "dto", ("H4",)),
+        KindSpec("runtime.scenario", "runtime", ("H1", "H2", "H3", "H6", "H18", "H21", "H22")),
+        KindSpec("runtime.race", "runtime", ("H2", "H3", "H21", "H22")),
     )
 }

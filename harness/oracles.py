@@ -123,3 +123,7 @@ def h4(case: Case, obs: Observation) -> Judgement:
 
 
 ORACLES: dict[str, Callable[[Case, Observation], Judgement]] = {"H4": h4, "H5": h5, "H17": h17}
+
+from harness.runtime.oracles import RUNTIME_ORACLES  # noqa: E402 - needs Judgement above
+
+ORACLES.update(RUNTIME_ORACLES)

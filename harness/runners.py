@@ -30,9 +30,15 @@ class Call:
 
 @dataclass(slots=True)
 class Observation:
-    """Everything a candidate answered for one case; ``calls[0]`` is the primary answer."""
+    """Everything a candidate answered for one case; ``calls[0]`` is the primary answer.
+
+    ``extra`` holds what a runtime runner derived (settle status, events, state, race
+    record); ``metrics`` holds numbers the report prints (interleavings explored).
+    """
 
     calls: list[Call] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
+    metrics: dict[str, Any] = field(default_factory=dict)
 
     @property
     def primary(self) -> Call:
@@ -97,7 +103,21 @@ def _validate(case: Case, conn: Connection, obs: Observation) -> None:
     obs.ask(conn, "validate", "dto.validate", args)
 
 
+def _runtime_scenario(case: Case, conn: Connection, obs: Observation) -> None:
+    from harness.runtime import run_scenario
+
+    run_scenario(case, conn, obs)
+
+
+def _runtime_race(case: Case, conn: Connection, obs: Observation) -> None:
+    from harness.runtime import run_race
+
+    run_race(case, conn, obs)
+
+
 RUNNERS: dict[str, Callable[[Case, Connection, Observation], None]] = {
+    "runtime.scenario": _runtime_scenario,
+    "runtime.race": _runtime_race,
     "permissions.parse": _parse,
     "permissions.match": _match,
     "permissions.redirect": _redirect,

@@ -49,11 +49,9 @@ def policy_barrier(rt: HookRuntime, plugin_id: str,
     old, new = rt.registry.advance_generation(plugin_id)
     rt.events.emit("barrier.begin", pluginId=plugin_id, change=change.action,
                    fromGeneration=old, generation=new)
-    for lease in rt.leases.values():
-        if lease.plugin_id == plugin_id and not lease.done and not lease.aborted:
-            lease.aborted = True
-            rt.events.emit("capability.aborted", pluginId=plugin_id, leaseId=lease.lease_id,
-                           generation=lease.generation, errorCode=STALE)
+    for lease in rt.abort_leases(plugin_id):
+        rt.events.emit("capability.aborted", pluginId=plugin_id, leaseId=lease.lease_id,
+                       generation=lease.generation, errorCode=STALE)
     for entry in rt.lanes.of_plugin(plugin_id):
         if entry.status == "running":
             entry.abort_code = STALE

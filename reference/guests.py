@@ -167,8 +167,9 @@ class ScriptedGuest:
                 reply = yield CommandCall(str(action["call"]), str(action.get("command", "")))
                 if reply is not None and reply.code and not action.get("catch"):
                     return Exit(None, reply.code, reason="command_failed")
-            elif "fail" in action:
-                return Exit(None, ErrorCode.WORKER_CRASHED, reason="guest_exception")
+            elif "fail" in action:  # effects staged so far come back with the error, unapplied
+                staged = {"contextPatches": patches, "metadataOperations": metadata_ops}
+                return Exit(staged, ErrorCode.WORKER_CRASHED, reason="guest_exception")
             elif "crash" in action:
                 return Exit(None, ErrorCode.WORKER_CRASHED, crashed=True, reason="worker_exit")
             elif "hang" in action:

@@ -44,8 +44,8 @@ from reference.scheduler import ManualClock, Scheduler, Sleep, WaitFor
 
 __all__ = ["SEAMS", "HookRuntime", "Lease", "Outcome"]
 
-SEAMS = ("candidates", "lane_key", "bridge_accepts", "capability_admitted", "check_reentry",
-         "accept_outcome", "record_breaker", "aborts_chain")
+SEAMS = ("candidates", "lane_key", "bridge_accepts", "capability_admitted", "abort_leases",
+         "check_reentry", "accept_outcome", "record_breaker", "aborts_chain")
 
 
 @dataclass(slots=True)
@@ -157,6 +157,15 @@ class HookRuntime:
         if not self.registry.admission_open(pid) or generation != self.registry.generation(pid):
             return ErrorCode.PERMISSION_GENERATION_STALE
         return None
+
+    def abort_leases(self, plugin_id: str) -> list[Lease]:
+        """Abort the plugin's open capability leases (§6 barrier); returns those aborted."""
+        aborted = []
+        for lease in self.leases.values():
+            if lease.plugin_id == plugin_id and not lease.done and not lease.aborted:
+                lease.aborted = True
+                aborted.append(lease)
+        return aborted
 
     def accept_outcome(self, outcome: Outcome) -> bool:
         """Only a successful invocation's validated effects are merged (H6)."""
@@ -312,7 +321,8 @@ class HookRuntime:
                          runtimeMs=now - entered_ms if entered_ms is not None else 0.0,
                          durationMs=now - admitted_ms,
                          result="ok" if outcome.code is None else "failed",
-                         errorCode=outcome.code, effectCount=effect_count(outcome.effects))
+                         errorCode=outcome.code,
+                         effectCount=effect_count(outcome.effects) if outcome.code is None else 0)
         return outcome
 
     def _invoke(self, entry: LaneEntry, kind: str, name: str, context: dict[str, Any],
@@ -344,9 +354,9 @@ class HookRuntime:
                 self.events.emit("worker.stop", pluginId=pid, reason="crash")
         self.events.emit("guest.exit", pluginId=pid, entryId=entry.entry_id,
                          invocationId=invocation_id, result="ok" if exit_.code is None else "failed")
-        outcome = Outcome(exit_.effects if exit_.code is None else None, exit_.code, invocation_id)
-        if exit_.code is not None and exit_.effects:
-            outcome.effects = exit_.effects
+        # A failed exit may carry the effects it had staged; they are data only and the chain
+        # never merges them (H6, ``accept_outcome``).
+        outcome = Outcome(exit_.effects, exit_.code, invocation_id)
         return self._finished(finish, outcome, admitted_ms, entered, activation_ms)
 
     def _running(self) -> list[LaneEntry]:

@@ -177,6 +177,8 @@ class Report:
         }
         if result.reason:
             entry["reason"] = result.reason
+        if result.observation is not None and result.observation.metrics:
+            entry["metrics"] = dict(result.observation.metrics)
         if result.status in ("failed", "errored"):
             entry["rerun"] = self.rerun(case.id)
         if result.status == "failed":

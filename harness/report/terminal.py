@@ -53,6 +53,19 @@ def render_terminal(report: Report, console: Console, *, allow_not_covered: bool
         )
     console.print(table)
 
+    explored = [r for r in report.results
+                if r.observation is not None and r.observation.metrics.get("interleavings")]
+    if explored:
+        total = sum(r.observation.metrics["interleavings"] for r in explored)
+        console.print(f"race explorer: {total} interleavings over {len(explored)} scenarios "
+                      "(bounded and seeded per case: given.explore)")
+    for result in explored:
+        m = result.observation.metrics
+        console.print(f"  {result.case.id}: {m['interleavings']} interleavings "
+                      f"({m.get('distinct', '?')} distinct, {m.get('steps', '?')} steps, "
+                      f"{m.get('engine', '?')}, seed {m.get('seed', 0)}) — {result.status}",
+                      markup=False, highlight=False)
+
     failed = [r for r in report.results if r.status == "failed"]
     for result in failed[:_MAX_LISTED]:
         case = result.case

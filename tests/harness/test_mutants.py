@@ -4,6 +4,21 @@ import pytest
 
 from tests.conftest import status
 
+#: Runtime-family mutants run only the runtime scenario cases (the other families are
+#: unchanged; the race explorer has its own tests below).
+RUNTIME_CASES = ("rt.*",)
+RUNTIME_MUTANTS = [
+    ("tests.mutants.active_set_candidates:factory", "H1"),
+    ("tests.mutants.global_lane:factory", "H2"),
+    ("tests.mutants.bridge_without_id:factory", "H3"),
+    ("tests.mutants.failed_effects_merged:factory", "H6"),
+    ("tests.mutants.breaker_never_opens:factory", "H6"),
+    ("tests.mutants.template_failure_aborts:factory", "H6"),
+    ("tests.mutants.host_filter_finalize:factory", "H18"),
+    ("tests.mutants.capability_after_revoke:factory", "H21"),
+    ("tests.mutants.reentrant_queued:factory", "H22"),
+]
+
 MUTANTS = [
     ("tests.mutants.regex_whole_url:factory", "H5"),
     ("tests.mutants.suffix_without_boundary:factory", "H5"),
@@ -15,16 +30,26 @@ MUTANTS = [
 ]
 
 
-@pytest.mark.parametrize(("candidate", "invariant"), MUTANTS, ids=[m[0].split(".")[2].split(":")[0] for m in MUTANTS])
-def test_reports_invariant_failing_for_mutant(hookconf, candidate, invariant):
-    code, report = hookconf("run", "--candidate", candidate)
+def _name(m):
+    return m[0].split(".")[2].split(":")[0]
+
+
+ALL = [(c, i, ()) for c, i in MUTANTS] + [(c, i, RUNTIME_CASES) for c, i in RUNTIME_MUTANTS]
+
+
+@pytest.mark.parametrize(("candidate", "invariant", "cases"), ALL, ids=[_name(m) for m in ALL])
+def test_reports_invariant_failing_for_mutant(hookconf, candidate, invariant, cases):
+    filters = [arg for glob in cases for arg in ("--case", glob)]
+    code, report = hookconf("run", "--candidate", candidate, *filters)
     assert code == 1
     assert status(report, invariant) == "fail"
     failed = [c for c in report["cases"] if c["status"] == "failed"]
     assert failed, "a failing invariant must name the cases that failed"
     for case in failed:
         assert case["rerun"].startswith(f"hookconf run --candidate {candidate} --case ")
-        assert any(not j["passed"] and j["invariant"] == invariant for j in case["judgements"])
+    # A broken runtime may break neighbouring invariants too; the named one must be among them.
+    assert any(not j["passed"] and j["invariant"] == invariant
+               for case in failed for j in case["judgements"])
 
 
 def test_split_matchers_are_caught_by_route_comparison(hookconf):
@@ -33,11 +58,28 @@ def test_split_matchers_are_caught_by_route_comparison(hookconf):
     assert any(d.startswith("routes disagree") for d in details)
 
 
+def test_race_explorer_prints_the_shrunk_interleaving_and_its_seed(hookconf):
+    _, report = hookconf("run", "--candidate", "tests.mutants.capability_after_revoke:factory",
+                         "--case", "race.*")
+    failed = [c for c in report["cases"] if c["status"] == "failed"]
+    assert [c["id"] for c in failed] == ["race.policy.revoke-during-capability.1"]
+    detail = failed[0]["judgements"][0]["detail"]
+    assert "picks [" in detail and "seed 0" in detail
+    assert failed[0]["metrics"]["interleavings"] >= 1
+
+
+def test_reference_report_counts_interleavings_per_race(hookconf):
+    _, report = hookconf("run", "--case", "race.*")
+    races = [c for c in report["cases"] if c["kind"] == "runtime.race"]
+    assert races and all(c["status"] == "passed" for c in races)
+    assert all(c["metrics"]["interleavings"] >= 10 and c["metrics"]["distinct"] >= 2 for c in races)
+
+
 def test_reference_passes_what_is_covered_and_honestly_covers_nothing_else(hookconf):
     code, report = hookconf("run")
     assert code == 1  # not conformant: most invariants have no cases yet
     rows = {i["id"]: i for i in report["invariants"]}
-    for inv in ("H4", "H5", "H17"):
+    for inv in ("H1", "H2", "H3", "H4", "H5", "H6", "H17", "H18", "H21", "H22"):
         assert rows[inv]["status"] == "pass"
         assert rows[inv]["positive"]["run"] > 0 and rows[inv]["negative"]["run"] > 0
     assert not any(i["status"] in ("fail", "error") for i in report["invariants"])

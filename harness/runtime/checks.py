@@ -1,0 +1,120 @@
+"""Event predicates for the runtime invariants, shared by the oracles and the race explorer.
+
+Each check reads a candidate's §15 event stream (``runtime.events``; shapes in
+``docs/protocol.md``) and returns a list of violations, each a one-line string; an empty
+list means the invariant held on that stream.  They are pure functions over events, so the
+race explorer can run them after every scheduler step and the oracles after the case.
+
+================  ======================================================================
+check             what a violation is
+================  ======================================================================
+:func:`h2`        two ``guest.enter`` of one plugin without a ``guest.exit`` between
+                  (§8); a guest entry while the plugin's worker is stopped or being
+                  started twice (§5.1: Active only after ready; activations coalesce)
+:func:`h3`        a ``bridge.accepted`` whose invocationId is not the plugin's running
+                  invocation (§8)
+:func:`h21`       a guest entry, capability admission or completion of a plugin between
+                  its ``barrier.begin`` and ``barrier.publish``; a completion under an old
+                  generation; an old lease not aborted before publish (§6)
+:func:`h22`       an entry enqueued on a chain that already holds its plugin (§8)
+================  ======================================================================
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+__all__ = ["h2", "h3", "h21", "h22"]
+
+Event = dict[str, Any]
+
+
+def h2(events: Iterable[Event]) -> list[str]:
+    """§8 one entry at a time per plugin VM; §5.1 entries only in a started, single worker."""
+    running: dict[str, str | None] = {}
+    worker: dict[str, str] = {}  # pluginId -> "starting" | "ready" | "stopped"
+    bad: list[str] = []
+    for e in events:
+        kind, pid = e["kind"], e.get("pluginId")
+        if kind == "activation.start":
+            if worker.get(pid) in ("starting", "ready"):
+                bad.append(f"#{e['seq']} second worker started for {pid} (activations must coalesce)")
+            worker[pid] = "starting"
+        elif kind == "activation.ready":
+            worker[pid] = "ready"
+        elif kind in ("activation.failed", "worker.stop"):
+            worker[pid] = "stopped"
+            if kind == "worker.stop" and running.get(pid) and e.get("reason") == "idle":
+                bad.append(f"#{e['seq']} idle reclaim of {pid} while {running[pid]} runs")
+        elif kind == "guest.enter":
+            if running.get(pid):
+                bad.append(f"#{e['seq']} {pid} entered {e['invocationId']} while "
+                           f"{running[pid]} was running")
+            if worker.get(pid) != "ready":
+                bad.append(f"#{e['seq']} {pid} entered {e['invocationId']} without a ready worker")
+            running[pid] = e["invocationId"]
+        elif kind == "guest.exit" and running.get(pid) == e.get("invocationId"):
+            running[pid] = None
+    return bad
+
+
+def h3(events: Iterable[Event]) -> list[str]:
+    """§8: the bridge accepts only the lane's current invocation id."""
+    running: dict[str, str | None] = {}
+    bad: list[str] = []
+    for e in events:
+        kind, pid = e["kind"], e.get("pluginId")
+        if kind == "guest.enter":
+            running[pid] = e["invocationId"]
+        elif kind == "guest.exit" and running.get(pid) == e.get("invocationId"):
+            running[pid] = None
+        elif kind == "bridge.accepted" and e.get("invocationId") != running.get(pid):
+            bad.append(f"#{e['seq']} {pid} bridge accepted invocationId {e.get('invocationId')!r} "
+                       f"while the current invocation was {running.get(pid)!r}")
+    return bad
+
+
+def h21(events: Iterable[Event]) -> list[str]:
+    """§6: a barrier closes admission, aborts old leases, and only then publishes."""
+    closed: dict[str, int] = {}  # pluginId -> new generation while the barrier holds it
+    live: dict[str, int] = {}
+    leases: dict[str, tuple[str, int]] = {}  # leaseId -> (pluginId, generation), open ones
+    bad: list[str] = []
+    for e in events:
+        kind, pid, seq = e["kind"], e.get("pluginId"), e["seq"]
+        if kind == "barrier.begin":
+            closed[pid] = e["generation"]
+            live[pid] = e["generation"]
+        elif kind == "barrier.publish":
+            stale = [lid for lid, (p, g) in leases.items() if p == pid and g != e["generation"]]
+            if stale:
+                bad.append(f"#{seq} {pid} published with old-generation leases still open: {stale}")
+            closed.pop(pid, None)
+            live[pid] = e["generation"]
+        elif kind in ("guest.enter", "capability.admitted") and pid in closed:
+            bad.append(f"#{seq} {kind} for {pid} while its policy barrier held admission closed")
+        if kind == "capability.admitted":
+            leases[e["leaseId"]] = (pid, e["generation"])
+            if pid in live and e["generation"] != live[pid]:
+                bad.append(f"#{seq} {pid} lease admitted under stale generation {e['generation']}")
+        elif kind == "capability.completed":
+            leases.pop(e["leaseId"], None)
+            if pid in closed or (pid in live and e["generation"] != live[pid]):
+                bad.append(f"#{seq} {pid} capability completed under stale generation "
+                           f"{e['generation']} (live {live.get(pid)})")
+        elif kind == "capability.aborted":
+            leases.pop(e["leaseId"], None)
+    return bad
+
+
+def h22(events: Iterable[Event]) -> list[str]:
+    """§8: a call into a plugin already on the chain is never enqueued."""
+    bad: list[str] = []
+    for e in events:
+        if e["kind"] == "lane.enqueued":
+            chain = list(e.get("chain", ()))
+            if len(chain) != len(set(chain)):
+                bad.append(f"#{e['seq']} re-entrant entry enqueued for {e['pluginId']} on chain "
+                           f"{' -> '.join(chain)} (must be refused before enqueue)")
+    return bad
