@@ -1,0 +1,97 @@
+"""The runtime family in the harness: event checks bite, the explorer counts and shrinks
+without Hypothesis, and a deadlocking stdio candidate fails H22 within the timeout."""
+
+import sys
+import time
+
+import pytest
+
+from harness.runtime import checks, explorer
+from tests.conftest import status
+
+
+def ev(seq, kind, **fields):
+    return {"seq": seq, "atMs": 0, "kind": kind, **fields}
+
+
+READY = [ev(1, "activation.start", pluginId="a"), ev(2, "activation.ready", pluginId="a")]
+
+
+def test_h2_flags_overlap_entry_without_worker_and_double_start():
+    overlap = READY + [ev(3, "guest.enter", pluginId="a", invocationId="i1"),
+                       ev(4, "guest.enter", pluginId="a", invocationId="i2")]
+    assert checks.h2(overlap)
+    assert checks.h2([ev(1, "guest.enter", pluginId="a", invocationId="i1")])
+    assert checks.h2([ev(1, "activation.start", pluginId="a"), ev(2, "activation.start", pluginId="a")])
+    serial = READY + [ev(3, "guest.enter", pluginId="a", invocationId="i1"),
+                      ev(4, "guest.exit", pluginId="a", invocationId="i1"),
+                      ev(5, "guest.enter", pluginId="a", invocationId="i2"),
+                      ev(6, "guest.enter", pluginId="b", invocationId="j1")]
+    assert checks.h2(serial) == ["#6 b entered j1 without a ready worker"]
+
+
+def test_h3_flags_a_message_for_another_invocation():
+    events = [ev(1, "guest.enter", pluginId="a", invocationId="i1"),
+              ev(2, "bridge.accepted", pluginId="a", invocationId="i1"),
+              ev(3, "bridge.accepted", pluginId="a", invocationId="i0")]
+    assert len(checks.h3(events)) == 1
+
+
+def test_h21_flags_admission_and_completion_inside_the_barrier():
+    events = [ev(1, "capability.admitted", pluginId="a", leaseId="l1", generation=1),
+              ev(2, "barrier.begin", pluginId="a", generation=2),
+              ev(3, "capability.completed", pluginId="a", leaseId="l1", generation=1),
+              ev(4, "barrier.publish", pluginId="a", generation=2)]
+    assert len(checks.h21(events)) == 1
+    unaborted = events[:2] + [events[3]]
+    assert "old-generation leases" in checks.h21(unaborted)[0]
+    good = events[:2] + [ev(3, "capability.aborted", pluginId="a", leaseId="l1", generation=1), events[3]]
+    assert checks.h21(good) == []
+
+
+def test_h22_flags_an_enqueued_cycle():
+    assert checks.h22([ev(1, "lane.enqueued", pluginId="a", chain=["a", "b", "a"])])
+    assert not checks.h22([ev(1, "lane.enqueued", pluginId="a", chain=["b", "a"])])
+
+
+def test_explorer_without_hypothesis_counts_and_shrinks(hookconf, monkeypatch):
+    def no_hypothesis(*args, **kwargs):
+        raise ImportError("hypothesis")
+
+    monkeypatch.setattr(explorer, "_with_hypothesis", no_hypothesis)
+    _, report = hookconf("run", "--case", "race.*")
+    races = [c for c in report["cases"] if c["kind"] == "runtime.race"]
+    assert all(c["metrics"]["engine"] == "random" and c["metrics"]["interleavings"] == 30 for c in races)
+    _, report = hookconf("run", "--candidate", "tests.mutants.capability_after_revoke:factory",
+                         "--case", "race.policy.*")
+    assert status(report, "H21") == "fail"
+
+
+def test_deadlocking_stdio_candidate_fails_h22_within_the_timeout(hookconf):
+    candidate = f"cmd:{sys.executable} -m harness serve tests.mutants.reentrant_blocks:factory"
+    started = time.monotonic()
+    code, report = hookconf("run", "--candidate", candidate, "--timeout", "2",
+                            "--case", "rt.cycles.a-b-a.1", "--case", "rt.cycles.a-b.1")
+    assert time.monotonic() - started < 20
+    assert code == 1 and status(report, "H22") == "fail"
+    failed = {c["id"]: c for c in report["cases"] if c["status"] == "failed"}
+    assert "rt.cycles.a-b-a.1" in failed
+    assert "timeout" in failed["rt.cycles.a-b-a.1"]["judgements"][0]["observed"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(5))
+def test_long_exploration_finds_no_violation_on_the_reference(tmp_path, hookconf, seed):
+    """Hundreds of interleavings per race scenario on the reference (``-m slow``)."""
+    import json
+
+    from corpus import CASES
+
+    races = json.loads((CASES / "runtime" / "races.json").read_text())
+    for case in races:
+        case["id"] = case["id"].replace("race.", "slowrace.")
+        case["given"]["explore"] = {"interleavings": 300, "seed": seed, "maxSteps": 600}
+    extra = tmp_path / "races.json"
+    extra.write_text(json.dumps(races))
+    code, report = hookconf("run", "--corpus", str(extra), "--case", "slowrace.*")
+    assert all(c["status"] == "passed" for c in report["cases"])
