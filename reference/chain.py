@@ -38,10 +38,10 @@ __all__ = [
 ABORTING_ROLES = frozenset({"pre-resolve", "resolve", "post-process"})
 #: (plugin id, hook) pairs whose failure never aborts: the locked builtin filename template.
 OPTIONAL_HOOKS = frozenset({("motrix.filename-template", "beforeFinalize")})
-#: §9.4 mutable fields per pre-hook.
+#: §9.4 mutable fields per pre-hook (``BeforeCreatePatchV1``, ``BeforeFinalizePatchV1``).
 MUTABLE_FIELDS = {
-    "beforeCreate": frozenset({"urls", "saveDir", "filename", "connections", "headers", "proxy"}),
-    "beforeFinalize": frozenset({"filePath", "targetFilePath", "filename"}),
+    "beforeCreate": frozenset({"uris", "filename", "connections", "headers", "proxy"}),
+    "beforeFinalize": frozenset({"filePath"}),
 }
 
 

@@ -39,25 +39,15 @@ from reference.guests import (
     Work,
 )
 from reference.lanes import CallChain, ContextStore, LaneEntry, Lanes, ReentrantCall
+from reference.leases import CapabilityMixin, Lease
+from reference.lifecycle import LifecycleMixin, _Attempt
 from reference.registry import Manifest, PluginRegistry
-from reference.scheduler import ManualClock, Scheduler, Sleep, WaitFor
+from reference.scheduler import ManualClock, Scheduler, WaitFor
 
 __all__ = ["SEAMS", "HookRuntime", "Lease", "Outcome"]
 
 SEAMS = ("candidates", "lane_key", "bridge_accepts", "capability_admitted", "abort_leases",
          "check_reentry", "accept_outcome", "record_breaker", "aborts_chain")
-
-
-@dataclass(slots=True)
-class Lease:
-    """A capability operation bound to one generation (§6)."""
-
-    lease_id: str
-    plugin_id: str
-    invocation_id: str
-    generation: int
-    done: bool = False
-    aborted: bool = False
 
 
 @dataclass(slots=True)
@@ -70,19 +60,13 @@ class Outcome:
 
 
 @dataclass(slots=True)
-class _Attempt:
-    done: bool = False
-    code: str | None = None
-
-
-@dataclass(slots=True)
 class _Budgets:
     hook_timeout_ms: float = 30_000.0
     drain_budget_ms: float = 5_000.0
     teardown_ms: float = 1.0
 
 
-class HookRuntime:
+class HookRuntime(LifecycleMixin, CapabilityMixin):
     """The reference runtime core (§5, §6, §8).
 
     Args:
@@ -146,27 +130,6 @@ class HookRuntime:
         """Refuse a re-entrant call before enqueue (H22)."""
         self.lanes.check_reentry(plugin_id, chain)
 
-    def bridge_accepts(self, plugin_id: str, invocation_id: str | None) -> bool:
-        """§8: a worker message is accepted only with the lane's current invocation id (H3)."""
-        current = self.lanes.current_invocation(self.lane_key(plugin_id))
-        return invocation_id is not None and invocation_id == current
-
-    def capability_admitted(self, entry: LaneEntry, generation: int) -> str | None:
-        """§6: a capability needs open admission and the live generation; else a §13 code."""
-        pid = entry.plugin_id
-        if not self.registry.admission_open(pid) or generation != self.registry.generation(pid):
-            return ErrorCode.PERMISSION_GENERATION_STALE
-        return None
-
-    def abort_leases(self, plugin_id: str) -> list[Lease]:
-        """Abort the plugin's open capability leases (§6 barrier); returns those aborted."""
-        aborted = []
-        for lease in self.leases.values():
-            if lease.plugin_id == plugin_id and not lease.done and not lease.aborted:
-                lease.aborted = True
-                aborted.append(lease)
-        return aborted
-
     def accept_outcome(self, outcome: Outcome) -> bool:
         """Only a successful invocation's validated effects are merged (H6)."""
         return outcome.code is None
@@ -179,88 +142,6 @@ class HookRuntime:
 
     def aborts_chain(self, plugin_id: str, hook: str, role: str) -> bool:
         return failure_aborts(plugin_id, hook, role)
-
-    # ---------------------------------------------------------------- activation (§5.1)
-
-    def _fire(self, plugin_id: str, event: Any) -> tuple[Any, ...]:
-        state, effects = act.step(self.states[plugin_id], event)
-        self.states[plugin_id] = state
-        return effects
-
-    def ensure_active(self, plugin_id: str, needed: str) -> Generator[Any, Any, str | None]:
-        """Make the plugin Active, coalescing with any activation in progress (§5.1).
-
-        Returns ``None`` or the §13 code of the failed activation.
-        """
-        while True:
-            state = self.states[plugin_id]
-            if state is act.State.ACTIVE:
-                return None
-            if state is act.State.QUIESCING:
-                yield WaitFor(lambda: self.states[plugin_id] is not act.State.QUIESCING,
-                              f"quiescing:{plugin_id}")
-                continue
-            if state is act.State.ACTIVATING:
-                attempt = self.attempts[plugin_id]
-                yield WaitFor(lambda a=attempt: a.done, f"coalesce:{plugin_id}")
-                if attempt.code is not None:
-                    return attempt.code
-                continue
-            return (yield from self._activate(plugin_id, needed))
-
-    def _activate(self, plugin_id: str, needed: str) -> Generator[Any, Any, str | None]:
-        attempt = _Attempt()
-        self.attempts[plugin_id] = attempt
-        self._fire(plugin_id, act.ActivationRequested())
-        self.activations[plugin_id] = self.activations.get(plugin_id, 0) + 1
-        activation_id = self.new_id("activation")
-        record = self.registry.get(plugin_id)
-        version = record.manifest.version if record else ""
-        started = self.clock.now_ms()
-        self.events.emit("activation.start", pluginId=plugin_id, version=version,
-                         activation=activation_id)
-        result = yield from self._drive(self.guests[plugin_id].activate())
-        if result.code is None:
-            self._fire(plugin_id, act.WorkerReady(result.registered, frozenset({needed})))
-        else:
-            self._fire(plugin_id, act.ActivationFailed(result.code))
-        if self.states[plugin_id] is act.State.ACTIVE:
-            self.events.emit("activation.ready", pluginId=plugin_id, activation=activation_id,
-                             activationMs=self.clock.now_ms() - started,
-                             registered=sorted(result.registered))
-        else:
-            attempt.code = result.code or ErrorCode.NOT_REGISTERED
-            self.events.emit("activation.failed", pluginId=plugin_id, activation=activation_id,
-                             errorCode=attempt.code)
-            self.events.emit("worker.stop", pluginId=plugin_id, reason="activation")
-        attempt.done = True
-        return attempt.code
-
-    def _drive(self, process: Generator[Any, Any, Any]) -> Generator[Any, Any, Any]:
-        """Run a guest process that yields only :class:`Work` (activation)."""
-        try:
-            message = next(process)
-            while True:
-                if isinstance(message, Work):
-                    yield Sleep(message.ms, "worker-start")
-                message = process.send(None)
-        except StopIteration as stop:
-            return stop.value
-
-    def reclaim(self, plugin_id: str) -> Generator[Any, Any, bool]:
-        """Idle disposal (§5.1): only with an empty lane and no capability op in flight."""
-        lane = self.lanes.lane(self.lane_key(plugin_id))
-        yield WaitFor(lambda: True, f"reclaim:{plugin_id}")
-        ops = sum(1 for lease in self.leases.values() if lease.plugin_id == plugin_id and not lease.done)
-        if self.states[plugin_id] is not act.State.ACTIVE:
-            return False
-        effects = self._fire(plugin_id, act.IdleReclaim(lane.empty, ops))
-        if not effects:
-            return False
-        yield Sleep(self.budgets.teardown_ms, f"teardown:{plugin_id}")
-        self._fire(plugin_id, act.WorkerStopped())
-        self.events.emit("worker.stop", pluginId=plugin_id, reason="idle")
-        return True
 
     # ---------------------------------------------------------------- lane entries (§8)
 
@@ -392,42 +273,8 @@ class HookRuntime:
                     reply = Reply(outcome.code)
         except StopIteration as stop:
             return stop.value if isinstance(stop.value, Exit) else Exit(None, ErrorCode.OUTPUT_INVALID)
-
-    def _capability(self, entry: LaneEntry, call: CapabilityCall,
-                    generation: int) -> Generator[Any, Any, Reply]:
-        """The capability bridge: invocation id (H3), then generation and grants (H21)."""
-        pid = entry.plugin_id
-        if not self.bridge_accepts(pid, call.invocation_id):
-            self.events.emit("bridge.rejected", pluginId=pid, invocationId=call.invocation_id,
-                             op=call.capability, errorCode=ErrorCode.CONCURRENT_PROTOCOL_VIOLATION)
-            return Reply(ErrorCode.CONCURRENT_PROTOCOL_VIOLATION)
-        self.events.emit("bridge.accepted", pluginId=pid, invocationId=call.invocation_id,
-                         op=call.capability)
-        code = self.capability_admitted(entry, generation)
-        record = self.registry.get(pid)
-        if code is None and (record is None or call.capability not in record.grants):
-            code = ErrorCode.PERMISSION_DENIED
-        if code is not None:
-            self.events.emit("capability.refused", pluginId=pid, invocationId=call.invocation_id,
-                             capability=call.capability, errorCode=code)
-            return Reply(code)
-        lease = Lease(self.new_id("lease"), pid, call.invocation_id or "", generation)
-        self.leases[lease.lease_id] = lease
-        self.events.emit("capability.admitted", pluginId=pid, invocationId=call.invocation_id,
-                         leaseId=lease.lease_id, capability=call.capability, generation=generation)
-        yield WaitFor(lambda: lease.aborted, f"capability:{pid}",
-                      until_ms=self.clock.now_ms() + call.ms)
-        lease.done = True
-        if lease.aborted or self.capability_admitted(entry, lease.generation):
-            if not lease.aborted:
-                lease.aborted = True
-                self.events.emit("capability.aborted", pluginId=pid, leaseId=lease.lease_id,
-                                 generation=lease.generation,
-                                 errorCode=ErrorCode.PERMISSION_GENERATION_STALE)
-            return Reply(ErrorCode.PERMISSION_GENERATION_STALE)
-        self.events.emit("capability.completed", pluginId=pid, leaseId=lease.lease_id,
-                         generation=lease.generation)
-        return Reply(None)
+        except Exception:  # noqa: BLE001 - §5.1: a worker failure fails only this invocation
+            return Exit(None, ErrorCode.WORKER_CRASHED, crashed=True, reason="guest_port_error")
 
     # ---------------------------------------------------------------- the chain (§5.2)
 

@@ -12,13 +12,16 @@ interleaving through ``ready``/``step``.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
+from corpus import PLUGINS
 from reference.barrier import policy_barrier
 from reference.discovery import Task
 from reference.errors import ErrorCode, HookRuntimeError
 from reference.guests import ScriptedGuest
 from reference.lanes import CallChain
+from reference.quickjs_guest import QuickJsGuest, bundle_dir
 from reference.registry import Manifest, PolicyChange
 from reference.runtime import HookRuntime
 
@@ -77,9 +80,16 @@ class RuntimeOps:
         return {"nowMs": self.rt.clock.now_ms()}
 
     def runtime_install(self, args: dict[str, Any]) -> dict[str, Any]:
+        """Install from ``manifest`` + scripted ``guest``, or from a corpus ``bundle`` id."""
+        grants = frozenset(args["grants"]) if "grants" in args else None
+        if "bundle" in args:
+            path = bundle_dir(PLUGINS, args["bundle"])
+            code = (path / "dist" / "plugin.js").read_text(encoding="utf-8") \
+                if (path / "dist" / "plugin.js").is_file() else ""
+            data = json.loads((path / "motrix-plugin.json").read_text(encoding="utf-8"))
+            return self.rt.install(Manifest.from_json(data, code=code), QuickJsGuest(path), grants)
         guest = args.get("guest") or {}
         manifest = Manifest.from_json(args["manifest"], code=repr(sorted(guest.items())))
-        grants = frozenset(args["grants"]) if "grants" in args else None
         return self.rt.install(manifest, ScriptedGuest(guest), grants)
 
     def runtime_task(self, args: dict[str, Any]) -> dict[str, Any]:
@@ -97,9 +107,10 @@ class RuntimeOps:
     def _chain(self, hook: str, args: dict[str, Any]) -> dict[str, Any]:
         task = self._task(args["taskId"])
         if hook == "beforeCreate":
-            context = {"urls": [task.source_url], "filename": task.filename, "metadata": {}}
-        else:
-            context = {"filePath": f"/downloads/{task.filename}", "filename": task.filename,
+            context = {"taskId": task.task_id, "uris": [task.source_url],
+                       "filename": task.filename, "metadata": {}}
+        else:  # filePath is the proposed target (§9.4); the chain may only change it
+            context = {"taskId": task.task_id, "filePath": f"/downloads/{task.filename}",
                        "metadata": {}}
         proc = self.rt.scheduler.spawn(f"{hook}:{task.task_id}", iter(()))
         handle = f"p{proc.pid}"

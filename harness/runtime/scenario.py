@@ -35,7 +35,10 @@ def setup(case: Case, conn: Connection, obs: Any, *, drive: bool = True) -> dict
     given = case.given
     obs.ask(conn, "reset", "runtime.reset", {"config": dict(given.get("config", {}))})
     for plugin in given.get("plugins", []):
-        args = {"manifest": plugin["manifest"], "guest": plugin.get("guest", {})}
+        if "bundle" in plugin:
+            args: dict[str, Any] = {"bundle": plugin["bundle"]}
+        else:
+            args = {"manifest": plugin["manifest"], "guest": plugin.get("guest", {})}
         if "grants" in plugin:
             args["grants"] = list(plugin["grants"])
         obs.ask(conn, "install", "runtime.install", args)

@@ -50,10 +50,10 @@ def test_audit_effects_are_refused_and_isolated():
 
 @pytest.mark.parametrize("failure", [[{"fail": "x"}], [{"crash": True}], [{"hang": True}]])
 def test_filename_template_failure_keeps_the_earlier_filename(failure):
-    _, result = chain([("motrix.filename-template", "pre-resolve", [{"patch": {"filename": "new"}}, *failure]),
+    _, result = chain([("motrix.filename-template", "pre-resolve", [{"patch": {"filePath": "/downloads/new"}}, *failure]),
                        ("z.post", "post-process", [])], hook="beforeFinalize", task_type="ftp",
                       hookTimeoutMs=50)
-    assert result["status"] == "ok" and result["context"]["filename"] == "orig.bin"
+    assert result["status"] == "ok" and result["context"]["filePath"] == "/downloads/orig.bin"
     assert result["accepted"] == ["z.post"]
 
 
@@ -137,3 +137,19 @@ def test_missing_registration_faults_activation():
     handle = d.before_create(taskId="t1")["handle"]
     d.settle()
     assert d.result(handle)["code"] == "plugin.hook.not_registered"
+
+
+def test_quickjs_bundle_runs_in_the_chain_and_bundle_ids_cannot_escape():
+    from reference.errors import HookRuntimeError
+
+    d = Driver()
+    d.plugin("a.meta", {"beforeFinalize": "pre-resolve"}, {"hooks": {"beforeFinalize": [
+        {"meta": {"set": "site", "value": "tv"}},
+        {"meta": {"set": "show", "value": {"title": "Show", "episode": "E1"}}}]}})
+    d.c.handle("runtime.install", {"bundle": "hookconf.filename-template"})
+    d.task(taskId="t1", type="http", sourceUrl=URL, filename="x.mkv")
+    handle = d.before_finalize(taskId="t1")["handle"]
+    d.settle()
+    assert d.result(handle)["context"]["filePath"] == "/downloads/tv/Show - E1.mkv"
+    with pytest.raises(HookRuntimeError):
+        d.c.handle("runtime.install", {"bundle": "../schema"})
