@@ -50,7 +50,8 @@ def test_audit_effects_are_refused_and_isolated():
 
 @pytest.mark.parametrize("failure", [[{"fail": "x"}], [{"crash": True}], [{"hang": True}]])
 def test_filename_template_failure_keeps_the_earlier_filename(failure):
-    _, result = chain([("motrix.filename-template", "pre-resolve", [{"patch": {"filePath": "/downloads/new"}}, *failure]),
+    template = [{"patch": {"filePath": "/downloads/new"}}, *failure]
+    _, result = chain([("motrix.filename-template", "pre-resolve", template),
                        ("z.post", "post-process", [])], hook="beforeFinalize", task_type="ftp",
                       hookTimeoutMs=50)
     assert result["status"] == "ok" and result["context"]["filePath"] == "/downloads/orig.bin"
