@@ -14,10 +14,12 @@ Invocation records (§15) are ``hook.start`` and ``hook.finish`` with the fields
 ``activation.start``        pluginId, version, activation
 ``activation.ready``        pluginId, activation, activationMs, registered
 ``activation.failed``       pluginId, activation, errorCode
+``worker.quiesce``          pluginId, reason (``idle``): the §5.1 idle-disposal decision
 ``worker.stop``             pluginId, reason (``idle``, ``policy``, ``crash``, ``budget``)
 ``lane.enqueued``           pluginId, entryId, entryKind, chainId, chain
 ``lane.rejected``           pluginId, entryKind, chainId, chain, errorCode
 ``lane.cancelled``          pluginId, entryId, errorCode
+``lane.exit``               pluginId, entryId (the entry left the lane, however it ended)
 ``guest.enter``             pluginId, entryId, entryKind, invocationId
 ``guest.exit``              pluginId, entryId, invocationId, result
 ``bridge.accepted``         pluginId, invocationId, op

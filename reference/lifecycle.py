@@ -10,7 +10,8 @@ processes (``HookRuntime`` mixes it in):
   capability operation is in flight.
 
 Events: ``activation.start``, ``activation.ready`` (with ``activationMs``),
-``activation.failed``, ``worker.stop`` (``reason``: ``activation`` or ``idle``).
+``activation.failed``, ``worker.quiesce`` (the idle-disposal decision), ``worker.stop``
+(``reason``: ``activation`` or ``idle``).
 """
 
 from __future__ import annotations
@@ -105,16 +106,22 @@ class LifecycleMixin:
         except StopIteration as stop:
             return stop.value
 
+    def idle_facts(self, plugin_id: str) -> act.IdleReclaim:
+        """What idle disposal must know (§5.1): is the lane empty, how many capability
+        operations of the plugin are still in flight."""
+        lane = self.lanes.lane(self.lane_key(plugin_id))
+        ops = sum(1 for lease in self.leases.values() if lease.plugin_id == plugin_id and not lease.done)
+        return act.IdleReclaim(lane.empty, ops)
+
     def reclaim(self, plugin_id: str) -> Generator[Any, Any, bool]:
         """Idle disposal (§5.1): only with an empty lane and no capability op in flight."""
-        lane = self.lanes.lane(self.lane_key(plugin_id))
         yield WaitFor(lambda: True, f"reclaim:{plugin_id}")
-        ops = sum(1 for lease in self.leases.values() if lease.plugin_id == plugin_id and not lease.done)
         if self.states[plugin_id] is not act.State.ACTIVE:
             return False
-        effects = self._fire(plugin_id, act.IdleReclaim(lane.empty, ops))
+        effects = self._fire(plugin_id, self.idle_facts(plugin_id))
         if not effects:
             return False
+        self.events.emit("worker.quiesce", pluginId=plugin_id, reason="idle")
         yield Sleep(self.budgets.teardown_ms, f"teardown:{plugin_id}")
         self._fire(plugin_id, act.WorkerStopped())
         self.events.emit("worker.stop", pluginId=plugin_id, reason="idle")

@@ -47,7 +47,7 @@ from reference.scheduler import ManualClock, Scheduler, WaitFor
 __all__ = ["SEAMS", "HookRuntime", "Lease", "Outcome"]
 
 SEAMS = ("candidates", "lane_key", "bridge_accepts", "capability_admitted", "abort_leases",
-         "check_reentry", "accept_outcome", "record_breaker", "aborts_chain")
+         "check_reentry", "accept_outcome", "record_breaker", "aborts_chain", "idle_facts")
 
 
 @dataclass(slots=True)
@@ -168,6 +168,19 @@ class HookRuntime(LifecycleMixin, CapabilityMixin):
                                  lane_key=self.lane_key(plugin_id), check=False)
         self.events.emit("lane.enqueued", pluginId=plugin_id, entryId=entry.entry_id,
                          entryKind=kind, chainId=chain.chain_id, chain=list(entry.chain.plugins))
+        try:
+            return (yield from self._queued(entry, kind, name, context, generation, finish,
+                                            admitted_ms))
+        finally:
+            if not entry.terminated:
+                self.lanes.finish(entry)
+            self.events.emit("lane.exit", pluginId=plugin_id, entryId=entry.entry_id)
+
+    def _queued(self, entry: LaneEntry, kind: str, name: str, context: dict[str, Any],
+                generation: int, finish: dict[str, Any],
+                admitted_ms: float) -> Generator[Any, Any, Outcome]:
+        """From enqueue to exit: activation (coalesced), the lane head, the invocation."""
+        plugin_id, hook = entry.plugin_id, finish["hook"]
         activation_started = self.clock.now_ms()
         code = yield from self.ensure_active(plugin_id, hook)
         activation_ms = self.clock.now_ms() - activation_started
@@ -178,20 +191,14 @@ class HookRuntime(LifecycleMixin, CapabilityMixin):
         if entry.status == "cancelled":
             return self._finished(finish, Outcome(code=entry.code), admitted_ms, None, activation_ms)
         if code is not None:
-            self.lanes.finish(entry)
             return self._finished(finish, Outcome(code=code), admitted_ms, None, activation_ms)
         self.lanes.start(entry)
-        try:
-            if self.states[plugin_id] is not act.State.ACTIVE:
-                code = yield from self.ensure_active(plugin_id, hook)
-                if code is not None:
-                    return self._finished(finish, Outcome(code=code), admitted_ms, None, activation_ms)
-            outcome = yield from self._invoke(entry, kind, name, context, generation, finish,
-                                              admitted_ms, activation_ms)
-        finally:
-            if not entry.terminated:
-                self.lanes.finish(entry)
-        return outcome
+        if self.states[plugin_id] is not act.State.ACTIVE:  # the worker crashed meanwhile
+            code = yield from self.ensure_active(plugin_id, hook)
+            if code is not None:
+                return self._finished(finish, Outcome(code=code), admitted_ms, None, activation_ms)
+        return (yield from self._invoke(entry, kind, name, context, generation, finish,
+                                        admitted_ms, activation_ms))
 
     def _finished(self, finish: dict[str, Any], outcome: Outcome, admitted_ms: float,
                   entered_ms: float | None, activation_ms: float) -> Outcome:

@@ -10,7 +10,8 @@ check             what a violation is
 ================  ======================================================================
 :func:`h2`        two ``guest.enter`` of one plugin without a ``guest.exit`` between
                   (§8); a guest entry while the plugin's worker is stopped or being
-                  started twice (§5.1: Active only after ready; activations coalesce)
+                  started twice (§5.1: Active only after ready; activations coalesce);
+                  idle reclaim decided (``worker.quiesce``) while the lane holds entries
 :func:`h3`        a ``bridge.accepted`` whose invocationId is not the plugin's running
                   invocation (§8)
 :func:`h21`       a guest entry, capability admission or completion of a plugin between
@@ -34,9 +35,17 @@ def h2(events: Iterable[Event]) -> list[str]:
     """§8 one entry at a time per plugin VM; §5.1 entries only in a started, single worker."""
     running: dict[str, str | None] = {}
     worker: dict[str, str] = {}  # pluginId -> "starting" | "ready" | "stopped"
+    open_entries: dict[str, set[str]] = {}
     bad: list[str] = []
     for e in events:
         kind, pid = e["kind"], e.get("pluginId")
+        if kind == "lane.enqueued":
+            open_entries.setdefault(pid, set()).add(e["entryId"])
+        elif kind == "lane.exit":
+            open_entries.get(pid, set()).discard(e["entryId"])
+        elif kind == "worker.quiesce" and e.get("reason") == "idle" and open_entries.get(pid):
+            bad.append(f"#{e['seq']} idle reclaim of {pid} decided with entries in its lane: "
+                       f"{sorted(open_entries[pid])}")
         if kind == "activation.start":
             if worker.get(pid) in ("starting", "ready"):
                 bad.append(f"#{e['seq']} second worker started for {pid} (activations must coalesce)")

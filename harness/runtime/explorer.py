@@ -1,7 +1,8 @@
 """The race explorer (``runtime.race``): choose, check and shrink interleavings.
 
-A race case sets a runtime up like a scenario (``harness.runtime.scenario.setup``) but
-leaves all driving to the explorer.  One *interleaving* is one run from a fresh
+A race case sets a runtime up like a scenario (``harness.runtime.scenario.setup``; its
+``settle``/``advance`` steps reach the starting state in FIFO order) and leaves everything
+spawned after them to the explorer.  One *interleaving* is one run from a fresh
 ``runtime.reset``: while the candidate reports ready processes (``runtime.step`` answers
 with the ready list and the new events), the explorer picks one; the H2, H3, H21 and H22
 event predicates (``harness.runtime.checks``) run after **every** step, and the case's
@@ -60,7 +61,8 @@ def _play(case: Case, conn: Connection, choose: Any, max_steps: int,
           invariants: tuple[str, ...]) -> Run:
     """Run one interleaving; ``choose(n)`` returns a pick in ``range(n)``."""
     run = Run()
-    named = setup(case, conn, _Quiet(), drive=False)
+    named = setup(case, conn, _Quiet())
+    run.events.extend(conn.call("runtime.events", {})["events"])  # what setup already did
     status = conn.call("runtime.ready", {})
     settle: dict[str, Any] = {"status": "idle"}
     for _ in range(max_steps):

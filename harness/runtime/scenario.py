@@ -30,7 +30,9 @@ DRIVING_OPS = ("advance", "settle")
 def setup(case: Case, conn: Connection, obs: Any, *, drive: bool = True) -> dict[str, Any]:
     """Reset, install, add tasks and play the steps; returns ``{as-name: answer}``.
 
-    With ``drive=False`` (race cases) driving steps are skipped: the explorer drives.
+    Driving steps (``advance``, ``settle``) run the candidate's own FIFO order; a race case
+    uses them to reach its starting state (e.g. a plugin already Active), and everything
+    spawned after the last one is left for the explorer.  ``drive=False`` skips them.
     """
     given = case.given
     obs.ask(conn, "reset", "runtime.reset", {"config": dict(given.get("config", {}))})

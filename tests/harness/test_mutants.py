@@ -18,6 +18,11 @@ RUNTIME_MUTANTS = [
     ("tests.mutants.capability_after_revoke:factory", "H21"),
     ("tests.mutants.reentrant_queued:factory", "H22"),
 ]
+#: Mutants only some interleavings expose: the race explorer must find them.
+RACE_MUTANTS = [
+    ("tests.mutants.reclaim_busy_worker:factory", "H2"),
+    ("tests.mutants.uncoalesced_activation:factory", "H2"),
+]
 
 MUTANTS = [
     ("tests.mutants.regex_whole_url:factory", "H5"),
@@ -34,7 +39,8 @@ def _name(m):
     return m[0].split(".")[2].split(":")[0]
 
 
-ALL = [(c, i, ()) for c, i in MUTANTS] + [(c, i, RUNTIME_CASES) for c, i in RUNTIME_MUTANTS]
+ALL = ([(c, i, ()) for c, i in MUTANTS] + [(c, i, RUNTIME_CASES) for c, i in RUNTIME_MUTANTS]
+       + [(c, i, ("race.*",)) for c, i in RACE_MUTANTS])
 
 
 @pytest.mark.parametrize(("candidate", "invariant", "cases"), ALL, ids=[_name(m) for m in ALL])
