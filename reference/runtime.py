@@ -174,7 +174,7 @@ class HookRuntime(LifecycleMixin, CapabilityMixin):
         finally:
             if not entry.terminated:
                 self.lanes.finish(entry)
-            self.events.emit("lane.exit", pluginId=plugin_id, entryId=entry.entry_id)
+                self.events.emit("lane.exit", pluginId=plugin_id, entryId=entry.entry_id)
 
     def _queued(self, entry: LaneEntry, kind: str, name: str, context: dict[str, Any],
                 generation: int, finish: dict[str, Any],
@@ -236,12 +236,14 @@ class HookRuntime(LifecycleMixin, CapabilityMixin):
             exit_ = yield from self._run_guest(entry, process, generation, deadline, finish)
         finally:
             self.contexts.clear(invocation_id)  # §8: cleared after exit, timeout, abort, crash
-        if exit_.crashed or exit_.code == ErrorCode.TIMEOUT:
+        if (exit_.crashed or exit_.code == ErrorCode.TIMEOUT) and not entry.terminated:
             if self.states[pid] is act.State.ACTIVE:
                 self._fire(pid, act.WorkerCrashed())
                 self.events.emit("worker.stop", pluginId=pid, reason="crash")
-        self.events.emit("guest.exit", pluginId=pid, entryId=entry.entry_id,
-                         invocationId=invocation_id, result="ok" if exit_.code is None else "failed")
+        if not entry.terminated:  # a terminated entry's exit was already recorded
+            self.events.emit("guest.exit", pluginId=pid, entryId=entry.entry_id,
+                             invocationId=invocation_id,
+                             result="ok" if exit_.code is None else "failed")
         # A failed exit may carry the effects it had staged; they are data only and the chain
         # never merges them (H6, ``accept_outcome``).
         outcome = Outcome(exit_.effects, exit_.code, invocation_id)

@@ -4,6 +4,7 @@ published (H21)."""
 from tests.runtime.helpers import Driver
 
 URL = "https://x.example/file"
+STALE = "plugin.runtime.permission_generation_stale"
 
 
 def setup(ms=100):
@@ -53,3 +54,26 @@ def test_capability_after_grant_change_uses_the_new_generation():
     d.settle()
     assert d.result(handle)["accepted"] == ["a"]
     assert d.kinds("capability.completed")[0]["generation"] == d.state()["plugins"]["a"]["generation"]
+
+
+def test_a_guest_that_outlives_the_drain_budget_is_terminated_and_never_overlaps_its_successor():
+    from harness.runtime import checks
+
+    d = Driver(drainBudgetMs=100)
+    d.plugin("a", {"beforeCreate": "enrich"}, {"hooks": {"beforeCreate": [{"call": "b", "command": "slow"}]}})
+    d.plugin("b", {}, {"commands": {"slow": [{"work": 1000}]}})
+    for t in ("t1", "t2"):
+        d.task(taskId=t, type="http", sourceUrl=URL)
+    first = d.before_create(taskId="t1")["handle"]
+    d.advance(ms=10)
+    d.policy(pluginId="a", action="grant", capability="storage")
+    d.advance(ms=200)
+    assert [e["reason"] for e in d.kinds("worker.stop", pluginId="a")] == ["budget", "policy"]
+    assert d.kinds("guest.exit", pluginId="a")[0]["result"] == "terminated"
+    second = d.before_create(taskId="t2")["handle"]
+    assert d.settle()["status"] == "idle"
+    events = d.events()["events"]
+    assert checks.h2(events) == [] and checks.h21(events) == []
+    assert d.result(first)["failed"][0]["code"] == STALE
+    assert d.result(second)["status"] == "ok"
+    assert d.state()["contexts"] == []
