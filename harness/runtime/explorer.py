@@ -14,7 +14,9 @@ violation, shrinks to a minimal pick list), otherwise from a seeded ``random.Ran
 greedy shrink (each pick lowered towards 0 while the violation persists).  The budget is
 ``given.explore.interleavings`` (default 20) runs of at most ``maxSteps`` (default 400)
 steps, seeded by ``given.explore.seed`` (default 0): the same case explores the same
-interleavings on every run, so the printed re-run command reproduces a failure.
+interleavings on every run, so the printed re-run command reproduces a failure.  A
+candidate that stops answering (transport timeout) in an H22 case is an H22 violation and
+is not asked again, so a deadlocking candidate costs one timeout, not one per example.
 
 The record (``obs.extra["race"]``, also ``obs.metrics``)::
 
@@ -30,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.corpus import Case
-from harness.protocol import Connection
+from harness.protocol import CandidateError, Connection
 from harness.runtime import checks
 from harness.runtime.expect import mismatches
 from harness.runtime.scenario import setup
@@ -113,9 +115,18 @@ def run_race(case: Case, conn: Connection, obs: Any) -> None:
     race: dict[str, Any] = {"interleavings": 0, "distinct": 0, "steps": 0, "seed": seed,
                             "engine": "random", "violations": {}}
     seen: set[tuple[int, ...]] = set()
+    hung: list[Run] = []
 
     def once(choose: Any) -> Run:
-        run = _play(case, conn, choose, max_steps, invariants)
+        if hung:  # a candidate that timed out once is not asked again (§8: never hang the run)
+            return hung[0]
+        try:
+            run = _play(case, conn, choose, max_steps, invariants)
+        except CandidateError as exc:
+            if "timeout" not in exc.reason or "H22" not in invariants:
+                raise
+            run = Run(violations={"H22": [f"the candidate stopped answering: {exc.reason}"]})
+            hung.append(run)
         race["interleavings"] += 1
         race["steps"] += len(run.picks)
         seen.add(tuple(run.picks))
@@ -157,6 +168,7 @@ def _with_hypothesis(once: Any, race: dict[str, Any], budget: int, seed: int) ->
     from hypothesis import HealthCheck, Phase, given, settings
     from hypothesis import seed as fix_seed
     from hypothesis import strategies as st
+    from hypothesis.errors import HypothesisException
 
     race["engine"] = "hypothesis"
     last: dict[str, Any] = {}
@@ -174,7 +186,9 @@ def _with_hypothesis(once: Any, race: dict[str, Any], budget: int, seed: int) ->
 
     try:
         explore()
-    except AssertionError:
+    except (AssertionError, HypothesisException):
+        # The failing run is in ``last``.  Hypothesis may also call the replay of a hung
+        # candidate flaky (it is not asked again, so it draws nothing): same verdict.
         pass
     if "run" in last:
         _record(race, last["run"], last["index"])

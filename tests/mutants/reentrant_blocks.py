@@ -11,11 +11,16 @@ from tests.mutants.reentrant_queued import factory as queued
 
 
 class BlockingRuntimeCandidate(queued):
-    def runtime_settle(self, args):
-        answer = super().runtime_settle(args)
-        if answer["status"] == "deadlock":
+    def _block_if_deadlocked(self, answer):
+        if answer.get("deadlock"):
             time.sleep(3600)
         return answer
+
+    def runtime_settle(self, args):
+        return self._block_if_deadlocked(super().runtime_settle(args))
+
+    def runtime_step(self, args):
+        return self._block_if_deadlocked(super().runtime_step(args))
 
 
 def factory():

@@ -79,6 +79,15 @@ def test_deadlocking_stdio_candidate_fails_h22_within_the_timeout(hookconf):
     assert "timeout" in failed["rt.cycles.a-b-a.1"]["judgements"][0]["observed"]
 
 
+def test_deadlocking_stdio_candidate_fails_h22_in_a_race_with_one_timeout(hookconf):
+    candidate = f"cmd:{sys.executable} -m harness serve tests.mutants.reentrant_blocks:factory"
+    started = time.monotonic()
+    code, report = hookconf("run", "--candidate", candidate, "--timeout", "2",
+                            "--case", "race.cycles.under-load.1")
+    assert time.monotonic() - started < 30
+    assert code == 1 and status(report, "H22") == "fail"
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", range(5))
 def test_long_exploration_finds_no_violation_on_the_reference(tmp_path, hookconf, seed):
