@@ -42,7 +42,7 @@ INVARIANTS: tuple[Invariant, ...] = (
     Invariant("H6", "later plugins see only earlier plugins' validated, accepted effects",
               "§5.2", "runtime"),
     Invariant("H7", "pre-hook metadata has six methods with read-after-write; post-hook four reads",
-              "§9.3", "runtime"),
+              "§9.3", "guest"),
     Invariant("H8", "quiesce and lease before the first identity read; changed bytes never deleted",
               "§10.1", "runtime"),
     Invariant("H9", "the orchestrator never promotes staging or renames the source",

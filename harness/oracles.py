@@ -12,9 +12,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.corpus import Case
+from harness.guest import judge_guest
 from harness.runners import Observation
 
-__all__ = ["ORACLES", "Judgement", "h4", "h5", "h17"]
+__all__ = ["ORACLES", "Judgement", "h4", "h5", "h7", "h17"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +33,22 @@ def _decision(result: dict[str, Any], key: str) -> bool:
     return bool(result.get(key))
 
 
+def _guest(invariant: str, case: Case, obs: Observation) -> Judgement:
+    """A ``guest.run`` case: the plugin's observed codes, logs, effects and requests."""
+    passed, observed, detail = judge_guest(case, obs)
+    return Judgement(invariant, passed, case.expect, observed, detail)
+
+
+def h7(case: Case, obs: Observation) -> Judgement:
+    """H7 (§9.3): pre-hook ``ctx.metadata`` has get/has/getAll/keys/set/delete with
+    read-after-write; post-hooks expose only the four readonly methods.
+
+    Judged on real plugin bundles run by the candidate's own worker: fixtures log what they
+    see of ``ctx.metadata`` and the staged operations come back as effects.
+    """
+    return _guest("H7", case, obs)
+
+
 def h5(case: Case, obs: Observation) -> Judgement:
     """H5 (§7): one canonical structured matcher governs selection, requests and redirects.
 
@@ -39,6 +56,8 @@ def h5(case: Case, obs: Observation) -> Judgement:
     — ``match``, ``match_any`` and a one-hop ``redirect`` — must give the same answer: a
     candidate with two matchers fails here even where each is right on its own.
     """
+    if case.kind == "guest.run":  # a guest's own requests and redirect hops
+        return _guest("H5", case, obs)
     primary = obs.primary
     if case.kind == "permissions.parse":
         observed = {"valid": _decision(primary.result, "valid")}
@@ -113,6 +132,8 @@ def h4(case: Case, obs: Observation) -> Judgement:
     (``plugin.hook.input_invalid`` / ``plugin.hook.output_invalid``) and, where the case
     names one, the JSON pointer of the offending value must match too.
     """
+    if case.kind == "guest.run":  # both boundaries around a real guest
+        return _guest("H4", case, obs)
     result = obs.primary.result
     observed: dict[str, Any] = {"valid": _decision(result, "valid")}
     if not observed["valid"]:
@@ -122,8 +143,24 @@ def h4(case: Case, obs: Observation) -> Judgement:
     return Judgement("H4", observed == case.expect, case.expect, observed)
 
 
-ORACLES: dict[str, Callable[[Case, Observation], Judgement]] = {"H4": h4, "H5": h5, "H17": h17}
+ORACLES: dict[str, Callable[[Case, Observation], Judgement]] = {
+    "H4": h4, "H5": h5, "H7": h7, "H17": h17,
+}
 
 from harness.runtime.oracles import RUNTIME_ORACLES  # noqa: E402 - needs Judgement above
 
 ORACLES.update(RUNTIME_ORACLES)
+
+
+def _h3(case: Case, obs: Observation) -> Judgement:
+    """H3 (§8): worker messages carry the current invocationId and cannot act on another.
+
+    Runtime cases go to the runtime family's H3 oracle; a ``guest.run`` case shows it on a
+    real worker: a stale context, a runaway or crashed invocation cannot touch the next one.
+    """
+    if case.kind == "guest.run":
+        return _guest("H3", case, obs)
+    return RUNTIME_ORACLES["H3"](case, obs)
+
+
+ORACLES["H3"] = _h3

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.corpus import Case
+from harness.guest import run_guest
 from harness.protocol import Connection
 
 __all__ = ["RUNNERS", "Call", "Observation", "observe"]
@@ -123,6 +124,7 @@ RUNNERS: dict[str, Callable[[Case, Connection, Observation], None]] = {
     "permissions.redirect": _redirect,
     "task_source.admit": _admit,
     "dto.validate": _validate,
+    "guest.run": run_guest,
 }
 
 

@@ -11,6 +11,7 @@ operation                  reference                                            
 ``permissions.redirect``   :func:`reference.permissions.check_request`          §7
 ``task_source.admit``      :func:`reference.task_source.admit`                  §9.4
 ``dto.validate``           :func:`reference.schemas.validate`                   §9.1
+``guest.run``              :func:`reference.guest.invoke.run_plugin`            §8, §9
 ``runtime.*``              :class:`reference.runtime_ops.RuntimeOps`            §5, §6, §8
 =========================  ===================================================  ======
 """
@@ -21,6 +22,8 @@ from collections.abc import Callable
 from typing import Any
 
 from reference import __version__
+from reference.guest.invoke import run_plugin
+from reference.guest.vm import PluginVm
 from reference.permissions import InvalidPattern, PatternSet, check_request, parse_pattern
 from reference.runtime_ops import RuntimeOps
 from reference.schemas import SCHEMAS, validate
@@ -41,7 +44,10 @@ class UnknownOperation(Exception):
 class ReferenceCandidate(RuntimeOps):
     """The hookconf reference runtime behind the candidate protocol."""
 
-    families: tuple[str, ...] = ("permissions", "dto", "runtime")
+    families: tuple[str, ...] = ("permissions", "dto", "runtime", "guest")
+    #: The plugin VM and SDK prelude used by ``guest.run`` (mutant runtimes swap them).
+    vm_class: type[PluginVm] = PluginVm
+    prelude: str | None = None
 
     def hello(self) -> dict[str, Any]:
         return {
@@ -65,6 +71,7 @@ class ReferenceCandidate(RuntimeOps):
             "permissions.redirect": self.permissions_redirect,
             "task_source.admit": self.task_source_admit,
             "dto.validate": self.dto_validate,
+            "guest.run": self.guest_run,
             **self.runtime_ops(),
         }
 
@@ -101,6 +108,13 @@ class ReferenceCandidate(RuntimeOps):
             result["code"] = str(decision.code)
             result["reason"] = decision.reason
         return result
+
+    def guest_run(self, args: dict[str, Any]) -> dict[str, Any]:
+        return run_plugin(
+            args["plugin"]["manifest"], args["plugin"]["source"], args["invocations"],
+            timeout_ms=args.get("timeoutMs"), network=args.get("network", ()),
+            vm_class=self.vm_class, prelude=self.prelude,
+        )
 
     def dto_validate(self, args: dict[str, Any]) -> dict[str, Any]:
         if args["schema"] not in SCHEMAS:

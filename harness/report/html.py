@@ -18,7 +18,8 @@ __all__ = ["write_html"]
 _CSS = """
 body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:72em;color:#222}
 h1{font-size:1.4em}h2{font-size:1.1em;margin-top:2em}
-table{border-collapse:collapse;width:100%}th,td{border:1px solid #ccc;padding:.3em .5em;text-align:left;vertical-align:top}
+table{border-collapse:collapse;width:100%}
+th,td{border:1px solid #ccc;padding:.3em .5em;text-align:left;vertical-align:top}
 th{background:#f4f4f4}td.n{text-align:right;font-variant-numeric:tabular-nums}
 .pass{background:#e6f4e6}.fail{background:#fbe3e3;font-weight:bold}.error{background:#fff4d6}
 .not_covered{color:#888}.verdict{font-weight:bold;padding:.6em;border:2px solid}
@@ -60,16 +61,20 @@ def write_html(report: Report, path: Path) -> None:
         failures.append("".join(body))
     verdict_class = "ok" if report.conformant else "bad"
     corpus = report.corpus
+    families = _e(", ".join(hello.families) or "none")
+    digest = f"<code>{_e(corpus.get('digest', ''))}</code>"
+    header = "".join(f"<th>{h}</th>" for h in ("H", "status", "§", "family", "+ passed/run",
+                                                "− passed/run", "errored", "invariant"))
     page = f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>hookconf report — {_e(hello.name)}</title>
 <style>{_CSS}</style></head><body>
 <h1>hookconf report: {_e(hello.name)} {_e(hello.version)}</h1>
-<p>Candidate <code>{_e(report.candidate_spec)}</code>, families {_e(', '.join(hello.families) or 'none')}.
-Corpus: {corpus.get('selected', 0)} of {corpus.get('cases', 0)} cases run, digest <code>{_e(corpus.get('digest', ''))}</code>.
+<p>Candidate <code>{_e(report.candidate_spec)}</code>, families {families}.
+Corpus: {corpus.get('selected', 0)} of {corpus.get('cases', 0)} cases run, digest {digest}.
 Started {_e(report.started_at)}, {report.duration_ms / 1000:.1f} s, seed {report.seed}.</p>
 <p class="verdict {verdict_class}">{_e(report.summary())}</p>
 <h2>Invariants H1–H25 (§18)</h2>
-<table><tr><th>H</th><th>status</th><th>§</th><th>family</th><th>+ passed/run</th><th>− passed/run</th><th>errored</th><th>invariant</th></tr>
+<table><tr>{header}</tr>
 {''.join(rows)}
 </table>
 <h2>Failures and errors ({len(failures)})</h2>

@@ -18,6 +18,14 @@ RUNTIME_MUTANTS = [
     ("tests.mutants.capability_after_revoke:factory", "H21"),
     ("tests.mutants.reentrant_queued:factory", "H22"),
 ]
+#: Guest-family mutants (a broken SDK surface or host boundary) run only the guest cases.
+GUEST_CASES = ("guest.*",)
+GUEST_MUTANTS = [
+    ("tests.mutants.guest_prelude:metadata_write_invisible", "H7"),
+    ("tests.mutants.guest_prelude:post_hook_writable", "H7"),
+    ("tests.mutants.guest_prelude:context_bleed", "H3"),
+    ("tests.mutants.effects_unvalidated:factory", "H4"),
+]
 #: Mutants only some interleavings expose: the race explorer must find them.
 RACE_MUTANTS = [
     ("tests.mutants.reclaim_busy_worker:factory", "H2"),
@@ -36,11 +44,13 @@ MUTANTS = [
 
 
 def _name(m):
-    return m[0].split(".")[2].split(":")[0]
+    module, factory = m[0].split(".")[2].split(":")
+    return module if factory == "factory" else factory
 
 
 ALL = ([(c, i, ()) for c, i in MUTANTS] + [(c, i, RUNTIME_CASES) for c, i in RUNTIME_MUTANTS]
-       + [(c, i, ("race.*",)) for c, i in RACE_MUTANTS])
+       + [(c, i, ("race.*",)) for c, i in RACE_MUTANTS]
+       + [(c, i, GUEST_CASES) for c, i in GUEST_MUTANTS])
 
 
 @pytest.mark.parametrize(("candidate", "invariant", "cases"), ALL, ids=[_name(m) for m in ALL])

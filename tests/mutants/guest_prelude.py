@@ -1,0 +1,46 @@
+"""Mutant runtimes whose SDK prelude is the reference's with one deliberate defect.
+
+Each factory returns the reference candidate running guests with a patched prelude, so
+only the SDK surface differs; the ``guest.run`` cases must catch each one.
+"""
+
+from typing import Any
+
+from reference.candidate import ReferenceCandidate
+from reference.guest.engine import PRELUDE
+
+
+def _patched(old: str, new: str) -> str:
+    if PRELUDE.count(old) != 1:  # the mutant must break exactly the line it names
+        raise AssertionError(f"prelude no longer contains exactly one {old!r}")
+    return PRELUDE.replace(old, new)
+
+
+class PreludeMutant(ReferenceCandidate):
+    def __init__(self, name: str, prelude: str) -> None:
+        self.name = name
+        self.prelude = prelude
+
+    def hello(self) -> dict[str, Any]:
+        return {**super().hello(), "name": f"mutant-{self.name}"}
+
+
+def metadata_write_invisible() -> PreludeMutant:
+    """H7: ``set`` records the operation but a later ``get`` does not see it."""
+    return PreludeMutant("metadata-write-invisible",
+                         _patched("data.set(key, jsonStringify(copy));", ""))
+
+
+def post_hook_writable() -> PreludeMutant:
+    """H7: post-hooks get the six-method metadata object with ``set`` and ``delete``."""
+    return PreludeMutant("post-hook-writable", _patched(
+        "ctx.metadata = makeMetadata(message.metadata, current, pre);",
+        "ctx.metadata = makeMetadata(message.metadata, current, true);"))
+
+
+def context_bleed() -> PreludeMutant:
+    """H3: an exited invocation's ``ctx.update`` lands in whatever invocation is current,
+    the unkeyed-slot failure §8 forbids."""
+    return PreludeMutant("context-bleed", _patched(
+        "assertLive(current);\n        if (patch === null",
+        "current = entry || current;\n        if (patch === null"))
