@@ -23,6 +23,7 @@ from typing import Any
 from reference import activation as act
 from reference.errors import ErrorCode
 from reference.guests import Work
+from reference.lanes import LaneEntry
 from reference.scheduler import Sleep, WaitFor
 
 __all__ = ["LifecycleMixin"]
@@ -46,12 +47,19 @@ class LifecycleMixin:
         self.states[plugin_id] = state
         return effects
 
-    def ensure_active(self, plugin_id: str, needed: str) -> Generator[Any, Any, str | None]:
-        """Make the plugin Active, coalescing with any activation in progress (§5.1).
+    def ensure_active(self, plugin_id: str, needed: str,
+                      entry: LaneEntry | None = None) -> Generator[Any, Any, str | None]:
+        """Make the plugin Active for ``entry``, coalescing with any activation in progress
+        (§5.1).  Before starting a worker it re-checks that the entry was not cancelled by a
+        policy barrier meanwhile and that the plugin is still enabled (§12: effective
+        permissions are revalidated for each activation).
 
-        Returns ``None`` or the §13 code of the failed activation.
+        Returns ``None`` or a §13 code: the cancelled entry's, ``plugin.hook.permission_denied``
+        for a plugin no longer enabled, or the failed activation's.
         """
         while True:
+            if entry is not None and entry.status == "cancelled":
+                return entry.code
             state = self.states[plugin_id]
             if state is act.State.ACTIVE:
                 return None
@@ -65,6 +73,9 @@ class LifecycleMixin:
                 if attempt.code is not None:
                     return attempt.code
                 continue
+            record = self.registry.get(plugin_id)
+            if record is None or not record.enabled or record.quarantined:
+                return ErrorCode.PERMISSION_DENIED
             return (yield from self._activate(plugin_id, needed))
 
     def _activate(self, plugin_id: str, needed: str) -> Generator[Any, Any, str | None]:

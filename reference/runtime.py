@@ -182,7 +182,7 @@ class HookRuntime(LifecycleMixin, CapabilityMixin):
         """From enqueue to exit: activation (coalesced), the lane head, the invocation."""
         plugin_id, hook = entry.plugin_id, finish["hook"]
         activation_started = self.clock.now_ms()
-        code = yield from self.ensure_active(plugin_id, hook)
+        code = yield from self.ensure_active(plugin_id, hook, entry)
         activation_ms = self.clock.now_ms() - activation_started
         if code is None:
             lane = self.lanes.lane(entry.lane_key)
@@ -194,7 +194,7 @@ class HookRuntime(LifecycleMixin, CapabilityMixin):
             return self._finished(finish, Outcome(code=code), admitted_ms, None, activation_ms)
         self.lanes.start(entry)
         if self.states[plugin_id] is not act.State.ACTIVE:  # the worker crashed meanwhile
-            code = yield from self.ensure_active(plugin_id, hook)
+            code = yield from self.ensure_active(plugin_id, hook, entry)
             if code is not None:
                 return self._finished(finish, Outcome(code=code), admitted_ms, None, activation_ms)
         return (yield from self._invoke(entry, kind, name, context, generation, finish,

@@ -51,7 +51,8 @@ class _Quiet:
 
 @dataclass(slots=True)
 class Run:
-    """One interleaving: the picks made, the step labels, the events and what broke."""
+    """One interleaving: the choices made (one per step with more than one ready process),
+    the labels of every step, the events and what broke."""
 
     picks: list[int] = field(default_factory=list)
     labels: list[str] = field(default_factory=list)
@@ -75,9 +76,11 @@ def _play(case: Case, conn: Connection, choose: Any, max_steps: int,
                 break
             if status.get("idle"):
                 break
-        pick = choose(len(ready)) if len(ready) > 1 else 0
+        pick = 0
+        if len(ready) > 1:  # only real choices are recorded, so a pick list replays exactly
+            pick = choose(len(ready))
+            run.picks.append(pick)
         status = conn.call("runtime.step", {"pick": pick})
-        run.picks.append(pick)
         run.labels.append(status.get("ran", ""))
         run.events.extend(status.get("events", []))
         for inv in invariants:
@@ -128,7 +131,7 @@ def run_race(case: Case, conn: Connection, obs: Any) -> None:
             run = Run(violations={"H22": [f"the candidate stopped answering: {exc.reason}"]})
             hung.append(run)
         race["interleavings"] += 1
-        race["steps"] += len(run.picks)
+        race["steps"] += len(run.labels)
         seen.add(tuple(run.picks))
         return run
 
@@ -153,14 +156,16 @@ def _with_random(once: Any, race: dict[str, Any], budget: int, seed: int) -> Non
 def _shrink(once: Any, failing: Run) -> Run:
     """Greedy: lower each pick towards 0 while some violation persists."""
     best = failing
-    for i in range(len(best.picks)):
-        while best.picks[i] > 0:
+    i = 0
+    while i < len(best.picks):
+        while i < len(best.picks) and best.picks[i] > 0:
             trial = best.picks[:i] + [best.picks[i] - 1] + best.picks[i + 1:]
             replay = iter(trial)
             run = once(lambda n, replay=replay: min(next(replay, 0), n - 1))
             if not run.violations:
                 break
             best = run
+        i += 1
     return best
 
 

@@ -96,7 +96,8 @@ def test_long_exploration_finds_no_violation_on_the_reference(tmp_path, hookconf
 
     from corpus import CASES
 
-    races = json.loads((CASES / "runtime" / "races.json").read_text())
+    races = [case for name in ("races.json", "races-policy.json")
+             for case in json.loads((CASES / "runtime" / name).read_text())]
     for case in races:
         case["id"] = case["id"].replace("race.", "slowrace.")
         case["given"]["explore"] = {"interleavings": 300, "seed": seed, "maxSteps": 600}
