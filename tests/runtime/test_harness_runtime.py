@@ -105,3 +105,21 @@ def test_long_exploration_finds_no_violation_on_the_reference(tmp_path, hookconf
     extra.write_text(json.dumps(races))
     code, report = hookconf("run", "--corpus", str(extra), "--case", "slowrace.*")
     assert all(c["status"] == "passed" for c in report["cases"])
+
+
+def test_lint_refuses_a_runtime_case_with_an_unknown_step_or_a_kind_that_cannot_evidence(
+        hookconf, tmp_path, capsys):
+    import json
+
+    base = {"id": "x.rt.bad.1", "title": "t", "invariants": ["H22"], "spec": "§8",
+            "kind": "runtime.scenario", "polarity": "negative",
+            "given": {"plugins": [], "steps": [{"op": "teleport"}]}, "expect": {},
+            "source": {"from": "spec", "ref": "§8"}}
+    race_h1 = {**base, "id": "x.rt.bad.2", "kind": "runtime.race", "invariants": ["H1"],
+               "given": {"plugins": [], "steps": []}}
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps([base, race_h1]))
+    code, _ = hookconf("lint", str(path))
+    out = capsys.readouterr().out
+    assert code == 2
+    assert "/0/given/steps/0/op" in out and "can evidence only" in out
