@@ -10,23 +10,11 @@ from faultinject.faults import FAULTS, Crash, Fault, FaultPlan
 from faultinject.injector import FaultyVfs
 from faultinject.model import ModelVfs
 from faultinject.port import Publication
-
-
-def put(vfs, path, data):
-    fh = vfs.open(path, "w")
-    vfs.write(fh, data, 0)
-    vfs.fsync(fh)
-    vfs.close(fh)
+from tests.faultinject.vfsio import errno_of, put
 
 
 def wrapped(*faults, inner=None):
     return FaultyVfs(inner or ModelVfs(), FaultPlan.of(*faults))
-
-
-def errno_of(call):
-    with pytest.raises(OSError) as info:
-        call()
-    return info.value.errno
 
 
 def test_registry_names_are_exactly_the_published_ones():

@@ -8,28 +8,7 @@ import pytest
 
 from faultinject.model import ModelVfs, collisions, fold_name
 from faultinject.port import Kind, Publication, Vfs
-
-
-def put(vfs, path, data, *, sync=False):
-    fh = vfs.open(path, "w")
-    vfs.write(fh, data, 0)
-    if sync:
-        vfs.fsync(fh)
-    vfs.close(fh)
-
-
-def content(vfs, path):
-    fh = vfs.open(path, "r")
-    try:
-        return vfs.read(fh, 1 << 20, 0)
-    finally:
-        vfs.close(fh)
-
-
-def errno_of(call):
-    with pytest.raises(OSError) as info:
-        call()
-    return info.value.errno
+from tests.faultinject.vfsio import content, errno_of, put
 
 
 def test_model_satisfies_the_vfs_protocol():
@@ -44,7 +23,7 @@ def test_crash_loses_a_file_whose_directory_was_never_synced():
 
 def test_crash_keeps_name_but_not_unsynced_content():
     vfs = ModelVfs()
-    put(vfs, "f", b"data")
+    put(vfs, "f", b"data", sync=False)
     vfs.fsync_dir(".")
     after = vfs.crash()
     assert after.listdir() == ["f"]
@@ -91,7 +70,7 @@ def test_unsynced_unlink_comes_back_after_a_crash():
 def test_crash_states_enumerate_prefix_omit_and_torn_variants():
     vfs = ModelVfs()
     vfs.mkdir("d")                          # pending 0
-    put(vfs, "d/f", b"0123456789")          # pending 1 (entry), 2 (write)
+    put(vfs, "d/f", b"0123456789", sync=False)  # pending 1 (entry), 2 (write)
     states = dict(vfs.crash_states(explore=True))
     assert {"durable", "all", "prefix-1", "prefix-2", "omit-0", "omit-1", "omit-2",
             "torn-2"} <= states.keys()
@@ -105,9 +84,9 @@ def test_crash_states_enumerate_prefix_omit_and_torn_variants():
 
 def test_crash_states_leave_the_original_and_each_other_untouched():
     vfs = ModelVfs()
-    put(vfs, "f", b"abc")
+    put(vfs, "f", b"abc", sync=False)
     states = dict(vfs.crash_states(explore=True))
-    put(states["all"], "g", b"new")
+    put(states["all"], "g", b"new", sync=False)
     assert "g" not in states["durable"].listdir()
     assert vfs.listdir() == ["f"] and len(vfs.pending) == 2
 
@@ -115,7 +94,7 @@ def test_crash_states_leave_the_original_and_each_other_untouched():
 def test_sync_makes_everything_durable_and_empties_pending():
     vfs = ModelVfs()
     vfs.mkdir("d")
-    put(vfs, "d/f", b"x")
+    put(vfs, "d/f", b"x", sync=False)
     vfs.sync()
     assert vfs.pending == ()
     assert [name for name, _ in vfs.crash_states(explore=True)] == ["durable"]
@@ -138,10 +117,10 @@ def test_directory_renames_made_durable_out_of_order_still_give_a_tree():
 
 def test_hard_links_share_content_and_count_links():
     vfs = ModelVfs()
-    put(vfs, "f", b"one")
+    put(vfs, "f", b"one", sync=False)
     vfs.link("f", "g")
     assert vfs.lstat("f").nlink == 2 and vfs.lstat("f").ino == vfs.lstat("g").ino
-    put(vfs, "g", b"two")
+    put(vfs, "g", b"two", sync=False)
     assert content(vfs, "f") == b"two"
     vfs.unlink("f")
     assert vfs.lstat("g").nlink == 1
@@ -167,7 +146,7 @@ def test_special_files_are_refused_by_open():
 
 def test_device_roots_make_rename_and_link_cross_device():
     vfs = ModelVfs(devices=("media",))
-    put(vfs, "f", b"x")
+    put(vfs, "f", b"x", sync=False)
     assert vfs.device_of("media") != vfs.device_of("f")
     assert errno_of(lambda: vfs.rename("f", "media/f")) == errno.EXDEV
     assert errno_of(lambda: vfs.rename_noreplace("f", "media/f")) == errno.EXDEV
@@ -179,12 +158,12 @@ def test_device_roots_make_rename_and_link_cross_device():
 
 def test_folded_names_are_equivalent_and_keep_their_spelling():
     vfs = ModelVfs(fold_names=True)
-    put(vfs, "Report.TXT", b"x")
+    put(vfs, "Report.TXT", b"x", sync=False)
     assert vfs.lstat("report.txt").kind is Kind.FILE
     assert errno_of(lambda: vfs.mkdir("REPORT.txt")) == errno.EEXIST
     assert vfs.listdir() == ["Report.TXT"]
     # NFC vs NFD spelling of the same name
-    put(vfs, "caf\u00e9", b"1")
+    put(vfs, "caf\u00e9", b"1", sync=False)
     assert errno_of(lambda: vfs.open("cafe\u0301", "x")) == errno.EEXIST
     vfs.rename("Report.TXT", "report.txt")
     assert vfs.listdir() == ["caf\u00e9", "report.txt"]
@@ -198,15 +177,15 @@ def test_fold_name_is_case_and_normalisation_insensitive():
 
 def test_posix_names_are_case_sensitive():
     vfs = ModelVfs()
-    put(vfs, "A", b"1")
-    put(vfs, "a", b"2")
+    put(vfs, "A", b"1", sync=False)
+    put(vfs, "a", b"2", sync=False)
     assert vfs.listdir() == ["A", "a"]
 
 
 def test_rename_noreplace_never_clobbers():
     vfs = ModelVfs()
-    put(vfs, "src", b"new")
-    put(vfs, "dst", b"user data")
+    put(vfs, "src", b"new", sync=False)
+    put(vfs, "dst", b"user data", sync=False)
     assert errno_of(lambda: vfs.rename_noreplace("src", "dst")) == errno.EEXIST
     assert content(vfs, "dst") == b"user data"
     assert vfs.rename_noreplace("src", "fresh") is Publication.RENAMED
@@ -214,7 +193,7 @@ def test_rename_noreplace_never_clobbers():
 
 def test_noreplace_fallback_links_files_and_fails_closed_on_directories():
     vfs = ModelVfs(noreplace_native=False)
-    put(vfs, "src", b"new")
+    put(vfs, "src", b"new", sync=False)
     vfs.mkdir("dir")
     assert vfs.rename_noreplace("src", "dst") is Publication.LINKED
     assert vfs.listdir() == ["dir", "dst"]
@@ -235,7 +214,7 @@ def test_held_directory_handles_resolve_relative_paths():
     vfs = ModelVfs()
     vfs.mkdir("d")
     h = vfs.open_dir("d")
-    put(vfs, "d/f", b"x")
+    put(vfs, "d/f", b"x", sync=False)
     assert vfs.lstat("f", at=h).size == 1
     vfs.rename("d", "moved")
     assert vfs.listdir(".", at=h) == ["f"]  # the handle follows the directory, not the name
@@ -267,6 +246,6 @@ def test_inodes_created_after_a_crash_belong_to_their_own_state():
     states = dict(vfs.crash_states(explore=True))
     a, b = states["durable"], vfs.crash()
     a.mkdir("x")
-    put(b, "y", b"file")
+    put(b, "y", b"file", sync=False)
     assert a.lstat("x").ino == b.lstat("y").ino  # the same number, allocated twice
     assert a.lstat("x").kind is Kind.DIR and b.lstat("y").kind is Kind.FILE

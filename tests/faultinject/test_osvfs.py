@@ -10,33 +10,14 @@ import pytest
 
 from faultinject.osvfs import OsVfs, libc_renameat2
 from faultinject.port import Kind, Publication, Vfs, fs_error
+from tests.faultinject.vfsio import content as read
+from tests.faultinject.vfsio import errno_of, put
 
 
 @pytest.fixture
 def vfs(tmp_path):
     with OsVfs(tmp_path) as v:
         yield v
-
-
-def put(vfs, path, data):
-    fh = vfs.open(path, "w")
-    vfs.write(fh, data, 0)
-    vfs.fsync(fh)
-    vfs.close(fh)
-
-
-def read(vfs, path):
-    fh = vfs.open(path, "r")
-    try:
-        return vfs.read(fh, 1 << 16, 0)
-    finally:
-        vfs.close(fh)
-
-
-def errno_of(call):
-    with pytest.raises(OSError) as info:
-        call()
-    return info.value.errno
 
 
 def einval_renameat2(*args):
