@@ -32,7 +32,7 @@ __all__ = ["main"]
 EXIT_USAGE = 2
 EXIT_UNREACHABLE = 3
 #: Width used when output goes to a pipe or a CI log (a terminal reports its own width).
-LOG_WIDTH = 160
+LOG_WIDTH = 180
 
 
 def _console(*, stderr: bool = False) -> Console:
@@ -134,8 +134,12 @@ def _list(args: argparse.Namespace) -> int:
     if corpus.problems:
         _report_problems(corpus, _console(stderr=True))
         return EXIT_USAGE
-    for case in _select(corpus.cases, args.case):
-        print(f"{case.id}\t{case.kind}\t{case.polarity}\t{','.join(case.invariants)}\t{case.spec}")
+    try:
+        for case in _select(corpus.cases, args.case):
+            print(f"{case.id}\t{case.kind}\t{case.polarity}\t{','.join(case.invariants)}\t{case.spec}")
+        sys.stdout.flush()
+    except BrokenPipeError:  # `hookconf list | head`: the reader has all it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
 
 
@@ -189,8 +193,8 @@ def _run(args: argparse.Namespace) -> int:
     duration_ms = (time.perf_counter() - started) * 1000
 
     rerun_prefix = ["hookconf", "run", "--candidate", args.candidate]
-    for path in args.corpus:
-        rerun_prefix += ["--corpus", str(path)]
+    for path in args.corpus:  # absolute, so a pasted re-run works from any folder
+        rerun_prefix += ["--corpus", str(path.resolve())]
     if args.no_embedded:
         rerun_prefix.append("--no-embedded")
     if args.timeout != 10.0:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["KINDS", "KindSpec"]
+__all__ = ["KINDS", "KindSpec", "families_of"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,3 +38,10 @@ KINDS: dict[str, KindSpec] = {
         KindSpec("guest.run", "guest", ("H3", "H4", "H5", "H7")),
     )
 }
+
+
+def families_of(invariant_id: str, default: str = "") -> str:
+    """Every protocol family with a kind that can judge ``invariant_id``, joined by ``+``
+    (``"guest+runtime"``); ``default`` when no kind can yet."""
+    families = sorted({k.family for k in KINDS.values() if invariant_id in k.invariants})
+    return "+".join(families) or default

@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from harness.kinds import families_of
 from harness.report.model import Report
 
 __all__ = ["write_html"]
@@ -39,7 +40,7 @@ def write_html(report: Report, path: Path) -> None:
     for row in report.invariants:
         rows.append(
             f"<tr class='{row.status}'><td>{row.invariant.id}</td><td>{row.status.replace('_', ' ')}</td>"
-            f"<td>{_e(row.invariant.spec)}</td><td>{_e(row.invariant.family)}</td>"
+            f"<td>{_e(row.invariant.spec)}</td><td>{_e(families_of(row.invariant.id, row.invariant.family))}</td>"
             f"<td class='n'>{row.positive.passed}/{row.positive.run}</td>"
             f"<td class='n'>{row.negative.passed}/{row.negative.run}</td>"
             f"<td class='n'>{len(row.errors) or ''}</td><td>{_e(row.invariant.title)}</td></tr>"

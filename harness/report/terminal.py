@@ -8,12 +8,15 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from harness.kinds import families_of
 from harness.report.model import Report
 
 __all__ = ["render_terminal"]
 
 _STYLE = {"pass": "green", "fail": "bold red", "error": "yellow", "not_covered": "dim"}
-_MAX_LISTED = 20
+#: Failures printed per failing invariant (every failing invariant shows some; --json has all).
+_PER_INVARIANT = 5
+_MAX_ERRORS = 20
 
 
 def _short(value: Any, limit: int = 160) -> str:
@@ -32,12 +35,12 @@ def render_terminal(report: Report, console: Console, *, allow_not_covered: bool
     table.add_column("H", justify="right", no_wrap=True, min_width=3)
     table.add_column("status", no_wrap=True, min_width=11)
     table.add_column("§", no_wrap=True, min_width=5)
-    table.add_column("family", no_wrap=True, min_width=11)
+    table.add_column("family", no_wrap=True, min_width=19)  # every family whose cases judge it
     table.add_column("+ pass/run", justify="right", no_wrap=True, min_width=10)
     table.add_column("− pass/run", justify="right", no_wrap=True, min_width=10)
     table.add_column("err", justify="right", no_wrap=True, min_width=3)
     table.add_column("invariant", no_wrap=True, overflow="ellipsis",
-                     max_width=max(20, console.width - 83))
+                     max_width=max(20, console.width - 86))
     for row in report.invariants:
         status = row.status
         dim = status == "not_covered"
@@ -45,7 +48,7 @@ def render_terminal(report: Report, console: Console, *, allow_not_covered: bool
             row.invariant.id,
             f"[{_STYLE[status]}]{status.replace('_', ' ')}[/]",
             row.invariant.spec,
-            row.invariant.family,
+            families_of(row.invariant.id, row.invariant.family),
             f"{row.positive.passed}/{row.positive.run}",
             f"{row.negative.passed}/{row.negative.run}",
             str(len(row.errors)) if row.errors else "",
@@ -67,25 +70,30 @@ def render_terminal(report: Report, console: Console, *, allow_not_covered: bool
                       markup=False, highlight=False)
 
     failed = [r for r in report.results if r.status == "failed"]
-    for result in failed[:_MAX_LISTED]:
+    shown: list = []
+    for row in report.invariants:
+        ids = set(row.failures[:_PER_INVARIANT])
+        shown += [r for r in failed if r.case.id in ids and r not in shown]
+    for result in shown:
         case = result.case
         console.print(f"[bold red]FAIL[/] {case.id} ({', '.join(case.invariants)}, {case.spec}) "
-                      f"{case.title}")
+                      f"{case.title}", soft_wrap=True)
         for j in result.judgements:
             if j.passed:
                 continue
-            console.print(f"    expected {_short(j.expected)}", markup=False)
-            console.print(f"    observed {_short(j.observed)}", markup=False)
+            console.print(f"    expected {_short(j.expected)}", markup=False, soft_wrap=True)
+            console.print(f"    observed {_short(j.observed)}", markup=False, soft_wrap=True)
             if j.detail:
-                console.print(f"    {j.detail}", markup=False)
+                console.print(f"    {j.detail}", markup=False, soft_wrap=True)
         console.print(f"    re-run: {report.rerun(case.id)}", markup=False, soft_wrap=True)
     errored = report.errored_cases
-    for result in errored[:_MAX_LISTED]:
+    for result in errored[:_MAX_ERRORS]:
         console.print(f"[yellow]ERROR[/] {result.case.id}: {result.reason}", soft_wrap=True)
         console.print(f"    re-run: {report.rerun(result.case.id)}", markup=False, soft_wrap=True)
-    hidden = max(0, len(failed) - _MAX_LISTED) + max(0, len(errored) - _MAX_LISTED)
+    hidden = len(failed) - len(shown) + max(0, len(errored) - _MAX_ERRORS)
     if hidden:
-        console.print(f"… and {hidden} more; --json PATH lists every case")
+        console.print(f"… and {hidden} more failed or errored cases "
+                      f"(up to {_PER_INVARIANT} shown per invariant); --json PATH lists every case")
 
     counts: dict[str, int] = {}
     for result in report.results:
@@ -98,3 +106,4 @@ def render_terminal(report: Report, console: Console, *, allow_not_covered: bool
     console.print(f"[{style}]{report.summary()}[/]")
     if allow_not_covered and not report.conformant and not report.exit_code(allow_not_covered=True):
         console.print("(--allow-not-covered: nothing failed or errored, exiting 0)")
+

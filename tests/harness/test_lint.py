@@ -84,3 +84,19 @@ def test_extra_corpus_cases_run_beside_the_embedded_ones(hookconf, tmp_path):
 def test_a_folder_without_cases_is_a_problem(hookconf, tmp_path):
     (tmp_path / "empty").mkdir()
     assert hookconf("lint", str(tmp_path / "empty"))[0] == 2
+
+
+def test_rerun_command_names_an_extra_corpus_by_absolute_path(hookconf, tmp_path):
+    import os
+
+    from tests.conftest import ROOT
+
+    case = good_case(id="extra.credentials.one", polarity="negative",
+                     given={"pattern": "*://a.test/*", "url": "https://user@a.test/"},
+                     expect={"match": False})
+    path = write(tmp_path, [case])
+    relative = os.path.relpath(path, ROOT)
+    _, report = hookconf("run", "--corpus", relative, "--case", "extra.*",
+                         "--candidate", "tests.mutants.accept_credentials:factory")
+    assert report["cases"][0]["status"] == "failed"
+    assert f"--corpus {path.resolve()} " in report["cases"][0]["rerun"]
