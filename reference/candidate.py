@@ -10,7 +10,7 @@ operation                  reference                                            
 ``permissions.match_any``  :meth:`reference.permissions.PatternSet.matches`     §7
 ``permissions.redirect``   :func:`reference.permissions.check_request`          §7
 ``task_source.admit``      :func:`reference.task_source.admit`                  §9.4
-``dto.validate``           :func:`reference.schemas.validate`                   §9.1
+``dto.validate``           :func:`reference.schemas.dto_validate`               §9.1
 ``guest.run``              :func:`reference.guest.invoke.run_plugin`            §8, §9
 ``runtime.*``              :class:`reference.runtime_ops.RuntimeOps`            §5, §6, §8
 =========================  ===================================================  ======
@@ -26,7 +26,7 @@ from reference.guest.invoke import run_plugin
 from reference.guest.vm import PluginVm
 from reference.permissions import InvalidPattern, PatternSet, check_request, parse_pattern
 from reference.runtime_ops import RuntimeOps
-from reference.schemas import SCHEMAS, validate
+from reference.schemas import SCHEMAS, dto_validate
 from reference.task_source import admit
 
 __all__ = ["ReferenceCandidate", "UnknownOperation", "UnknownSchema"]
@@ -119,7 +119,7 @@ class ReferenceCandidate(RuntimeOps):
     def dto_validate(self, args: dict[str, Any]) -> dict[str, Any]:
         if args["schema"] not in SCHEMAS:
             raise UnknownSchema(args["schema"])
-        return validate(args["schema"], args["value"], direction=args["direction"]).as_dict()
+        return dto_validate(args)
 
 
 class UnknownSchema(Exception):
