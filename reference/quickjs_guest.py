@@ -1,38 +1,25 @@
-"""A guest port over a real QuickJS bundle (``corpus/plugins/<id>/``), for runtime scenarios.
+"""A guest port over a real QuickJS bundle, for runtime scenarios.
 
-:class:`QuickJsGuest` adapts ``reference.guest.PluginVm`` to the generator protocol of
-``reference.guests``: activation evaluates the bundle; an invocation builds the hook's
-context DTO (§9.2, §9.4) from the chain's working context, runs the hook in QuickJS and
-hands back the validated effects.  A guest invocation is one scheduler step: the QuickJS
-VM itself runs to completion (its own budget bounds it), so interleavings happen between
-entries, not inside one.  Command entries are not supported by bundles here
-(``plugin.hook.not_registered``).
+:class:`BundleGuest` builds on :class:`reference.guest.QuickJsGuest` (the adapter of one
+``PluginVm`` to the generator protocol of ``reference.guests``): activation evaluates the
+bundle; an invocation first builds the hook's context DTO (§9.2, §9.4) from the chain's
+working context, then runs the hook in QuickJS and hands back the validated effects.  A
+guest invocation is one scheduler step: the QuickJS VM itself runs to completion (its own
+budget bounds it), so interleavings happen between entries, not inside one.  Command
+entries are not supported by bundles here (``plugin.hook.not_registered``).
 """
 
 from __future__ import annotations
 
 import copy
 import posixpath
-import re
-from pathlib import Path
 from typing import Any
 
-from reference.errors import ErrorCode, HookRuntimeError
-from reference.guests import Activated, Exit, GuestProcess, Work
+from reference.errors import ErrorCode
+from reference.guest import PluginBundle, PluginVm, QuickJsGuest
+from reference.guests import GuestProcess, Work
 
-__all__ = ["QuickJsGuest", "bundle_dir"]
-
-_ID = re.compile(r"^[a-z0-9][a-z0-9.-]{0,127}$")
-
-
-def bundle_dir(root: Path, plugin_id: str) -> Path:
-    """``root/<plugin_id>`` for a plain plugin id; raises ``plugin.hook.input_invalid`` else."""
-    if not _ID.match(plugin_id) or ".." in plugin_id:
-        raise HookRuntimeError(ErrorCode.INPUT_INVALID, f"not a bundle id: {plugin_id!r}")
-    path = root / plugin_id
-    if not (path / "motrix-plugin.json").is_file():
-        raise HookRuntimeError(ErrorCode.INPUT_INVALID, f"no bundle {plugin_id!r}")
-    return path
+__all__ = ["BundleGuest"]
 
 
 def _context(hook: str, working: dict[str, Any], invocation_id: str) -> dict[str, Any]:
@@ -56,35 +43,28 @@ def _context(hook: str, working: dict[str, Any], invocation_id: str) -> dict[str
     return dto
 
 
-class QuickJsGuest:
-    """The guest port for one plugin bundle directory (in-process QuickJS by default)."""
+class BundleGuest:
+    """The guest port for one plugin bundle (in-process QuickJS by default)."""
 
-    def __init__(self, plugin_dir: Path, *, isolation: str = "inprocess") -> None:
-        self.plugin_dir = Path(plugin_dir)
+    def __init__(self, bundle: PluginBundle, *, isolation: str = "inprocess") -> None:
+        self.bundle = bundle
         self.isolation = isolation
-        self.vm: Any = None
+        self.port: QuickJsGuest | None = None
 
     def activate(self) -> GuestProcess:
-        from reference.guest import PluginVm
-
         yield Work(0.0)
-        if self.vm is not None:
-            self.vm.close()
-        self.vm = PluginVm.load(self.plugin_dir, isolation=self.isolation)
-        outcome = self.vm.activate()
-        if not outcome.ok:
-            return Activated(frozenset(), str(outcome.code))
-        return Activated(frozenset(outcome.registered))
+        if self.port is not None:
+            self.port.close()
+        self.port = QuickJsGuest(PluginVm(self.bundle, isolation=self.isolation))
+        return (yield from self.port.activate())
 
     def invoke(self, kind: str, name: str, context: dict[str, Any], invocation_id: str,
                *, previous_id: str | None = None, other_id: str | None = None) -> GuestProcess:
         yield Work(0.0)
-        if kind != "hook" or self.vm is None:
+        if kind != "hook" or self.port is None:
+            from reference.guests import Exit
+
             return Exit(None, ErrorCode.NOT_REGISTERED, reason="bundle commands unsupported")
         dto = _context(name, context, invocation_id)
-        outcome = self.vm.invoke(name, dto, invocation_id=invocation_id,
-                                 metadata=copy.deepcopy(context.get("metadata", {})))
-        if not outcome.ok:
-            return Exit(None, str(outcome.code), crashed=outcome.vm_discarded,
-                        reason=outcome.reason or "")
-        return Exit(outcome.effects or {"contextPatches": [], "metadataOperations": []})
+        dto["metadata"] = copy.deepcopy(context.get("metadata", {}))
+        return (yield from self.port.invoke(kind, name, dto, invocation_id))

@@ -12,16 +12,15 @@ interleaving through ``ready``/``step``.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from corpus import PLUGINS
 from reference.barrier import policy_barrier
 from reference.discovery import Task
 from reference.errors import ErrorCode, HookRuntimeError
+from reference.guest.bundle import bundle_from_source
 from reference.guests import ScriptedGuest
 from reference.lanes import CallChain
-from reference.quickjs_guest import QuickJsGuest, bundle_dir
+from reference.quickjs_guest import BundleGuest
 from reference.registry import Manifest, PolicyChange
 from reference.runtime import HookRuntime
 
@@ -80,14 +79,14 @@ class RuntimeOps:
         return {"nowMs": self.rt.clock.now_ms()}
 
     def runtime_install(self, args: dict[str, Any]) -> dict[str, Any]:
-        """Install from ``manifest`` + scripted ``guest``, or from a corpus ``bundle`` id."""
+        """Install from ``manifest`` + scripted ``guest``, or a real ``bundle``
+        (``{manifest, source}``: ``motrix-plugin.json`` and the text of its ``main``)."""
         grants = frozenset(args["grants"]) if "grants" in args else None
         if "bundle" in args:
-            path = bundle_dir(PLUGINS, args["bundle"])
-            code = (path / "dist" / "plugin.js").read_text(encoding="utf-8") \
-                if (path / "dist" / "plugin.js").is_file() else ""
-            data = json.loads((path / "motrix-plugin.json").read_text(encoding="utf-8"))
-            return self.rt.install(Manifest.from_json(data, code=code), QuickJsGuest(path), grants)
+            manifest, source = args["bundle"]["manifest"], args["bundle"]["source"]
+            bundle = bundle_from_source(manifest, source)
+            return self.rt.install(Manifest.from_json(manifest, code=source), BundleGuest(bundle),
+                                   grants)
         guest = args.get("guest") or {}
         manifest = Manifest.from_json(args["manifest"], code=repr(sorted(guest.items())))
         return self.rt.install(manifest, ScriptedGuest(guest), grants)

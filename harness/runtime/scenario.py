@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from harness.corpus import Case
+from harness.guest import load_fixture
 from harness.protocol import CandidateError, Connection
 
 __all__ = ["DRIVING_OPS", "run_scenario", "setup"]
@@ -38,7 +39,7 @@ def setup(case: Case, conn: Connection, obs: Any, *, drive: bool = True) -> dict
     obs.ask(conn, "reset", "runtime.reset", {"config": dict(given.get("config", {}))})
     for plugin in given.get("plugins", []):
         if "bundle" in plugin:
-            args: dict[str, Any] = {"bundle": plugin["bundle"]}
+            args: dict[str, Any] = {"bundle": load_fixture(plugin["bundle"])}
         else:
             args = {"manifest": plugin["manifest"], "guest": plugin.get("guest", {})}
         if "grants" in plugin:

@@ -140,17 +140,18 @@ def test_missing_registration_faults_activation():
     assert d.result(handle)["code"] == "plugin.hook.not_registered"
 
 
-def test_quickjs_bundle_runs_in_the_chain_and_bundle_ids_cannot_escape():
+def test_quickjs_bundle_runs_in_the_chain_and_a_malformed_bundle_is_refused():
+    from harness.guest import load_fixture
     from reference.errors import HookRuntimeError
 
     d = Driver()
     d.plugin("a.meta", {"beforeFinalize": "pre-resolve"}, {"hooks": {"beforeFinalize": [
         {"meta": {"set": "site", "value": "tv"}},
         {"meta": {"set": "show", "value": {"title": "Show", "episode": "E1"}}}]}})
-    d.c.handle("runtime.install", {"bundle": "hookconf.filename-template"})
+    d.c.handle("runtime.install", {"bundle": load_fixture("hookconf.filename-template")})
     d.task(taskId="t1", type="http", sourceUrl=URL, filename="x.mkv")
     handle = d.before_finalize(taskId="t1")["handle"]
     d.settle()
     assert d.result(handle)["context"]["filePath"] == "/downloads/tv/Show - E1.mkv"
     with pytest.raises(HookRuntimeError):
-        d.c.handle("runtime.install", {"bundle": "../schema"})
+        d.c.handle("runtime.install", {"bundle": {"manifest": {"id": "x"}, "source": ""}})
