@@ -63,7 +63,7 @@ def h5(case: Case, obs: Observation) -> Judgement:
         observed = {"valid": _decision(primary.result, "valid")}
         return Judgement("H5", observed == case.expect, case.expect, observed)
     if case.kind == "permissions.redirect":
-        observed = _redirect_outcome(primary.result, case.expect)
+        observed = _redirect_outcome(primary.result)
         detail = "" if observed == case.expect else _reason(primary.result)
         return Judgement("H5", observed == case.expect, case.expect, observed, detail)
     # permissions.match: the primary route, then the same question through the others.
@@ -91,7 +91,7 @@ def _route_answer(result: dict[str, Any]) -> bool:
     return _decision(result, "allowed") if "allowed" in result else _decision(result, "match")
 
 
-def _redirect_outcome(result: dict[str, Any], expect: dict[str, Any]) -> dict[str, Any]:
+def _redirect_outcome(result: dict[str, Any]) -> dict[str, Any]:
     outcome: dict[str, Any] = {"allowed": _decision(result, "allowed")}
     if not outcome["allowed"]:
         outcome["refused_hop"] = result.get("refused_hop")

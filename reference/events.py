@@ -69,6 +69,3 @@ class EventLog:
     def since(self, seq: int) -> list[dict[str, Any]]:
         """Events with ``seq`` greater than ``seq``."""
         return self.events[seq:]
-
-    def of(self, kind: str) -> list[dict[str, Any]]:
-        return [e for e in self.events if e["kind"] == kind]

@@ -20,6 +20,7 @@ __all__ = [
     "PROTOCOL_VERSION",
     "CandidateError",
     "CandidateReplyError",
+    "CandidateTimeout",
     "CandidateUnreachable",
     "Hello",
     "OpSpec",
@@ -43,6 +44,11 @@ class CandidateError(Exception):
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
+
+
+class CandidateTimeout(CandidateError):
+    """No reply within the per-request timeout; the process was killed.  Where the spec
+    forbids blocking (H22), a timeout is itself the evidence of a violation."""
 
 
 class ProtocolViolation(CandidateError):

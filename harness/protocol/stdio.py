@@ -21,6 +21,7 @@ from typing import Any
 from harness.protocol.messages import (
     PROTOCOL_VERSION,
     CandidateError,
+    CandidateTimeout,
     CandidateUnreachable,
     Hello,
     ProtocolViolation,
@@ -164,7 +165,7 @@ class SubprocessConnection:
         try:
             raw = self._lines.get(timeout=self.timeout_s)
         except queue.Empty as exc:
-            raise CandidateError(
+            raise CandidateTimeout(
                 f"no reply to {message.get('op')} within {self.timeout_s:g} s (timeout)"
             ) from exc
         if raw is _EOF:

@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-__all__ = ["h2", "h3", "h21", "h22"]
+__all__ = ["BY_INVARIANT", "h2", "h3", "h21", "h22"]
 
 Event = dict[str, Any]
 
@@ -127,3 +127,7 @@ def h22(events: Iterable[Event]) -> list[str]:
                 bad.append(f"#{e['seq']} re-entrant entry enqueued for {e['pluginId']} on chain "
                            f"{' -> '.join(chain)} (must be refused before enqueue)")
     return bad
+
+
+#: The per-step event predicates, by invariant (the scenario oracles and the race explorer).
+BY_INVARIANT = {"H2": h2, "H3": h3, "H21": h21, "H22": h22}

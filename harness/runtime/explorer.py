@@ -32,14 +32,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.corpus import Case
-from harness.protocol import CandidateError, Connection
+from harness.protocol import CandidateTimeout, Connection
 from harness.runtime import checks
 from harness.runtime.expect import mismatches
 from harness.runtime.scenario import setup
 
 __all__ = ["Run", "run_race"]
 
-_CHECKS = {"H2": checks.h2, "H3": checks.h3, "H21": checks.h21, "H22": checks.h22}
+_CHECKS = checks.BY_INVARIANT
 
 
 class _Quiet:
@@ -125,8 +125,8 @@ def run_race(case: Case, conn: Connection, obs: Any) -> None:
             return hung[0]
         try:
             run = _play(case, conn, choose, max_steps, invariants)
-        except CandidateError as exc:
-            if "timeout" not in exc.reason or "H22" not in invariants:
+        except CandidateTimeout as exc:
+            if "H22" not in invariants:
                 raise
             run = Run(violations={"H22": [f"the candidate stopped answering: {exc.reason}"]})
             hung.append(run)

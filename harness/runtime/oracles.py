@@ -18,9 +18,7 @@ from harness.runtime.expect import mismatches
 
 __all__ = ["RUNTIME_ORACLES", "h1", "h2", "h3", "h6", "h18", "h21", "h22"]
 
-_CHECKS: dict[str, Callable[[list[dict[str, Any]]], list[str]]] = {
-    "H2": checks.h2, "H3": checks.h3, "H21": checks.h21, "H22": checks.h22,
-}
+_CHECKS = checks.BY_INVARIANT
 
 
 def _judge(invariant: str, case: Case, obs: Any, extra_check: Callable[[dict[str, Any]], list[str]] | None = None):

@@ -22,11 +22,10 @@ from typing import Any
 from reference.errors import ErrorCode, Fault, HookRuntimeError
 from reference.schemas import HOOKS
 
-__all__ = ["AUTO_PERMISSIONS", "MAX_BUNDLE_BYTES", "PluginBundle", "bundle_from_source",
+__all__ = ["MAX_BUNDLE_BYTES", "PluginBundle", "bundle_from_source",
            "load_bundle", "rewrite_imports"]
 
 MAX_BUNDLE_BYTES = 1024 * 1024  # dist/plugin.js ≤ 1 MiB
-AUTO_PERMISSIONS = frozenset({"log", "i18n", "config", "lifecycle", "commands", "app", "crypto"})
 ROLES = ("pre-resolve", "resolve", "enrich", "post-process", "audit")
 API_MODULE = "motrix:plugin-api"
 

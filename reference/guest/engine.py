@@ -158,10 +158,6 @@ class GuestEngine:
         """Abort the current invocation's signal with a stable reason and run until idle."""
         return self.run("abort", reason).decode()
 
-    def memory_used_bytes(self) -> int:
-        """Bytes the QuickJS heap currently uses."""
-        return int(self._ctx.memory()["memory_used_size"])
-
     def run(self, op: str, *args: str) -> RawStep:
         """Run one operation and return the outbox undecoded (the worker passes it through).
 
