@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from harness.corpus import Case
 from harness.kinds import KINDS
-from harness.oracles import ORACLES, Judgement
+from harness.oracles import Judgement, judge
 from harness.protocol import CandidateError, CandidateReplyError, Connection, Hello
 from harness.runners import Observation, observe
 
@@ -50,7 +50,7 @@ def run_one(case: Case, conn: Connection, hello: Hello) -> CaseResult:
     except CandidateError as exc:
         status, reason, obs = "errored", exc.reason, None
     else:
-        judgements = [ORACLES[inv](case, obs) for inv in case.invariants]
+        judgements = [judge(inv, case, obs) for inv in case.invariants]
         failed = any(not j.passed for j in judgements)
         elapsed = (time.perf_counter() - started) * 1000
         return CaseResult(case, "failed" if failed else "passed", judgements, "", elapsed, obs)

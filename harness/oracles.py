@@ -15,7 +15,7 @@ from harness.corpus import Case
 from harness.guest import judge_guest
 from harness.runners import Observation
 
-__all__ = ["ORACLES", "Judgement", "h4", "h5", "h7", "h17"]
+__all__ = ["KIND_JUDGES", "ORACLES", "Judgement", "h4", "h5", "h7", "h17", "judge"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,8 +56,6 @@ def h5(case: Case, obs: Observation) -> Judgement:
     — ``match``, ``match_any`` and a one-hop ``redirect`` — must give the same answer: a
     candidate with two matchers fails here even where each is right on its own.
     """
-    if case.kind == "guest.run":  # a guest's own requests and redirect hops
-        return _guest("H5", case, obs)
     primary = obs.primary
     if case.kind == "permissions.parse":
         observed = {"valid": _decision(primary.result, "valid")}
@@ -132,8 +130,6 @@ def h4(case: Case, obs: Observation) -> Judgement:
     (``plugin.hook.input_invalid`` / ``plugin.hook.output_invalid``) and, where the case
     names one, the JSON pointer of the offending value must match too.
     """
-    if case.kind == "guest.run":  # both boundaries around a real guest
-        return _guest("H4", case, obs)
     result = obs.primary.result
     observed: dict[str, Any] = {"valid": _decision(result, "valid")}
     if not observed["valid"]:
@@ -151,16 +147,16 @@ from harness.runtime.oracles import RUNTIME_ORACLES  # noqa: E402 - needs Judgem
 
 ORACLES.update(RUNTIME_ORACLES)
 
-
-def _h3(case: Case, obs: Observation) -> Judgement:
-    """H3 (§8): worker messages carry the current invocationId and cannot act on another.
-
-    Runtime cases go to the runtime family's H3 oracle; a ``guest.run`` case shows it on a
-    real worker: a stale context, a runaway or crashed invocation cannot touch the next one.
-    """
-    if case.kind == "guest.run":
-        return _guest("H3", case, obs)
-    return RUNTIME_ORACLES["H3"](case, obs)
+#: Kinds whose cases carry their own expectation of what the candidate must show, whatever
+#: invariant they evidence: a ``guest.run`` case is judged on the guest's observed codes,
+#: logs, effects and requests for each of H3, H4, H5 and H7 it names.
+KIND_JUDGES: dict[str, Callable[[str, Case, Observation], Judgement]] = {"guest.run": _guest}
 
 
-ORACLES["H3"] = _h3
+def judge(invariant: str, case: Case, obs: Observation) -> Judgement:
+    """The verdict on ``case`` for ``invariant``: the kind's own judge if it has one, else
+    the invariant's oracle."""
+    kind_judge = KIND_JUDGES.get(case.kind)
+    if kind_judge is not None:
+        return kind_judge(invariant, case, obs)
+    return ORACLES[invariant](case, obs)
