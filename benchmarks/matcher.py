@@ -16,7 +16,7 @@ import time
 import ada_url
 
 from harness.corpus import load_corpus
-from reference.permissions import _URL_PARTS, PatternSet
+from reference.permissions.matcher import _URL_PARTS, PatternSet
 
 
 def _pairs() -> list[tuple[PatternSet, str]]:

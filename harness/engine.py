@@ -13,8 +13,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from harness.corpus import Case
+from harness.judgement import Judgement
 from harness.kinds import KINDS
-from harness.oracles import Judgement, judge
+from harness.oracles import judge
 from harness.protocol import CandidateError, CandidateReplyError, Connection, Hello
 from harness.runners import Observation, observe
 

@@ -8,25 +8,15 @@ failure in a report can be checked by a reviewer by hand.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from harness.corpus import Case
 from harness.guest import judge_guest
+from harness.judgement import Judgement, Oracle
 from harness.runners import Observation
+from harness.runtime.oracles import RUNTIME_ORACLES
 
 __all__ = ["KIND_JUDGES", "ORACLES", "Judgement", "h4", "h5", "h7", "h17", "judge"]
-
-
-@dataclass(frozen=True, slots=True)
-class Judgement:
-    """An oracle's verdict on one case for one invariant."""
-
-    invariant: str
-    passed: bool
-    expected: Any
-    observed: Any
-    detail: str = ""
 
 
 def _decision(result: dict[str, Any], key: str) -> bool:
@@ -139,13 +129,8 @@ def h4(case: Case, obs: Observation) -> Judgement:
     return Judgement("H4", observed == case.expect, case.expect, observed)
 
 
-ORACLES: dict[str, Callable[[Case, Observation], Judgement]] = {
-    "H4": h4, "H5": h5, "H7": h7, "H17": h17,
-}
-
-from harness.runtime.oracles import RUNTIME_ORACLES  # noqa: E402 - needs Judgement above
-
-ORACLES.update(RUNTIME_ORACLES)
+#: The one registry of oracles, by invariant: each family contributes its table.
+ORACLES: dict[str, Oracle] = {"H4": h4, "H5": h5, "H7": h7, "H17": h17, **RUNTIME_ORACLES}
 
 #: Kinds whose cases carry their own expectation of what the candidate must show, whatever
 #: invariant they evidence: a ``guest.run`` case is judged on the guest's observed codes,

@@ -1,19 +1,20 @@
 """The reference runtime as a protocol v1 candidate (``--candidate reference``).
 
-Operations follow ``docs/protocol.md``; each maps onto one reference module:
+Operations follow ``docs/protocol.md``; each family maps onto one reference package, the
+package of its spec area:
 
-=========================  ===================================================  ======
-operation                  reference                                            spec
-=========================  ===================================================  ======
-``permissions.parse``      :func:`reference.permissions.parse_pattern`          §7
-``permissions.match``      :meth:`reference.permissions.PatternSet.matches`     §7
-``permissions.match_any``  :meth:`reference.permissions.PatternSet.matches`     §7
-``permissions.redirect``   :func:`reference.permissions.check_request`          §7
-``task_source.admit``      :func:`reference.task_source.admit`                  §9.4
-``dto.validate``           :func:`reference.schemas.dto_validate`               §9.1
-``guest.run``              :func:`reference.guest.invoke.run_plugin`            §8, §9
-``runtime.*``              :class:`reference.runtime_ops.RuntimeOps`            §5, §6, §8
-=========================  ===================================================  ======
+=========================  ========================================================  ==========
+operation                  reference area                                            spec
+=========================  ========================================================  ==========
+``permissions.parse``      :func:`reference.permissions.matcher.parse_pattern`       §7
+``permissions.match``      :meth:`reference.permissions.matcher.PatternSet.matches`  §7
+``permissions.match_any``  :meth:`reference.permissions.matcher.PatternSet.matches`  §7
+``permissions.redirect``   :func:`reference.permissions.matcher.check_request`       §7
+``task_source.admit``      :func:`reference.permissions.task_source.admit`           §9.4
+``dto.validate``           :func:`reference.schemas.validate.dto_validate`           §9.1
+``guest.run``              :func:`reference.guest.invoke.run_plugin`                 §8, §9
+``runtime.*``              :class:`reference.runtime.ops.RuntimeOps`                 §5, §6, §8
+=========================  ========================================================  ==========
 """
 
 from __future__ import annotations
@@ -24,10 +25,10 @@ from typing import Any
 from reference import __version__
 from reference.guest.invoke import run_plugin
 from reference.guest.vm import PluginVm
-from reference.permissions import InvalidPattern, PatternSet, check_request, parse_pattern
-from reference.runtime_ops import RuntimeOps
+from reference.permissions.matcher import InvalidPattern, PatternSet, check_request, parse_pattern
+from reference.permissions.task_source import admit
+from reference.runtime.ops import RuntimeOps
 from reference.schemas import SCHEMAS, dto_validate
-from reference.task_source import admit
 
 __all__ = ["ReferenceCandidate", "UnknownOperation", "UnknownSchema"]
 

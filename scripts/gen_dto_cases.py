@@ -1,6 +1,6 @@
 """Generate the ``dto.validate`` corpus cases (H4) from the §9.1 limits table.
 
-Writes ``corpus/cases/dto/limits.json`` (for every row of ``reference.limits.LIMITS``: a
+Writes ``corpus/cases/dto/limits.json`` (for every row of ``reference.schemas.limits.LIMITS``: a
 value exactly at the limit, valid, and one byte or item beyond it, rejected) and
 ``corpus/cases/dto/shapes.json`` (missing and unknown fields, wrong enums, non-finite
 numbers, stack/engine payloads, safe-integer and progress bounds, post-hook writes) and
@@ -29,9 +29,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from harness.markers import expand_markers  # noqa: E402
-from reference.limits import LIMITS, MAX_SAFE_INTEGER, limit, utf8_len  # noqa: E402
 from reference.schemas import encoded_len, validate  # noqa: E402
 from reference.schemas.examples import example  # noqa: E402
+from reference.schemas.limits import LIMITS, MAX_SAFE_INTEGER, limit, utf8_len  # noqa: E402
 
 OUT = ROOT / "corpus" / "cases" / "dto"
 FILL = "é"

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from harness.corpus import Case
+from harness.judgement import Judgement
 from harness.runtime import checks
 from harness.runtime.expect import mismatches
 
@@ -22,8 +23,6 @@ _CHECKS = checks.BY_INVARIANT
 
 
 def _judge(invariant: str, case: Case, obs: Any, extra_check: Callable[[dict[str, Any]], list[str]] | None = None):
-    from harness.oracles import Judgement  # late: harness.oracles imports this module
-
     extra = obs.extra
     race = extra.get("race")
     if race is not None:

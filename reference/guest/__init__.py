@@ -1,4 +1,21 @@
-"""Guests in QuickJS: the SDK prelude, the capability bridge and the plugin VM (§8, §9).
+"""Guests (§8, §9): the runtime's guest port, its two guests, and the QuickJS plugin VM.
+
+=====================  ===========================================================  ========
+module                 what it holds                                                spec
+=====================  ===========================================================  ========
+``port``               the runtime's guest port: guest processes and their messages  §5.1, §8
+``scripted``           ``ScriptedGuest``: a guest played from a case's JSON script   §5.1, §8
+``quickjs_port``       ``QuickJsGuest``: one ``PluginVm`` behind the guest port      §5.1, §8
+``bundle_adapter``     ``BundleGuest``: a bundle whose hooks get real §9 contexts     §9.2, §9.4
+``vm``                 ``PluginVm``: one plugin's QuickJS VM as the host sees it      §8, §9
+``engine``             the worker side: one QuickJS VM with the SDK prelude           §4, §8
+``process``/``worker``  where a VM runs: its own process (default) or in-process      §8
+``bridge``             the capability bridge: every worker message checked, bound     §8, §9.1
+``capabilities``       ``log``, ``storage``, ``http`` as the guest reaches them        §7, §8
+``bundle``             ``motrix-plugin.json`` plus one ES module                      §3, §14
+``invoke``             hook invocations of a plugin carried in a ``guest.run``       §8, §9
+``vm_ports``           the VM's ports: clock, identifiers, budgets                   §8, §12
+=====================  ===========================================================  ========
 
 Public surface::
 
@@ -9,7 +26,7 @@ Public surface::
         -> HookOutcome(hook, invocation_id, effects, code, reason, guest_error,
                        vm_discarded, aborted)
     load_bundle(plugin_dir) -> PluginBundle
-    QuickJsGuest(vm)       # the runtime's GuestPort (reference.guests) over a real VM
+    QuickJsGuest(vm)       # the runtime's GuestPort (reference.guest.port) over a real VM
     Budgets, FakeClock, SequentialIds, MemoryStorage, HttpResponse, PENDING, LogRecord
 """
 
@@ -26,8 +43,10 @@ from reference.guest.capabilities import (
     default_request_check,
 )
 from reference.guest.engine import GuestEngine, Step
-from reference.guest.port import QuickJsGuest
-from reference.guest.ports import (
+from reference.guest.process import EngineCrashed, EngineTimeout, InProcessEngine, ProcessEngine
+from reference.guest.quickjs_port import QuickJsGuest
+from reference.guest.vm import AbortReason, ActivationOutcome, HookOutcome, PluginState, PluginVm
+from reference.guest.vm_ports import (
     Budgets,
     Clock,
     FakeClock,
@@ -36,8 +55,6 @@ from reference.guest.ports import (
     RandomIds,
     SequentialIds,
 )
-from reference.guest.process import EngineCrashed, EngineTimeout, InProcessEngine, ProcessEngine
-from reference.guest.vm import AbortReason, ActivationOutcome, HookOutcome, PluginState, PluginVm
 
 __all__ = [
     "PENDING",

@@ -3,7 +3,7 @@
 Each capability is plain host code behind a small interface; none touches the network or
 the real filesystem.  ``http.request`` goes to an injected :class:`Transport` (a fake in
 tests) and every hop — the first request and each redirect — is checked by an injected
-request check, by default the §7 matcher's ``reference.permissions.check_request`` (H5).
+request check, by default the §7 matcher's ``reference.permissions.matcher.check_request`` (H5).
 A guest-supplied ``proxy`` is refused with ``plugin.hook.permission_denied`` (§7).
 
 A capability fails by raising :class:`CapabilityError` with a stable code; the bridge
@@ -108,7 +108,7 @@ RequestCheck = Callable[[Sequence[str], Sequence[str], str | None], Any]
 
 def default_request_check(patterns: Sequence[str], hops: Sequence[str],
                           proxy: str | None) -> Any:
-    """The §7 matcher (``reference.permissions``), imported lazily."""
+    """The §7 matcher (``reference.permissions.matcher``), imported lazily."""
     from reference import permissions
 
     return permissions.check_request(_pattern_set(tuple(patterns)), list(hops), proxy)

@@ -28,8 +28,8 @@ from typing import Any
 from reference.errors import HookRuntimeError
 from reference.guest.bundle import bundle_from_source
 from reference.guest.capabilities import HttpRequest, HttpResponse, LogRecord
-from reference.guest.ports import Budgets, SequentialIds
 from reference.guest.vm import PluginVm
+from reference.guest.vm_ports import Budgets, SequentialIds
 
 __all__ = ["DEFAULT_TIMEOUT_MS", "FakeNetwork", "run_plugin"]
 

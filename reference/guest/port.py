@@ -1,74 +1,102 @@
-"""``QuickJsGuest``: a real QuickJS plugin VM behind the runtime's guest port (§5.1, §8).
+"""The runtime's guest port (§5.1, §8): what the runtime drives inside a lane entry.
 
-``reference.guests.GuestPort`` is what the reference runtime drives inside a lane entry:
-``activate()`` and ``invoke(...)`` return *guest processes* (generators whose return
-value is the result).  This adapter runs the whole activation or invocation in the
-plugin's :class:`~reference.guest.vm.PluginVm` — capabilities are answered by the VM's
-own bridge — and returns at once, so the process yields nothing and its return value is
-``Activated`` or ``Exit``.
+The runtime never calls guest code directly.  A guest is an object with two methods that
+return *guest processes* — generators yielding guest->host messages and receiving the
+host's replies — so the deterministic scheduler can interleave them:
 
-Metadata: if the context carries a ``metadata`` object (the ``(taskId, pluginId)``
-snapshot) it is taken out of the DTO and given to the worker as the snapshot (§9.2).
-Commands are not part of the hook runtime this VM implements; a command entry exits with
-``plugin.hook.not_registered``.
+``activate()``
+    yields :class:`Work` while the worker starts; returns :class:`Activated`.
+``invoke(kind, name, context, invocation_id)``
+    yields :class:`Work`, :class:`CapabilityCall`, :class:`CommandCall` and
+    :class:`Observe`; returns :class:`Exit` (effects on success, an error otherwise).
+
+The scripted guest that plays such a process from a case's JSON is
+:class:`reference.guest.scripted.ScriptedGuest`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Generator
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Protocol
 
-from reference.errors import ErrorCode
-from reference.guest.vm import HookOutcome, PluginVm
+__all__ = [
+    "Activated",
+    "CapabilityCall",
+    "CommandCall",
+    "Exit",
+    "GuestPort",
+    "Observe",
+    "Reply",
+    "Work",
+]
 
-__all__ = ["QuickJsGuest"]
+
+@dataclass(frozen=True, slots=True)
+class Work:
+    """The guest computes for ``ms`` milliseconds of virtual time."""
+
+    ms: float
 
 
-def _nothing_yielded() -> Generator[Any, Any, None]:
-    return
-    yield  # pragma: no cover - makes this a generator
+@dataclass(frozen=True, slots=True)
+class CapabilityCall:
+    """An invocation-scoped worker message (§8): must carry the current ``invocation_id``."""
+
+    invocation_id: str | None
+    capability: str
+    ms: float
 
 
-class QuickJsGuest:
-    """Adapts one :class:`PluginVm` to ``reference.guests.GuestPort``.
+@dataclass(frozen=True, slots=True)
+class CommandCall:
+    """A call into another plugin's (or its own) command: a new lane entry on the chain."""
 
-    Attributes:
-        vm: the plugin VM (owned: :meth:`close` discards it).
-        outcomes: every :class:`HookOutcome`, in order (evidence for oracles).
-    """
+    plugin_id: str
+    command: str
 
-    def __init__(self, vm: PluginVm) -> None:
-        self.vm = vm
-        self.outcomes: list[HookOutcome] = []
 
-    def activate(self) -> Generator[Any, Any, Any]:
-        """Guest process returning ``Activated(registered, code)``."""
-        from reference.guests import Activated
+@dataclass(frozen=True, slots=True)
+class Observe:
+    """A probe: the guest reports the context it was given (for H6 evidence)."""
 
-        yield from _nothing_yielded()
-        outcome = self.vm.activate()
-        return Activated(frozenset(outcome.registered),
-                         None if outcome.code is None else str(outcome.code))
+    label: str
+    context: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """The host's answer to a message: ``code`` is ``None`` on success."""
+
+    code: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Activated:
+    """Activation result: the hooks and commands the guest registered, or a §13 code."""
+
+    registered: frozenset[str]
+    code: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Exit:
+    """Hook exit: ``effects`` on success; ``code`` (and ``crashed`` if the worker died)."""
+
+    effects: dict[str, Any] | None
+    code: str | None = None
+    crashed: bool = False
+    reason: str = ""
+
+
+GuestMessage = Work | CapabilityCall | CommandCall | Observe
+GuestProcess = Generator[GuestMessage, Reply | None, Any]
+
+
+class GuestPort(Protocol):
+    """What the runtime needs from a plugin's guest."""
+
+    def activate(self) -> GuestProcess: ...
 
     def invoke(self, kind: str, name: str, context: dict[str, Any], invocation_id: str,
-               *, previous_id: str | None = None,
-               other_id: str | None = None) -> Generator[Any, Any, Any]:
-        """Guest process returning ``Exit(effects, code, crashed, reason)``."""
-        from reference.guests import Exit
-
-        yield from _nothing_yielded()
-        if kind != "hook":
-            return Exit(None, str(ErrorCode.NOT_REGISTERED), reason="command_unsupported")
-        dto = dict(context)
-        metadata = dto.pop("metadata", None)
-        outcome = self.vm.invoke(name, dto, invocation_id=invocation_id,
-                                 metadata=metadata if isinstance(metadata, dict) else None)
-        self.outcomes.append(outcome)
-        if outcome.ok:
-            return Exit(outcome.effects)
-        return Exit(None, str(outcome.code), crashed=outcome.vm_discarded,
-                    reason=outcome.reason or "")
-
-    def close(self) -> None:
-        """Discard the VM's worker."""
-        self.vm.close()
+               *, previous_id: str | None, other_id: str | None) -> GuestProcess: ...

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Protocol
 
 from reference.guest.engine import GuestEngine, Step
-from reference.guest.ports import Clock
+from reference.guest.vm_ports import Clock
 
 __all__ = ["Engine", "EngineCrashed", "EngineTimeout", "InProcessEngine", "ProcessEngine"]
 

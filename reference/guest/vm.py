@@ -29,7 +29,6 @@ from reference.errors import ErrorCode
 from reference.guest.bridge import CapabilityBridge, Phase, Refusal
 from reference.guest.bundle import PluginBundle, load_bundle
 from reference.guest.capabilities import HttpCapability, LogRecord, MemoryStorage, Transport
-from reference.guest.ports import Budgets, Clock, IdSource, MonotonicClock, RandomIds
 from reference.guest.process import (
     Engine,
     EngineCrashed,
@@ -37,6 +36,7 @@ from reference.guest.process import (
     InProcessEngine,
     ProcessEngine,
 )
+from reference.guest.vm_ports import Budgets, Clock, IdSource, MonotonicClock, RandomIds
 from reference.schemas import PRE_HOOKS, validate
 
 __all__ = ["AbortReason", "ActivationOutcome", "HookOutcome", "PluginState", "PluginVm"]
@@ -124,7 +124,7 @@ class PluginVm:
         bundle: the loaded plugin.
         storage: shared host storage (one :class:`MemoryStorage` per host).
         transport: the HTTP transport; without one, ``http`` calls are denied.
-        request_check: the §7 request check seam (default: ``reference.permissions``).
+        request_check: the §7 request check seam (default: ``reference.permissions.matcher``).
         log_sink: receives the guest's log records.
         clock, ids: injected time and id ports.
         budgets: timeout, memory and stack limits.

@@ -1,6 +1,6 @@
 """JSON Schema documents for every §9 DTO and worker message, built from the limits table.
 
-Every bound comes from :data:`reference.limits.LIMITS` through :func:`limit`; no number
+Every bound comes from :data:`reference.schemas.limits.LIMITS` through :func:`limit`; no number
 is written twice.  Each named schema in :data:`SCHEMAS` is a self-contained Draft 2020-12
 document (all definitions in ``$defs``) whose root also carries the structural walk
 ``jsonBounds`` (finite numbers, keys, items, generic string bytes; see ``keywords``).
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from reference.limits import MAX_SAFE_INTEGER, limit
+from reference.schemas.limits import MAX_SAFE_INTEGER, limit
 
 __all__ = ["DEFS", "HOOKS", "PRE_HOOKS", "POST_HOOKS", "SCHEMAS", "document"]
 

@@ -35,7 +35,7 @@ from typing import Any
 from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError
 
-from reference.limits import limit, utf8_len
+from reference.schemas.limits import limit, utf8_len
 
 __all__ = ["HookconfValidator", "encoded_len", "walk_json"]
 

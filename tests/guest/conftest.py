@@ -19,8 +19,8 @@ from reference.guest import (
     PluginVm,
     SequentialIds,
 )
-from reference.limits import MIB
 from reference.schemas.examples import example
+from reference.schemas.limits import MIB
 
 PLUGINS = Path(__file__).resolve().parents[2] / "corpus" / "plugins"
 

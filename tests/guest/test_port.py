@@ -4,9 +4,9 @@ import pytest
 
 from reference.errors import ErrorCode
 
-guests = pytest.importorskip("reference.guests")
+guests = pytest.importorskip("reference.guest.port")
 
-from reference.guest.port import QuickJsGuest  # noqa: E402
+from reference.guest.quickjs_port import QuickJsGuest  # noqa: E402
 
 
 def run(process):

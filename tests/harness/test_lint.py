@@ -97,6 +97,6 @@ def test_rerun_command_names_an_extra_corpus_by_absolute_path(hookconf, tmp_path
     path = write(tmp_path, [case])
     relative = os.path.relpath(path, ROOT)
     _, report = hookconf("run", "--corpus", relative, "--case", "extra.*",
-                         "--candidate", "tests.mutants.accept_credentials:factory")
+                         "--candidate", "tests.mutants.permissions.accept_credentials:factory")
     assert report["cases"][0]["status"] == "failed"
     assert f"--corpus {path.resolve()} " in report["cases"][0]["rerun"]

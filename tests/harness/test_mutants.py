@@ -8,46 +8,46 @@ from tests.conftest import status
 #: unchanged; the race explorer has its own tests below).
 RUNTIME_CASES = ("rt.*",)
 RUNTIME_MUTANTS = [
-    ("tests.mutants.active_set_candidates:factory", "H1"),
-    ("tests.mutants.global_lane:factory", "H2"),
-    ("tests.mutants.bridge_without_id:factory", "H3"),
-    ("tests.mutants.failed_effects_merged:factory", "H6"),
-    ("tests.mutants.breaker_never_opens:factory", "H6"),
-    ("tests.mutants.template_failure_aborts:factory", "H6"),
-    ("tests.mutants.host_filter_finalize:factory", "H18"),
-    ("tests.mutants.capability_after_revoke:factory", "H21"),
-    ("tests.mutants.reentrant_queued:factory", "H22"),
+    ("tests.mutants.runtime.active_set_candidates:factory", "H1"),
+    ("tests.mutants.runtime.global_lane:factory", "H2"),
+    ("tests.mutants.runtime.bridge_without_id:factory", "H3"),
+    ("tests.mutants.runtime.failed_effects_merged:factory", "H6"),
+    ("tests.mutants.runtime.breaker_never_opens:factory", "H6"),
+    ("tests.mutants.runtime.template_failure_aborts:factory", "H6"),
+    ("tests.mutants.runtime.host_filter_finalize:factory", "H18"),
+    ("tests.mutants.runtime.capability_after_revoke:factory", "H21"),
+    ("tests.mutants.runtime.reentrant_queued:factory", "H22"),
 ]
 #: Guest-family mutants (a broken SDK surface or host boundary) run only the guest cases.
 GUEST_CASES = ("guest.*",)
 GUEST_MUTANTS = [
-    ("tests.mutants.guest_prelude:metadata_write_invisible", "H7"),
-    ("tests.mutants.guest_prelude:post_hook_writable", "H7"),
-    ("tests.mutants.guest_prelude:context_bleed", "H3"),
-    ("tests.mutants.effects_unvalidated:factory", "H4"),
+    ("tests.mutants.guest.guest_prelude:metadata_write_invisible", "H7"),
+    ("tests.mutants.guest.guest_prelude:post_hook_writable", "H7"),
+    ("tests.mutants.guest.guest_prelude:context_bleed", "H3"),
+    ("tests.mutants.guest.effects_unvalidated:factory", "H4"),
 ]
 #: Mutants only some interleavings expose: the race explorer must find them.
 RACE_MUTANTS = [
-    ("tests.mutants.reclaim_busy_worker:factory", "H2"),
-    ("tests.mutants.uncoalesced_activation:factory", "H2"),
+    ("tests.mutants.runtime.reclaim_busy_worker:factory", "H2"),
+    ("tests.mutants.runtime.uncoalesced_activation:factory", "H2"),
 ]
 
 #: Permission and DTO mutants run their own family's cases (the corpus is large; the other
 #: families are unchanged by these mutants).
 FAMILY_CASES = {"H5": ("perm.*",), "H17": ("task-source.*",), "H4": ("dto.*",)}
 MUTANTS = [
-    ("tests.mutants.regex_whole_url:factory", "H5"),
-    ("tests.mutants.suffix_without_boundary:factory", "H5"),
-    ("tests.mutants.percent_decoding:factory", "H5"),
-    ("tests.mutants.accept_credentials:factory", "H5"),
-    ("tests.mutants.split_matchers:factory", "H5"),
-    ("tests.mutants.admit_by_host_permissions:factory", "H17"),
-    ("tests.mutants.codepoint_limits:factory", "H4"),
+    ("tests.mutants.permissions.regex_whole_url:factory", "H5"),
+    ("tests.mutants.permissions.suffix_without_boundary:factory", "H5"),
+    ("tests.mutants.permissions.percent_decoding:factory", "H5"),
+    ("tests.mutants.permissions.accept_credentials:factory", "H5"),
+    ("tests.mutants.permissions.split_matchers:factory", "H5"),
+    ("tests.mutants.permissions.admit_by_host_permissions:factory", "H17"),
+    ("tests.mutants.schemas.codepoint_limits:factory", "H4"),
 ]
 
 
 def _name(m):
-    module, factory = m[0].split(".")[2].split(":")
+    module, factory = m[0].rsplit(".", 1)[1].split(":")
     return module if factory == "factory" else factory
 
 
@@ -73,14 +73,14 @@ def test_reports_invariant_failing_for_mutant(hookconf, candidate, invariant, ca
 
 
 def test_split_matchers_are_caught_by_route_comparison(hookconf):
-    _, report = hookconf("run", "--candidate", "tests.mutants.split_matchers:factory",
+    _, report = hookconf("run", "--candidate", "tests.mutants.permissions.split_matchers:factory",
                          "--case", "perm.*")
     details = [j["detail"] for c in report["cases"] if c["status"] == "failed" for j in c["judgements"]]
     assert any(d.startswith("routes disagree") for d in details)
 
 
 def test_race_explorer_prints_the_shrunk_interleaving_and_its_seed(hookconf):
-    _, report = hookconf("run", "--candidate", "tests.mutants.capability_after_revoke:factory",
+    _, report = hookconf("run", "--candidate", "tests.mutants.runtime.capability_after_revoke:factory",
                          "--case", "race.*")
     failed = {c["id"]: c for c in report["cases"] if c["status"] == "failed"}
     revoke = failed["race.policy.revoke-during-capability.1"]

@@ -12,14 +12,14 @@ from tests.conftest import MINI
 
 def test_json_report_matches_its_schema_for_pass_and_fail(hookconf):
     schema = json.loads(REPORT_SCHEMA.read_text())
-    for candidate in ("reference", "tests.mutants.regex_whole_url:factory"):
+    for candidate in ("reference", "tests.mutants.permissions.regex_whole_url:factory"):
         _, report = hookconf("run", "--candidate", candidate)
         jsonschema.Draft202012Validator(schema).validate(report)
         assert [i["id"] for i in report["invariants"]] == [f"H{n}" for n in range(1, 26)]
 
 
 def test_rerun_command_runs_exactly_that_case(hookconf):
-    _, report = hookconf("run", "--candidate", "tests.mutants.accept_credentials:factory")
+    _, report = hookconf("run", "--candidate", "tests.mutants.permissions.accept_credentials:factory")
     failed = next(c for c in report["cases"] if c["status"] == "failed")
     argv = shlex.split(failed["rerun"])
     assert argv[0] == "hookconf"
@@ -31,7 +31,7 @@ def test_rerun_command_runs_exactly_that_case(hookconf):
 
 def test_junit_has_one_suite_per_invariant_with_failures(hookconf, tmp_path):
     junit = tmp_path / "junit.xml"
-    hookconf("run", "--candidate", "tests.mutants.accept_credentials:factory", "--junit", str(junit))
+    hookconf("run", "--candidate", "tests.mutants.permissions.accept_credentials:factory", "--junit", str(junit))
     root = ET.parse(junit).getroot()
     suites = root.findall("testsuite")
     assert len(suites) == 25
@@ -47,7 +47,7 @@ def test_terminal_report_shows_table_failures_and_verdict(capsys, monkeypatch):
     from harness.cli import main
 
     monkeypatch.setenv("COLUMNS", "120")
-    code = main(["run", "-q", "--candidate", "tests.mutants.accept_credentials:factory",
+    code = main(["run", "-q", "--candidate", "tests.mutants.permissions.accept_credentials:factory",
                  "--no-embedded", "--corpus", str(MINI)])
     out = capsys.readouterr().out
     assert code == 1
@@ -65,7 +65,7 @@ def test_report_path_in_a_missing_folder_is_a_usage_error_before_running(hookcon
 
 def test_html_report_is_one_self_contained_page_with_the_matrix(hookconf, tmp_path):
     page = tmp_path / "report.html"
-    hookconf("run", "--candidate", "tests.mutants.accept_credentials:factory", "--html", str(page))
+    hookconf("run", "--candidate", "tests.mutants.permissions.accept_credentials:factory", "--html", str(page))
     text = page.read_text()
     assert text.startswith("<!doctype html>")
     assert all(f"<td>H{n}</td>" in text for n in range(1, 26))

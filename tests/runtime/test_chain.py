@@ -3,8 +3,8 @@ breaker; §5.1 activation table."""
 
 import pytest
 
-from reference import activation as act
-from reference.chain import Breaker, check_effects
+from reference.runtime import activation as act
+from reference.runtime.chain import Breaker, check_effects
 from tests.runtime.helpers import Driver
 
 URL = "https://x.example/file"

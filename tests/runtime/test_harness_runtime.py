@@ -62,13 +62,13 @@ def test_explorer_without_hypothesis_counts_and_shrinks(hookconf, monkeypatch):
     _, report = hookconf("run", "--case", "race.*")
     races = [c for c in report["cases"] if c["kind"] == "runtime.race"]
     assert all(c["metrics"]["engine"] == "random" and c["metrics"]["interleavings"] == 30 for c in races)
-    _, report = hookconf("run", "--candidate", "tests.mutants.capability_after_revoke:factory",
+    _, report = hookconf("run", "--candidate", "tests.mutants.runtime.capability_after_revoke:factory",
                          "--case", "race.policy.*")
     assert status(report, "H21") == "fail"
 
 
 def test_deadlocking_stdio_candidate_fails_h22_within_the_timeout(hookconf):
-    candidate = f"cmd:{sys.executable} -m harness serve tests.mutants.reentrant_blocks:factory"
+    candidate = f"cmd:{sys.executable} -m harness serve tests.mutants.runtime.reentrant_blocks:factory"
     started = time.monotonic()
     code, report = hookconf("run", "--candidate", candidate, "--timeout", "2",
                             "--case", "rt.cycles.a-b-a.1", "--case", "rt.cycles.a-b.1")
@@ -80,7 +80,7 @@ def test_deadlocking_stdio_candidate_fails_h22_within_the_timeout(hookconf):
 
 
 def test_deadlocking_stdio_candidate_fails_h22_in_a_race_with_one_timeout(hookconf):
-    candidate = f"cmd:{sys.executable} -m harness serve tests.mutants.reentrant_blocks:factory"
+    candidate = f"cmd:{sys.executable} -m harness serve tests.mutants.runtime.reentrant_blocks:factory"
     started = time.monotonic()
     code, report = hookconf("run", "--candidate", candidate, "--timeout", "2",
                             "--case", "race.cycles.under-load.1")

@@ -2,7 +2,7 @@
 
 import pytest
 
-from reference.scheduler import Pause, Scheduler, Sleep, WaitFor
+from reference.runtime.scheduler import Pause, Scheduler, Sleep, WaitFor
 
 
 def worker(log, name, n):

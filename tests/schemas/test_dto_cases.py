@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from harness.markers import expand_markers
-from reference.limits import LIMITS, utf8_len
 from reference.schemas import validate
+from reference.schemas.limits import LIMITS, utf8_len
 
 ROOT = Path(__file__).resolve().parents[2]
 CASE_DIR = ROOT / "corpus" / "cases" / "dto"

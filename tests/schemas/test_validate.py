@@ -7,9 +7,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from reference.errors import ErrorCode
-from reference.limits import limit
 from reference.schemas import SCHEMAS, compiled, document, validate, walk_json
 from reference.schemas.examples import EXAMPLES, example
+from reference.schemas.limits import limit
 
 
 @pytest.mark.parametrize("name", sorted(SCHEMAS))
@@ -140,14 +140,14 @@ def test_dto_validate_speaks_the_protocol_shape():
 
 @given(st.text(max_size=80))
 def test_error_code_validity_is_exactly_one_to_128_utf8_bytes(text):
-    from reference.limits import utf8_len
+    from reference.schemas.limits import utf8_len
     error = {**example("ErrorDescriptorV1"), "code": text}
     assert validate("ErrorDescriptorV1", error).valid == (1 <= utf8_len(text) <= 128)
 
 
 @given(st.lists(st.text(alphabet="aé€😀", max_size=3), max_size=6))
 def test_header_list_total_is_summed_in_bytes(parts):
-    from reference.limits import utf8_len
+    from reference.schemas.limits import utf8_len
     value = "".join(parts) * 2000
     headers = [{"name": "X", "value": value[:5000]} for _ in range(60)]
     total = sum(1 + utf8_len(h["value"]) for h in headers)

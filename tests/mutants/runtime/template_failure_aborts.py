@@ -1,0 +1,14 @@
+"""Mutant (H6, §5.2 fail-open rule): the builtin filename template's optional
+``beforeFinalize`` failure aborts finalization instead of keeping the earlier filename."""
+
+from reference.runtime.chain import ABORTING_ROLES
+from reference.runtime.hook_runtime import HookRuntime
+from tests.mutants.runtime.base import mutant
+
+
+class TemplateAborts(HookRuntime):
+    def aborts_chain(self, plugin_id, hook, role):
+        return role in ABORTING_ROLES
+
+
+factory = mutant("template-failure-aborts", TemplateAborts)
