@@ -25,7 +25,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from faultinject import FaultyVfs, ModelVfs, OsVfs, Scenario, explore  # noqa: E402
+from hookconf.faultinject import FaultyVfs, ModelVfs, OsVfs, Scenario, explore  # noqa: E402
 
 PARTS = 3
 

@@ -4,7 +4,7 @@ Run: ``python benchmarks/guest.py [--rounds N]``.  Prints medians in microsecond
 milliseconds (ms).  The round-trip goal (§9.1, H4 at both boundaries): the worker and
 bridge add at most 50% on top of the two schema validations a round trip needs anyway
 (the ``hook.enter`` message before entering the guest, the ``hook.exit`` message after).
-Validators are compiled once (``reference.schemas.compiled`` caches them) and warmed up
+Validators are compiled once (``hookconf.reference.schemas.compiled`` caches them) and warmed up
 before timing.
 """
 
@@ -22,11 +22,11 @@ sys.path.insert(0, str(ROOT))
 
 import _quickjs  # noqa: E402
 
-from reference.guest import Budgets, PluginVm, SequentialIds  # noqa: E402
-from reference.schemas import validate  # noqa: E402
-from reference.schemas.examples import example  # noqa: E402
+from hookconf.reference.guest import Budgets, PluginVm, SequentialIds  # noqa: E402
+from hookconf.reference.schemas import validate  # noqa: E402
+from hookconf.reference.schemas.examples import example  # noqa: E402
 
-NOOP = ROOT / "corpus" / "plugins" / "hookconf.noop"
+NOOP = ROOT / "hookconf" / "corpus" / "plugins" / "hookconf.noop"
 HOOKS = {"beforeFinalize": "BeforeFinalizeContextV1", "afterComplete": "AfterCompleteContextV1"}
 
 

@@ -15,8 +15,8 @@ import time
 
 import ada_url
 
-from harness.corpus import load_corpus
-from reference.permissions.matcher import _URL_PARTS, PatternSet
+from hookconf.harness.corpus import load_corpus
+from hookconf.reference.permissions.matcher import _URL_PARTS, PatternSet
 
 
 def _pairs() -> list[tuple[PatternSet, str]]:

@@ -1,6 +1,6 @@
 """Generate the ``dto.validate`` corpus cases (H4) from the §9.1 limits table.
 
-Writes ``corpus/cases/dto/limits.json`` (for every row of ``reference.schemas.limits.LIMITS``: a
+Writes ``corpus/cases/dto/limits.json`` (for every row of ``hookconf.reference.schemas.limits.LIMITS``: a
 value exactly at the limit, valid, and one byte or item beyond it, rejected) and
 ``corpus/cases/dto/shapes.json`` (missing and unknown fields, wrong enums, non-finite
 numbers, stack/engine payloads, safe-integer and progress bounds, post-hook writes) and
@@ -9,7 +9,7 @@ message size, patched URLs, headers and paths, the metadata operation count).
 
 Byte rows pad with ``é`` (2 UTF-8 bytes, 1 code point) so byte and code-point counts
 differ.  Every case is checked before it is written: markers are expanded, the measured
-quantity must equal the limit (or limit + 1), and ``reference.schemas.validate`` must
+quantity must equal the limit (or limit + 1), and ``hookconf.reference.schemas.validate`` must
 agree with ``expect``; a mismatch aborts without writing.
 
 Usage: ``python scripts/gen_dto_cases.py [--check]`` (``--check`` fails if the files on
@@ -28,12 +28,12 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from harness.markers import expand_markers  # noqa: E402
-from reference.schemas import encoded_len, validate  # noqa: E402
-from reference.schemas.examples import example  # noqa: E402
-from reference.schemas.limits import LIMITS, MAX_SAFE_INTEGER, limit, utf8_len  # noqa: E402
+from hookconf.harness.markers import expand_markers  # noqa: E402
+from hookconf.reference.schemas import encoded_len, validate  # noqa: E402
+from hookconf.reference.schemas.examples import example  # noqa: E402
+from hookconf.reference.schemas.limits import LIMITS, MAX_SAFE_INTEGER, limit, utf8_len  # noqa: E402
 
-OUT = ROOT / "corpus" / "cases" / "dto"
+OUT = ROOT / "hookconf" / "corpus" / "cases" / "dto"
 FILL = "é"
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli import main
+from hookconf.harness.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 MINI = ROOT / "tests" / "data" / "mini.json"

@@ -1,6 +1,6 @@
 """Tiny crash-test protocols used by the explorer tests and benchmarks.
 
-Each is a module-level :class:`~faultinject.explorer.Scenario` with module-level
+Each is a module-level :class:`~hookconf.faultinject.explorer.Scenario` with module-level
 ``recover`` and ``check`` functions, so a violation's re-run command can import them.
 """
 
@@ -9,10 +9,10 @@ from __future__ import annotations
 import errno
 from collections.abc import Mapping
 
-from faultinject.explorer import Scenario
-from faultinject.model import ModelVfs
-from faultinject.port import Vfs
-from faultinject.sqlite import connect
+from hookconf.faultinject.explorer import Scenario
+from hookconf.faultinject.model import ModelVfs
+from hookconf.faultinject.port import Vfs
+from hookconf.faultinject.sqlite import connect
 
 # ---- publish a new version of a file: write temp, fsync, rename (§10.2) ----------------
 

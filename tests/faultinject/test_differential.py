@@ -17,9 +17,9 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
-from faultinject.model import ModelVfs
-from faultinject.osvfs import OsVfs
-from faultinject.snapshot import snapshot
+from hookconf.faultinject.model import ModelVfs
+from hookconf.faultinject.osvfs import OsVfs
+from hookconf.faultinject.snapshot import snapshot
 
 NAMES = ("a", "b", "c")
 PATHS = st.one_of(st.sampled_from(NAMES),

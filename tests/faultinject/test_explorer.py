@@ -8,9 +8,9 @@ import sys
 
 import pytest
 
-from faultinject.__main__ import main as faultinject_main
-from faultinject.explorer import Scenario, explore, replay
-from faultinject.faults import Fault
+from hookconf.faultinject.__main__ import main as faultinject_main
+from hookconf.faultinject.explorer import Scenario, explore, replay
+from hookconf.faultinject.faults import Fault
 
 from . import protocols as p
 
@@ -130,7 +130,7 @@ def test_replay_reproduces_a_reported_violation():
 
 def test_rerun_command_replays_the_state(capsys):
     v = explore(p.PUBLISH_BROKEN, p.recover_config, p.check_config).violations[0]
-    assert v.rerun.command.startswith("python -m faultinject replay tests.faultinject.protocols")
+    assert v.rerun.command.startswith("python -m hookconf.faultinject replay tests.faultinject.protocols")
     args = v.rerun.command.split()[3:]
     assert faultinject_main(args) == 1
     assert "acknowledged publication lost" in capsys.readouterr().out
@@ -167,7 +167,7 @@ def test_violation_shows_what_the_crash_lost_and_what_recovery_left():
     v = report.violations[0]
     assert any(line.startswith("~ data/config") for line in v.crash_diff)
     text = str(v)
-    assert "crash: ~ data/config" in text and "re-run: python -m faultinject" in text
+    assert "crash: ~ data/config" in text and "re-run: python -m hookconf.faultinject" in text
 
 
 def test_cross_device_move_without_target_dir_fsync_can_lose_every_byte():

@@ -6,10 +6,10 @@ import errno
 
 import pytest
 
-from faultinject.faults import FAULTS, Crash, Fault, FaultPlan
-from faultinject.injector import FaultyVfs
-from faultinject.model import ModelVfs
-from faultinject.port import Publication
+from hookconf.faultinject.faults import FAULTS, Crash, Fault, FaultPlan
+from hookconf.faultinject.injector import FaultyVfs
+from hookconf.faultinject.model import ModelVfs
+from hookconf.faultinject.port import Publication
 from tests.faultinject.vfsio import errno_of, put
 
 

@@ -1,4 +1,4 @@
-"""ModelVfs: the persistence model (module docstring of faultinject.model), §10.2/§10.3."""
+"""ModelVfs: the persistence model (module docstring of hookconf.faultinject.model), §10.2/§10.3."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import errno
 
 import pytest
 
-from faultinject.model import ModelVfs, collisions, fold_name
-from faultinject.port import Kind, Publication, Vfs
+from hookconf.faultinject.model import ModelVfs, collisions, fold_name
+from hookconf.faultinject.port import Kind, Publication, Vfs
 from tests.faultinject.vfsio import content, errno_of, put
 
 

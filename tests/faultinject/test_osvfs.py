@@ -8,8 +8,8 @@ import tempfile
 
 import pytest
 
-from faultinject.osvfs import OsVfs, libc_renameat2
-from faultinject.port import Kind, Publication, Vfs, fs_error
+from hookconf.faultinject.osvfs import OsVfs, libc_renameat2
+from hookconf.faultinject.port import Kind, Publication, Vfs, fs_error
 from tests.faultinject.vfsio import content as read
 from tests.faultinject.vfsio import errno_of, put
 

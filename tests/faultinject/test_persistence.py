@@ -11,7 +11,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from faultinject.model import ModelVfs
+from hookconf.faultinject.model import ModelVfs
 
 NAMES = ("x", "y")
 

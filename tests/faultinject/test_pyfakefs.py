@@ -3,7 +3,7 @@
 pyfakefs is used only for *path semantics* — name equivalence and separators — never for
 durability (its fsync is a no-op).  OsVfs itself needs POSIX directory fds, which the
 emulated Windows cannot open, so what runs here is the logic OsVfs and ModelVfs share:
-:func:`faultinject.port.split_path` and :func:`faultinject.model.fold_name`, plus
+:func:`hookconf.faultinject.port.split_path` and :func:`hookconf.faultinject.model.fold_name`, plus
 ModelVfs's name-folding mode driven in lockstep with the emulated filesystem.
 """
 
@@ -16,8 +16,8 @@ import os
 import pytest
 from pyfakefs.fake_filesystem import OSType
 
-from faultinject.model import ModelVfs, fold_name
-from faultinject.port import split_path
+from hookconf.faultinject.model import ModelVfs, fold_name
+from hookconf.faultinject.port import split_path
 
 EMULATED = [pytest.param(OSType.WINDOWS, id="windows"), pytest.param(OSType.MACOS, id="macos")]
 NAMES = ["a", "A", "ab", "aB", "AB", "Readme.TXT", "README.txt", "stra\u00dfe", "STRASSE",

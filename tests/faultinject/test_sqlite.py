@@ -5,11 +5,11 @@ from __future__ import annotations
 import apsw
 import pytest
 
-from faultinject.explorer import Scenario, explore
-from faultinject.faults import Fault, FaultPlan
-from faultinject.injector import FaultyVfs
-from faultinject.model import ModelVfs
-from faultinject.sqlite import connect, connect_os
+from hookconf.faultinject.explorer import Scenario, explore
+from hookconf.faultinject.faults import Fault, FaultPlan
+from hookconf.faultinject.injector import FaultyVfs
+from hookconf.faultinject.model import ModelVfs
+from hookconf.faultinject.sqlite import connect, connect_os
 
 from . import protocols as p
 

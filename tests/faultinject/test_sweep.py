@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from faultinject.__main__ import main as faultinject_main
-from faultinject.explorer import Scenario, explore
-from faultinject.faults import Fault
-from faultinject.sweep import replay_fault, sweep
+from hookconf.faultinject.__main__ import main as faultinject_main
+from hookconf.faultinject.explorer import Scenario, explore
+from hookconf.faultinject.faults import Fault
+from hookconf.faultinject.sweep import replay_fault, sweep
 
 from . import protocols as p
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from reference.guest import (
+from hookconf.reference.guest import (
     PENDING,
     Budgets,
     FakeClock,
@@ -19,10 +19,10 @@ from reference.guest import (
     PluginVm,
     SequentialIds,
 )
-from reference.schemas.examples import example
-from reference.schemas.limits import MIB
+from hookconf.reference.schemas.examples import example
+from hookconf.reference.schemas.limits import MIB
 
-PLUGINS = Path(__file__).resolve().parents[2] / "corpus" / "plugins"
+PLUGINS = Path(__file__).resolve().parents[2] / "hookconf" / "corpus" / "plugins"
 
 #: Small budgets.  The fake clock steps 100 ms per reading and the host reads it once per
 #: 20 ms poll slice while waiting, so a runaway guest is killed after ~0.4 s of real time;
@@ -82,7 +82,7 @@ def host():
 
 @pytest.fixture
 def contexts():
-    """Valid context DTOs of every hook (examples from reference.schemas)."""
+    """Valid context DTOs of every hook (examples from hookconf.reference.schemas)."""
     return {
         "beforeCreate": example("BeforeCreateContextV1"),
         "beforeFinalize": example("BeforeFinalizeContextV1"),

@@ -4,8 +4,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reference.errors import ErrorCode
-from reference.guest import CapabilityBridge, MemoryStorage, Phase
+from hookconf.reference.errors import ErrorCode
+from hookconf.reference.guest import CapabilityBridge, MemoryStorage, Phase
 
 
 def bridge(grants=("log", "storage")):

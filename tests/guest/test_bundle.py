@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from reference.errors import ErrorCode, HookRuntimeError
-from reference.guest import load_bundle, rewrite_imports
+from hookconf.reference.errors import ErrorCode, HookRuntimeError
+from hookconf.reference.guest import load_bundle, rewrite_imports
 
 from .conftest import PLUGINS
 

@@ -4,8 +4,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from reference.errors import ErrorCode
-from reference.guest import (
+from hookconf.reference.errors import ErrorCode
+from hookconf.reference.guest import (
     PENDING,
     CapabilityError,
     HttpCapability,
@@ -13,7 +13,7 @@ from reference.guest import (
     MemoryStorage,
     default_request_check,
 )
-from reference.guest.capabilities import STORAGE_VERSION_CONFLICT
+from hookconf.reference.guest.capabilities import STORAGE_VERSION_CONFLICT
 
 from .conftest import FakeTransport, json_response
 
@@ -120,7 +120,7 @@ def test_default_check_refuses_credentials_in_url():
 
 
 def test_a_capability_result_beyond_the_limits_reaches_the_guest_as_input_invalid():
-    from reference.guest import CapabilityBridge, Phase
+    from hookconf.reference.guest import CapabilityBridge, Phase
 
     deep: object = 1
     for _ in range(20):

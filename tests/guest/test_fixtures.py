@@ -1,7 +1,7 @@
 """The well-behaved guest fixtures, each in its own worker process (§9.4, §14)."""
 
-from reference.errors import ErrorCode
-from reference.guest import HttpResponse, PluginState
+from hookconf.reference.errors import ErrorCode
+from hookconf.reference.guest import HttpResponse, PluginState
 
 from .conftest import json_response
 

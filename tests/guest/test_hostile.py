@@ -6,8 +6,8 @@ import signal
 
 import pytest
 
-from reference.errors import ErrorCode
-from reference.guest import PluginState
+from hookconf.reference.errors import ErrorCode
+from hookconf.reference.guest import PluginState
 
 DISCARDING = [
     ("hookconf.hostile-loop", ErrorCode.TIMEOUT, "budget exceeded; worker killed"),

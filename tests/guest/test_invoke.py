@@ -3,11 +3,11 @@
 import json
 from pathlib import Path
 
-from reference.guest.engine import PRELUDE
-from reference.guest.invoke import run_plugin
-from reference.schemas.examples import example
+from hookconf.reference.guest.engine import PRELUDE
+from hookconf.reference.guest.invoke import run_plugin
+from hookconf.reference.schemas.examples import example
 
-PLUGINS = Path(__file__).resolve().parents[2] / "corpus" / "plugins"
+PLUGINS = Path(__file__).resolve().parents[2] / "hookconf" / "corpus" / "plugins"
 
 
 def plugin(plugin_id):

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from reference.schemas import canonical_json
+from hookconf.reference.schemas import canonical_json
 
 from .test_sdk import inline
 

@@ -2,11 +2,11 @@
 
 import pytest
 
-from reference.errors import ErrorCode
+from hookconf.reference.errors import ErrorCode
 
-guests = pytest.importorskip("reference.guest.port")
+guests = pytest.importorskip("hookconf.reference.guest.port")
 
-from reference.guest.quickjs_port import QuickJsGuest  # noqa: E402
+from hookconf.reference.guest.quickjs_port import QuickJsGuest  # noqa: E402
 
 
 def run(process):

@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from reference.errors import ErrorCode
-from reference.guest import AbortReason, HttpResponse, PluginState, PluginVm
+from hookconf.reference.errors import ErrorCode
+from hookconf.reference.guest import AbortReason, HttpResponse, PluginState, PluginVm
 
 from .conftest import FAST, FakeTransport
 

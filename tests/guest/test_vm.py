@@ -5,9 +5,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from reference.errors import ErrorCode
-from reference.guest import Budgets, HttpResponse, MonotonicClock, PluginState
-from reference.schemas import canonical_json
+from hookconf.reference.errors import ErrorCode
+from hookconf.reference.guest import Budgets, HttpResponse, MonotonicClock, PluginState
+from hookconf.reference.schemas import canonical_json
 
 from .conftest import FakeTransport
 from .test_sdk import inline
@@ -120,8 +120,8 @@ def test_a_spinning_worker_dies_with_its_host(tmp_path):
 
     script = (
         "import sys, os\n"
-        "from reference.guest import PluginVm, Budgets\n"
-        "from reference.schemas.examples import example\n"
+        "from hookconf.reference.guest import PluginVm, Budgets\n"
+        "from hookconf.reference.schemas.examples import example\n"
         "vm = PluginVm.load(sys.argv[1], budgets=Budgets(timeout_ms=60_000))\n"
         "assert vm.activate().ok\n"
         "print(vm.worker_pid, flush=True)\n"
@@ -130,7 +130,7 @@ def test_a_spinning_worker_dies_with_its_host(tmp_path):
         "vm.invoke('beforeFinalize', example('BeforeFinalizeContextV1'))\n")
     root = Path(__file__).resolve().parents[2]
     host = subprocess.run([sys.executable, "-c", script,
-                           str(root / "corpus" / "plugins" / "hookconf.hostile-loop")],
+                           str(root / "hookconf" / "corpus" / "plugins" / "hookconf.hostile-loop")],
                           capture_output=True, text=True, cwd=root, timeout=60)
     pid = int(host.stdout.split()[0])
     deadline = time.monotonic() + 5

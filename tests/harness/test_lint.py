@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from harness.corpus import load_corpus
+from hookconf.harness.corpus import load_corpus
 from tests.conftest import MINI
 
 

@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from harness.markers import MarkerError, expand_markers
+from hookconf.harness.markers import MarkerError, expand_markers
 
 
 def test_pad_counts_utf8_bytes_not_code_points():

@@ -4,8 +4,8 @@ import math
 
 import pytest
 
-from harness.markers import MarkerError, expand_markers
-from reference.schemas.limits import utf8_len
+from hookconf.harness.markers import MarkerError, expand_markers
+from hookconf.reference.schemas.limits import utf8_len
 
 
 def test_pad_gives_exact_utf8_bytes_with_multibyte_fill():

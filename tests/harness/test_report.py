@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ET
 
 import jsonschema
 
-from harness.report import REPORT_SCHEMA
+from hookconf.harness.report import REPORT_SCHEMA
 from tests.conftest import MINI
 
 
@@ -44,7 +44,7 @@ def test_junit_has_one_suite_per_invariant_with_failures(hookconf, tmp_path):
 
 
 def test_terminal_report_shows_table_failures_and_verdict(capsys, monkeypatch):
-    from harness.cli import main
+    from hookconf.harness.cli import main
 
     monkeypatch.setenv("COLUMNS", "120")
     code = main(["run", "-q", "--candidate", "tests.mutants.permissions.accept_credentials:factory",

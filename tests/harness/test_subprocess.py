@@ -58,7 +58,7 @@ def test_malformed_candidate_value_is_a_usage_error(hookconf, candidate):
 
 
 def test_reference_over_stdio_agrees_with_in_process(hookconf):
-    served = f"cmd:{sys.executable} -m harness serve reference"
+    served = f"cmd:{sys.executable} -m hookconf.harness serve reference"
     code, over_stdio = hookconf("run", "--candidate", served, "--case", "perm.*")
     _, in_process = hookconf("run", "--case", "perm.*")
     assert over_stdio["verdict"] == in_process["verdict"]

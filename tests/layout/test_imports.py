@@ -11,7 +11,6 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("reference", "harness", "faultinject", "corpus")
 
 
 def _module_name(path: Path) -> str:
@@ -22,11 +21,7 @@ def _module_name(path: Path) -> str:
 
 
 def _modules() -> dict[str, Path]:
-    found = {}
-    for package in PACKAGES:
-        for path in (ROOT / package).rglob("*.py"):
-            found[_module_name(path)] = path
-    return found
+    return {_module_name(path): path for path in (ROOT / "hookconf").rglob("*.py")}
 
 
 def import_graph() -> dict[str, set[str]]:
@@ -98,7 +93,7 @@ def test_no_import_circles_in_the_code():
     assert cycles(import_graph()) == []
 
 
-_PATH = re.compile(r"`((?:reference|harness|faultinject|corpus|tests|benchmarks|scripts|docs)/[\w./-]*)`")
+_PATH = re.compile(r"`((?:hookconf|tests|benchmarks|scripts|docs)/[\w./-]*)`")
 
 
 def test_every_path_a_document_names_exists():

@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from reference.errors import ErrorCode
+from hookconf.reference.errors import ErrorCode
 
 SECTION_13 = {
     "plugin.hook.input_invalid", "plugin.hook.output_invalid", "plugin.hook.not_registered",
@@ -24,5 +24,5 @@ def test_error_codes_equal_section_13():
 def test_case_schema_accepts_exactly_the_section_13_codes():
     import json
 
-    schema = json.loads((Path(__file__).parents[2] / "corpus/schema/case.schema.json").read_text())
+    schema = json.loads((Path(__file__).parents[2] / "hookconf/corpus/schema/case.schema.json").read_text())
     assert set(schema["$defs"]["errorCode"]["enum"]) == SECTION_13

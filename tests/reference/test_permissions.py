@@ -3,8 +3,8 @@
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reference.errors import ErrorCode
-from reference.permissions.matcher import PatternSet, check_request, glob_match, match, parse_pattern
+from hookconf.reference.errors import ErrorCode
+from hookconf.reference.permissions.matcher import PatternSet, check_request, glob_match, match, parse_pattern
 
 LABEL = st.from_regex(r"[a-z0-9]([a-z0-9-]{0,10}[a-z0-9])?", fullmatch=True).filter(
     lambda s: not s.isdigit()

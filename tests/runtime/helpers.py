@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from reference.candidate import ReferenceCandidate
+from hookconf.reference.candidate import ReferenceCandidate
 
 
 def manifest(pid: str, hooks: dict[str, str], *, activation: tuple[str, ...] = ("onTaskType:http",),

@@ -57,7 +57,7 @@ def test_capability_after_grant_change_uses_the_new_generation():
 
 
 def test_a_guest_that_outlives_the_drain_budget_is_terminated_and_never_overlaps_its_successor():
-    from harness.runtime import checks
+    from hookconf.harness.runtime import checks
 
     d = Driver(drainBudgetMs=100)
     d.plugin("a", {"beforeCreate": "enrich"}, {"hooks": {"beforeCreate": [{"call": "b", "command": "slow"}]}})

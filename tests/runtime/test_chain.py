@@ -3,8 +3,8 @@ breaker; §5.1 activation table."""
 
 import pytest
 
-from reference.runtime import activation as act
-from reference.runtime.chain import Breaker, check_effects
+from hookconf.reference.runtime import activation as act
+from hookconf.reference.runtime.chain import Breaker, check_effects
 from tests.runtime.helpers import Driver
 
 URL = "https://x.example/file"
@@ -141,8 +141,8 @@ def test_missing_registration_faults_activation():
 
 
 def test_quickjs_bundle_runs_in_the_chain_and_a_malformed_bundle_is_refused():
-    from harness.guest import load_fixture
-    from reference.errors import HookRuntimeError
+    from hookconf.harness.guest import load_fixture
+    from hookconf.reference.errors import HookRuntimeError
 
     d = Driver()
     d.plugin("a.meta", {"beforeFinalize": "pre-resolve"}, {"hooks": {"beforeFinalize": [

@@ -1,8 +1,8 @@
 """§6 candidate discovery: six rules, the registry not the active set (H1), no host filter
 for finalize and post-hooks (H18)."""
 
-from reference.runtime.discovery import Task, activation_matches, discover
-from reference.runtime.registry import Manifest, PluginRegistry, PolicyChange, engine_compatible
+from hookconf.reference.runtime.discovery import Task, activation_matches, discover
+from hookconf.reference.runtime.registry import Manifest, PluginRegistry, PolicyChange, engine_compatible
 from tests.runtime.helpers import manifest
 
 

@@ -3,7 +3,7 @@ carries a payload value (URLs, file paths, metadata values)."""
 
 import json
 
-from reference.events import HOOK_FINISH_FIELDS
+from hookconf.reference.events import HOOK_FINISH_FIELDS
 from tests.runtime.helpers import Driver
 
 SECRET_URL = "https://media.example/file?token=s3cr3t"

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from harness.runtime import checks, explorer
+from hookconf.harness.runtime import checks, explorer
 from tests.conftest import status
 
 
@@ -68,7 +68,7 @@ def test_explorer_without_hypothesis_counts_and_shrinks(hookconf, monkeypatch):
 
 
 def test_deadlocking_stdio_candidate_fails_h22_within_the_timeout(hookconf):
-    candidate = f"cmd:{sys.executable} -m harness serve tests.mutants.runtime.reentrant_blocks:factory"
+    candidate = f"cmd:{sys.executable} -m hookconf.harness serve tests.mutants.runtime.reentrant_blocks:factory"
     started = time.monotonic()
     code, report = hookconf("run", "--candidate", candidate, "--timeout", "2",
                             "--case", "rt.cycles.a-b-a.1", "--case", "rt.cycles.a-b.1")
@@ -80,7 +80,7 @@ def test_deadlocking_stdio_candidate_fails_h22_within_the_timeout(hookconf):
 
 
 def test_deadlocking_stdio_candidate_fails_h22_in_a_race_with_one_timeout(hookconf):
-    candidate = f"cmd:{sys.executable} -m harness serve tests.mutants.runtime.reentrant_blocks:factory"
+    candidate = f"cmd:{sys.executable} -m hookconf.harness serve tests.mutants.runtime.reentrant_blocks:factory"
     started = time.monotonic()
     code, report = hookconf("run", "--candidate", candidate, "--timeout", "2",
                             "--case", "race.cycles.under-load.1")
@@ -94,7 +94,7 @@ def test_long_exploration_finds_no_violation_on_the_reference(tmp_path, hookconf
     """Hundreds of interleavings per race scenario on the reference (``-m slow``)."""
     import json
 
-    from corpus import CASES
+    from hookconf.corpus import CASES
 
     races = [case for name in ("races.json", "races-policy.json")
              for case in json.loads((CASES / "runtime" / name).read_text())]

@@ -2,7 +2,7 @@
 
 import pytest
 
-from reference.runtime.lanes import CallChain, Lanes, ReentrantCall
+from hookconf.reference.runtime.lanes import CallChain, Lanes, ReentrantCall
 from tests.runtime.helpers import Driver
 
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from reference.runtime.scheduler import Pause, Scheduler, Sleep, WaitFor
+from hookconf.reference.runtime.scheduler import Pause, Scheduler, Sleep, WaitFor
 
 
 def worker(log, name, n):

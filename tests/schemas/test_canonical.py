@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reference.schemas import canonical_json, js_number
-from reference.schemas.examples import example
+from hookconf.reference.schemas import canonical_json, js_number
+from hookconf.reference.schemas.examples import example
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -66,7 +66,7 @@ def test_payload_is_byte_identical_across_processes_and_insertion_orders():
     payload = example("PostDeliveryPayloadV1")
     reordered = {k: payload[k] for k in reversed(list(payload))}
     reordered["task"] = {k: payload["task"][k] for k in reversed(list(payload["task"]))}
-    script = ("import json,sys; from reference.schemas import canonical_json; "
+    script = ("import json,sys; from hookconf.reference.schemas import canonical_json; "
               "sys.stdout.buffer.write(canonical_json(json.loads(sys.stdin.read())))")
     outputs = set()
     for seed, value in (("1", payload), ("2", reordered)):

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from harness.markers import expand_markers
-from reference.schemas import validate
-from reference.schemas.limits import LIMITS, utf8_len
+from hookconf.harness.markers import expand_markers
+from hookconf.reference.schemas import validate
+from hookconf.reference.schemas.limits import LIMITS, utf8_len
 
 ROOT = Path(__file__).resolve().parents[2]
-CASE_DIR = ROOT / "corpus" / "cases" / "dto"
+CASE_DIR = ROOT / "hookconf" / "corpus" / "cases" / "dto"
 CASES = [case for path in sorted(CASE_DIR.glob("*.json"))
          for case in json.loads(path.read_text(encoding="utf-8"))]
 REQUIRED = {"id", "title", "invariants", "spec", "kind", "polarity", "given", "expect", "source"}

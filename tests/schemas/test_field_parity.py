@@ -6,7 +6,7 @@ The field lists are transcribed from ``virtual-module.d.ts`` of the 2.1.0 packag
 
 import pytest
 
-from reference.schemas.documents import DEFS
+from hookconf.reference.schemas.documents import DEFS
 
 HOOK_CTX_BASE = {"schemaVersion", "invocationId", "taskId", "sourceUrl", "createdBy",
                  "requestedAt"}

@@ -6,10 +6,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reference.errors import ErrorCode
-from reference.schemas import SCHEMAS, compiled, document, validate, walk_json
-from reference.schemas.examples import EXAMPLES, example
-from reference.schemas.limits import limit
+from hookconf.reference.errors import ErrorCode
+from hookconf.reference.schemas import SCHEMAS, compiled, document, validate, walk_json
+from hookconf.reference.schemas.examples import EXAMPLES, example
+from hookconf.reference.schemas.limits import limit
 
 
 @pytest.mark.parametrize("name", sorted(SCHEMAS))
@@ -130,7 +130,7 @@ def test_example_is_a_fresh_copy():
 
 
 def test_dto_validate_speaks_the_protocol_shape():
-    from reference.schemas import dto_validate
+    from hookconf.reference.schemas import dto_validate
     assert dto_validate({"schema": "DeliveryEnvelopeV1",
                          "value": example("DeliveryEnvelopeV1")}) == {"valid": True}
     bad = {**example("DeliveryEnvelopeV1"), "id": ""}
@@ -140,14 +140,14 @@ def test_dto_validate_speaks_the_protocol_shape():
 
 @given(st.text(max_size=80))
 def test_error_code_validity_is_exactly_one_to_128_utf8_bytes(text):
-    from reference.schemas.limits import utf8_len
+    from hookconf.reference.schemas.limits import utf8_len
     error = {**example("ErrorDescriptorV1"), "code": text}
     assert validate("ErrorDescriptorV1", error).valid == (1 <= utf8_len(text) <= 128)
 
 
 @given(st.lists(st.text(alphabet="aé€😀", max_size=3), max_size=6))
 def test_header_list_total_is_summed_in_bytes(parts):
-    from reference.schemas.limits import utf8_len
+    from hookconf.reference.schemas.limits import utf8_len
     value = "".join(parts) * 2000
     headers = [{"name": "X", "value": value[:5000]} for _ in range(60)]
     total = sum(1 + utf8_len(h["value"]) for h in headers)
@@ -159,8 +159,8 @@ def test_header_list_total_is_summed_in_bytes(parts):
 def test_exported_documents_validate_like_the_library(tmp_path):
     import json
 
-    from reference.schemas import HookconfValidator
-    from reference.schemas.__main__ import main
+    from hookconf.reference.schemas import HookconfValidator
+    from hookconf.reference.schemas.__main__ import main
 
     assert main(["--out", str(tmp_path)]) == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(

@@ -2,8 +2,8 @@
 
 from typing import Any
 
-from reference.candidate import ReferenceCandidate
-from reference.guest.vm import PluginVm
+from hookconf.reference.candidate import ReferenceCandidate
+from hookconf.reference.guest.vm import PluginVm
 
 
 class UncheckedExitVm(PluginVm):

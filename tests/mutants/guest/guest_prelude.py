@@ -6,8 +6,8 @@ only the SDK surface differs; the ``guest.run`` cases must catch each one.
 
 from typing import Any
 
-from reference.candidate import ReferenceCandidate
-from reference.guest.engine import PRELUDE
+from hookconf.reference.candidate import ReferenceCandidate
+from hookconf.reference.guest.engine import PRELUDE
 
 
 def _patched(old: str, new: str) -> str:

@@ -2,7 +2,7 @@
 
 import ada_url
 
-from reference.permissions.matcher import PatternSet
+from hookconf.reference.permissions.matcher import PatternSet
 from tests.mutants.permissions.base import MatcherMutant
 
 

@@ -6,8 +6,8 @@ returning an ``upload.wikimedia.org`` URL.
 
 from typing import Any
 
-from reference.candidate import ReferenceCandidate
-from reference.permissions.matcher import PatternSet
+from hookconf.reference.candidate import ReferenceCandidate
+from hookconf.reference.permissions.matcher import PatternSet
 
 
 class AdmitByHostPermissions(ReferenceCandidate):

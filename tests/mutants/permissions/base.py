@@ -10,8 +10,8 @@ from typing import Any
 
 import ada_url
 
-from reference.candidate import ReferenceCandidate
-from reference.permissions.matcher import (
+from hookconf.reference.candidate import ReferenceCandidate
+from hookconf.reference.permissions.matcher import (
     HostPattern,
     InvalidPattern,
     InvalidUrl,

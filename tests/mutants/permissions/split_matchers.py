@@ -6,7 +6,7 @@ shows that the candidate does not use one matcher (§7: the same matcher for eve
 
 from typing import Any
 
-from reference.candidate import ReferenceCandidate
+from hookconf.reference.candidate import ReferenceCandidate
 
 
 class SplitMatchers(ReferenceCandidate):

@@ -1,6 +1,6 @@
 """Mutant (H5): ``*.example.com`` compared with a bare ``endswith``, so ``badexample.com`` passes."""
 
-from reference.permissions.matcher import HostKind, glob_match
+from hookconf.reference.permissions.matcher import HostKind, glob_match
 from tests.mutants.permissions.base import MatcherMutant, parsed
 
 

@@ -5,8 +5,8 @@ hooks — the failure class §1 names ("Hooks silently missed because their plug
 inactive at dispatch time").
 """
 
-from reference.runtime.activation import State
-from reference.runtime.hook_runtime import HookRuntime
+from hookconf.reference.runtime.activation import State
+from hookconf.reference.runtime.hook_runtime import HookRuntime
 from tests.mutants.runtime.base import mutant
 
 

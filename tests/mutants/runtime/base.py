@@ -1,7 +1,7 @@
 """A reference candidate whose runtime core is a subclass overriding one ``HookRuntime`` seam.
 
 Each runtime mutant module defines a ``HookRuntime`` subclass with one decision broken
-(``reference.runtime.hook_runtime.SEAMS``) and ``factory = mutant("name", Subclass)``.
+(``hookconf.reference.runtime.hook_runtime.SEAMS``) and ``factory = mutant("name", Subclass)``.
 """
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from reference.candidate import ReferenceCandidate
-from reference.runtime.hook_runtime import HookRuntime
+from hookconf.reference.candidate import ReferenceCandidate
+from hookconf.reference.runtime.hook_runtime import HookRuntime
 
 
 def mutant(name: str, runtime_class: type[HookRuntime]) -> Callable[[], ReferenceCandidate]:

@@ -2,7 +2,7 @@
 activated again and again and an always-failing pre-resolve plugin aborts every
 ``beforeCreate`` (a public Motrix bug)."""
 
-from reference.runtime.hook_runtime import HookRuntime
+from hookconf.reference.runtime.hook_runtime import HookRuntime
 from tests.mutants.runtime.base import mutant
 
 

@@ -1,7 +1,7 @@
 """Mutant (H3): the capability bridge accepts any worker message without checking its
 invocationId, so a stale, missing or forged id acts on an invocation it does not own."""
 
-from reference.runtime.hook_runtime import HookRuntime
+from hookconf.reference.runtime.hook_runtime import HookRuntime
 from tests.mutants.runtime.base import mutant
 
 

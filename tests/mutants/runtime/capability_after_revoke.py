@@ -5,7 +5,7 @@ calls under any generation, so a call in flight when a grant is revoked still su
 after the barrier began (§6: "stale live leases fail closed").
 """
 
-from reference.runtime.hook_runtime import HookRuntime
+from hookconf.reference.runtime.hook_runtime import HookRuntime
 from tests.mutants.runtime.base import mutant
 
 

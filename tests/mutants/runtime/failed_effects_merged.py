@@ -1,6 +1,6 @@
 """Mutant (H6): a failed plugin's staged effects are merged into the working context."""
 
-from reference.runtime.hook_runtime import HookRuntime
+from hookconf.reference.runtime.hook_runtime import HookRuntime
 from tests.mutants.runtime.base import mutant
 
 

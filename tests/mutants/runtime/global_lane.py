@@ -4,7 +4,7 @@ Nothing overlaps inside a VM, but different plugins no longer run in parallel (Â
 plugin calling another plugin's command waits behind itself forever.
 """
 
-from reference.runtime.hook_runtime import HookRuntime
+from hookconf.reference.runtime.hook_runtime import HookRuntime
 from tests.mutants.runtime.base import mutant
 
 

@@ -4,8 +4,8 @@ As in an early public Motrix version, FTP, magnet and BT tasks (and HTTP tasks o
 unlisted host) lose their finalize and post-hooks.
 """
 
-from reference.permissions.matcher import PatternSet
-from reference.runtime.hook_runtime import HookRuntime
+from hookconf.reference.permissions.matcher import PatternSet
+from hookconf.reference.runtime.hook_runtime import HookRuntime
 from tests.mutants.runtime.base import mutant
 
 

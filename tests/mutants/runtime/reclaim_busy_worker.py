@@ -3,8 +3,8 @@ a worker can be disposed while an entry is queued or running on it.  Only some
 interleavings of "reclaim racing a new invocation" show it: the race explorer must find one.
 """
 
-from reference.runtime.activation import IdleReclaim
-from reference.runtime.hook_runtime import HookRuntime
+from hookconf.reference.runtime.activation import IdleReclaim
+from hookconf.reference.runtime.hook_runtime import HookRuntime
 from tests.mutants.runtime.base import mutant
 
 

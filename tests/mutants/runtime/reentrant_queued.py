@@ -1,7 +1,7 @@
 """Mutant (H22): a re-entrant call is queued behind the lane owner instead of being refused,
 so ``A -> B -> A`` deadlocks."""
 
-from reference.runtime.hook_runtime import HookRuntime
+from hookconf.reference.runtime.hook_runtime import HookRuntime
 from tests.mutants.runtime.base import mutant
 
 

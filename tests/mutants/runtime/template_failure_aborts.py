@@ -1,8 +1,8 @@
 """Mutant (H6, §5.2 fail-open rule): the builtin filename template's optional
 ``beforeFinalize`` failure aborts finalization instead of keeping the earlier filename."""
 
-from reference.runtime.chain import ABORTING_ROLES
-from reference.runtime.hook_runtime import HookRuntime
+from hookconf.reference.runtime.chain import ABORTING_ROLES
+from hookconf.reference.runtime.hook_runtime import HookRuntime
 from tests.mutants.runtime.base import mutant
 
 

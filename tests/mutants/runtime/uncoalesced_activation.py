@@ -1,8 +1,8 @@
 """Mutant (H2, §5.1): concurrent activation requests do not coalesce; a second request
 while the plugin is Activating starts a second worker for the same plugin."""
 
-from reference.runtime.activation import State
-from reference.runtime.hook_runtime import HookRuntime
+from hookconf.reference.runtime.activation import State
+from hookconf.reference.runtime.hook_runtime import HookRuntime
 from tests.mutants.runtime.base import mutant
 
 

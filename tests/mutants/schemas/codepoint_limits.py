@@ -6,8 +6,8 @@ character, so a string's measured size is its code-point count, not its UTF-8 by
 
 from typing import Any
 
-from reference.candidate import ReferenceCandidate
-from reference.schemas import validate
+from hookconf.reference.candidate import ReferenceCandidate
+from hookconf.reference.schemas import validate
 
 
 def _as_code_points(value: Any) -> Any:

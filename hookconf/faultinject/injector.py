@@ -1,0 +1,182 @@
+"""``FaultyVfs``: a Vfs wrapper that records the operation trace and injects faults.
+
+The trace is the source of crash points (§10.3: "crash points come from the trace, never
+from a hand list"): every call except ``close`` appends one :class:`TraceEvent`, including
+the calls SQLite makes through :mod:`hookconf.faultinject.sqlite` (journal writes, syncs,
+deletions).  Faults come from a :class:`~hookconf.faultinject.faults.FaultPlan`; each fault counts
+the calls it matches and fires at its ``nth``.
+"""
+
+from __future__ import annotations
+
+import errno
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TypeVar
+
+from .faults import MUTATING_OPS, Crash, Fault, FaultPlan, outside_writer
+from .noreplace import publish_by_link
+from .port import DirHandle, FileHandle, Publication, Stat, Vfs, fs_error
+
+__all__ = ["FaultyVfs", "TraceEvent"]
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class TraceEvent:
+    """One traced call: 0-based ``index``, ``op`` name, the ``paths`` it names, whether it
+    may mutate, and the errno it failed with (``None``: it succeeded or never finished)."""
+
+    index: int
+    op: str
+    paths: tuple[str, ...]
+    mutating: bool
+    errno: int | None = None
+
+    def __str__(self) -> str:
+        err = "" if self.errno is None else f" -> {errno.errorcode.get(self.errno)}"
+        return f"#{self.index} {self.op}({', '.join(self.paths)}){err}"
+
+
+class FaultyVfs:
+    """Wrap ``inner`` (any :class:`~hookconf.faultinject.port.Vfs`), recording and injecting.
+
+    After a crash fault fires, ``crashed`` is set and every later call raises
+    :class:`~hookconf.faultinject.faults.Crash` (a fresh one each time: ``crashed`` itself is never
+    raised, so it holds no traceback and keeps no frame — or connection — alive).
+    ``injected`` lists ``(index, fault name)`` of every fault that fired.  ``inner`` is
+    left as the world left it at the crash.
+    """
+
+    def __init__(self, inner: Vfs, plan: FaultPlan | None = None) -> None:
+        self.inner = inner
+        self.plan = plan if plan is not None else FaultPlan()
+        self.trace: list[TraceEvent] = []
+        self.injected: list[tuple[int, str]] = []
+        self.crashed: Crash | None = None
+        self._counts = [0] * len(self.plan.faults)
+        self._sticky: set[int] = set()
+
+    # ---- the one interception point ----------------------------------------------------
+    def _fire(self, op: str, paths: tuple[str, ...]) -> list[Fault]:
+        fired = []
+        for i, fault in enumerate(self.plan.faults):
+            if not fault.matches(op, paths):
+                continue
+            n = self._counts[i]
+            self._counts[i] = n + 1
+            if n == fault.nth or (i in self._sticky):
+                fired.append(fault)
+                if fault.kind.persistent:
+                    self._sticky.add(i)
+        return fired
+
+    def _call(self, op: str, paths: tuple[str, ...], fn: Callable[[], T],
+              fallback: Callable[[], T] | None = None) -> T:
+        if self.crashed is not None:
+            raise Crash(self.crashed.index, self.crashed.when)
+        index = len(self.trace)
+        self.trace.append(TraceEvent(index, op, paths, op in MUTATING_OPS))
+        fired = self._fire(op, paths)
+        names = {f.name for f in fired}
+        for fault in fired:
+            self.injected.append((index, fault.name))
+        if "crash-before" in names:
+            self.crashed = Crash(index, "before")
+            raise Crash(index, "before")
+        for fault in fired:
+            if fault.name == "mutate-tree":
+                (fault.mutate or outside_writer)(self.inner, paths)
+        try:
+            for fault in fired:
+                if fault.kind.errno is not None:
+                    raise fs_error(fault.kind.errno, *paths[:2])
+            if fallback is not None and "einval-noreplace" in names:
+                return fallback()
+            return fn()
+        except OSError as exc:
+            self.trace[index] = TraceEvent(index, op, paths, op in MUTATING_OPS, exc.errno)
+            raise
+        finally:
+            if "crash-after" in names:
+                self.crashed = Crash(index, "after")
+                raise Crash(index, "after")
+
+    # ---- the port --------------------------------------------------------------------
+    def open_dir(self, path: str, *, at: DirHandle | None = None) -> DirHandle:
+        return self._call("open_dir", (path,), lambda: self.inner.open_dir(path, at=at))
+
+    def open(self, path: str, mode: str = "r", *, at: DirHandle | None = None) -> FileHandle:
+        return self._call("open", (path,), lambda: self.inner.open(path, mode, at=at))
+
+    def close(self, handle: FileHandle | DirHandle) -> None:
+        self.inner.close(handle)
+
+    def read(self, fh: FileHandle, size: int, offset: int) -> bytes:
+        return self._call("read", (fh.path,), lambda: self.inner.read(fh, size, offset))
+
+    def write(self, fh: FileHandle, data: bytes, offset: int) -> int:
+        return self._call("write", (fh.path,), lambda: self.inner.write(fh, data, offset))
+
+    def truncate(self, fh: FileHandle, size: int) -> None:
+        return self._call("truncate", (fh.path,), lambda: self.inner.truncate(fh, size))
+
+    def fstat(self, handle: FileHandle | DirHandle) -> Stat:
+        return self._call("fstat", (handle.path,), lambda: self.inner.fstat(handle))
+
+    def fsync(self, fh: FileHandle) -> None:
+        return self._call("fsync", (fh.path,), lambda: self.inner.fsync(fh))
+
+    def fsync_dir(self, path: str = ".", *, at: DirHandle | None = None) -> None:
+        return self._call("fsync_dir", (path,), lambda: self.inner.fsync_dir(path, at=at))
+
+    def lstat(self, path: str, *, at: DirHandle | None = None) -> Stat:
+        return self._call("lstat", (path,), lambda: self.inner.lstat(path, at=at))
+
+    def readlink(self, path: str, *, at: DirHandle | None = None) -> str:
+        return self._call("readlink", (path,), lambda: self.inner.readlink(path, at=at))
+
+    def listdir(self, path: str = ".", *, at: DirHandle | None = None) -> list[str]:
+        return self._call("listdir", (path,), lambda: self.inner.listdir(path, at=at))
+
+    def device_of(self, path: str = ".", *, at: DirHandle | None = None) -> int:
+        return self._call("device_of", (path,), lambda: self.inner.device_of(path, at=at))
+
+    def mkdir(self, path: str, *, at: DirHandle | None = None) -> None:
+        return self._call("mkdir", (path,), lambda: self.inner.mkdir(path, at=at))
+
+    def symlink(self, target: str, path: str, *, at: DirHandle | None = None) -> None:
+        return self._call("symlink", (path,), lambda: self.inner.symlink(target, path, at=at))
+
+    def mkfifo(self, path: str, *, at: DirHandle | None = None) -> None:
+        return self._call("mkfifo", (path,), lambda: self.inner.mkfifo(path, at=at))
+
+    def unlink(self, path: str, *, at: DirHandle | None = None) -> None:
+        return self._call("unlink", (path,), lambda: self.inner.unlink(path, at=at))
+
+    def rmdir(self, path: str, *, at: DirHandle | None = None) -> None:
+        return self._call("rmdir", (path,), lambda: self.inner.rmdir(path, at=at))
+
+    def link(self, src: str, dst: str, *, src_at: DirHandle | None = None,
+             dst_at: DirHandle | None = None) -> None:
+        return self._call("link", (src, dst), lambda: self.inner.link(
+            src, dst, src_at=src_at, dst_at=dst_at))
+
+    def rename(self, src: str, dst: str, *, src_at: DirHandle | None = None,
+               dst_at: DirHandle | None = None) -> None:
+        return self._call("rename", (src, dst), lambda: self.inner.rename(
+            src, dst, src_at=src_at, dst_at=dst_at))
+
+    def rename_noreplace(self, src: str, dst: str, *, src_at: DirHandle | None = None,
+                         dst_at: DirHandle | None = None) -> Publication:
+        """Native no-replace rename, or — under ``einval-noreplace`` or on a ModelVfs
+        built with ``noreplace_native=False`` — the link-then-unlink fallback carried out
+        through this wrapper, so its ``link`` and ``unlink`` are traced crash points."""
+        def fallback() -> Publication:
+            return publish_by_link(self, src, dst, src_at=src_at, dst_at=dst_at)
+
+        if getattr(self.inner, "noreplace_native", True) is False:
+            return self._call("rename_noreplace", (src, dst), fallback)
+        return self._call("rename_noreplace", (src, dst), lambda: self.inner.rename_noreplace(
+            src, dst, src_at=src_at, dst_at=dst_at), fallback)

@@ -1,0 +1,325 @@
+"""``ModelVfs``: an in-memory filesystem that models what a crash keeps (§10.2, §10.3).
+
+Persistence model
+-----------------
+The tree has two layers.  The **volatile** layer is what every call sees.  The
+**durable** layer is what a power loss keeps.  Every mutating call appends mutations to a
+*pending* list (see :mod:`hookconf.faultinject.persistence`) and applies them to the volatile
+layer at once; nothing reaches the durable layer until a sync names it:
+
+- ``fsync(fh)`` makes the file's pending *content* mutations (writes, truncations)
+  durable, in order.  It does not make the file's name durable.
+- ``fsync_dir(d)`` makes the pending *entry* mutations of directory ``d`` durable, in
+  order: creations (files, directories, links, symlinks, FIFOs), unlinks, rmdirs and
+  renames into or out of ``d``.  A rename is one atomic mutation: it persists whole or
+  not at all, and syncing either directory it touches makes it durable.
+- :meth:`ModelVfs.sync` (``sync(2)``) makes everything durable.
+
+A crash (:meth:`ModelVfs.crash`) keeps only the durable layer ("unsynced data lost", as
+LazyFS does): a created file whose directory was never synced is gone, a file whose
+content was never fsynced is empty, a rename or unlink whose directory was never synced is
+undone.  :meth:`ModelVfs.crash_states` with ``explore=True`` also yields the other states
+a POSIX filesystem may leave (as ALICE enumerates them): all pending mutations persisted,
+any in-order prefix of them, all but any one of them (reordering between syncs), and a
+torn prefix of any pending write.  Only what is reachable from the root survives; open
+handles do not.
+
+What the model does not claim
+-----------------------------
+- It is more pessimistic than ext4 ``data=ordered`` (which journals metadata in order and
+  usually persists a new file's name with its fsync) and than APFS or NTFS; a protocol
+  that survives it relies only on what POSIX promises for ``fsync``.
+- A rename is never half-applied (no state has the name in both or neither directory),
+  matching journalled filesystems rather than the weakest reading of POSIX.
+- Variants treat pending mutations independently: ``omit-i`` may keep a rename whose
+  source's creation was lost, which looks like both having persisted.
+- Directory renames made durable in different orders could form a cycle; the first entry
+  found (breadth-first, sorted names) wins and the others are dropped.
+- A failed ``fsync``/``fsync_dir`` (an injected EIO) makes nothing durable; the kernel's
+  dropping of dirty pages after a failed fsync is not modelled.
+- Modes, owners and timestamps are not modelled; inode numbers survive a crash.
+
+Other modelled behaviour
+------------------------
+- Inodes, hard links (``nlink``), directories (``nlink`` = 2 + subdirectories), symlinks
+  and FIFOs; no call follows a symlink.
+- Device roots: ``ModelVfs(devices=("media",))`` makes ``media`` the root of another
+  device; rename and link across devices raise ``EXDEV``; renaming or removing a device
+  root raises ``EBUSY``.
+- ``fold_names=True`` models Windows/macOS name equivalence: names are compared after NFC
+  normalisation and case folding, and keep the spelling they were created with;
+  renaming an entry onto an equivalent name in the same directory changes its spelling.
+- ``noreplace_native=False`` models a filesystem that answers ``EINVAL`` to
+  ``RENAME_NOREPLACE`` (NFS): :meth:`ModelVfs.rename_noreplace` then falls back as
+  :func:`hookconf.faultinject.noreplace.publish_by_link` documents.
+
+Errors follow Linux: the same ``errno`` for the same call as
+:class:`~hookconf.faultinject.osvfs.OsVfs` on ext4/tmpfs, which the differential test checks.
+"""
+
+from __future__ import annotations
+
+import copy
+import errno
+from collections.abc import Iterator
+
+from .noreplace import publish_by_link
+from .persistence import (
+    ROOT_INO,
+    Layer,
+    Move,
+    Mutation,
+    SetEntry,
+    Truncate,
+    Write,
+    crash_variants,
+    touches_data,
+    touches_dir,
+)
+from .port import OPEN_MODES, DirHandle, FileHandle, Kind, Publication, Stat, fs_error, split_path
+from .tree import InodeTree, collisions, fold_name
+
+__all__ = ["ModelVfs", "fold_name", "collisions"]
+
+
+class ModelVfs(InodeTree):
+    """An in-memory :class:`~hookconf.faultinject.port.Vfs` with a durable and a volatile layer.
+
+    ``devices``: top-level directory names created as roots of distinct devices (device
+    ids 2, 3, ...; the root is device 1).  ``fold_names`` and ``noreplace_native``: see
+    the module docstring.  The initial tree is durable.
+    """
+
+    def __init__(self, *, devices: tuple[str, ...] = (), fold_names: bool = False,
+                 noreplace_native: bool = True) -> None:
+        super().__init__(fold_names=fold_names)
+        self.noreplace_native = noreplace_native
+        for i, name in enumerate(devices):
+            ino = self._new_inode(Kind.DIR, 2 + i)
+            self._mounts.add(ino)
+            self._apply(SetEntry(ROOT_INO, self._key(name), name, ino))
+        self.sync()
+
+    # ---- handles and content ---------------------------------------------------------
+    def open_dir(self, path: str, *, at: DirHandle | None = None) -> DirHandle:
+        return DirHandle(self._token(self._resolve_dir(path, at), False), path)
+
+    def open(self, path: str, mode: str = "r", *, at: DirHandle | None = None) -> FileHandle:
+        if mode not in OPEN_MODES:
+            raise fs_error(errno.EINVAL, path)
+        comps = split_path(path)
+        if not comps:
+            raise fs_error(errno.EISDIR, path)
+        d = self._walk(self._at(at), comps[:-1], path)
+        ino = self._lookup(d, comps[-1])
+        if ino is None:
+            if mode in ("r", "r+"):
+                raise fs_error(errno.ENOENT, path)
+            ino = self._create(path, at, Kind.FILE)
+        else:
+            if mode == "x":
+                raise fs_error(errno.EEXIST, path)
+            kind = self._meta[ino].kind
+            if kind is Kind.SYMLINK:
+                raise fs_error(errno.ELOOP, path)
+            if kind is Kind.DIR:
+                raise fs_error(errno.EISDIR, path)
+            if kind is not Kind.FILE:
+                raise fs_error(errno.EINVAL, path)
+            if mode == "w" and self._vol.data.get(ino):
+                self._apply(Truncate(ino, 0))
+        return FileHandle(self._token(ino, mode != "r"), path, mode != "r")
+
+    def close(self, handle: FileHandle | DirHandle) -> None:
+        self._handle(handle)
+        del self._handles[handle.token]
+
+    def read(self, fh: FileHandle, size: int, offset: int) -> bytes:
+        ino, is_dir = self._handle(fh)
+        if is_dir:
+            raise fs_error(errno.EISDIR, fh.path)
+        if size < 0 or offset < 0:
+            raise fs_error(errno.EINVAL, fh.path)
+        return self._vol.data.get(ino, b"")[offset:offset + size]
+
+    def write(self, fh: FileHandle, data: bytes, offset: int) -> int:
+        ino, _ = self._handle(fh)
+        if not self._handles[fh.token][1]:
+            raise fs_error(errno.EBADF, fh.path)
+        if offset < 0:
+            raise fs_error(errno.EINVAL, fh.path)
+        if data:
+            self._apply(Write(ino, offset, bytes(data)))
+        return len(data)
+
+    def truncate(self, fh: FileHandle, size: int) -> None:
+        ino, _ = self._handle(fh)
+        if not self._handles[fh.token][1] or size < 0:
+            raise fs_error(errno.EINVAL, fh.path)
+        if len(self._vol.data.get(ino, b"")) != size:
+            self._apply(Truncate(ino, size))
+
+    def fstat(self, handle: FileHandle | DirHandle) -> Stat:
+        return self._stat(self._handle(handle)[0])
+
+    # ---- durability ------------------------------------------------------------------
+    def fsync(self, fh: FileHandle) -> None:
+        ino, is_dir = self._handle(fh)
+        if is_dir:
+            self._promote(lambda m: touches_dir(m, ino))
+        else:
+            self._promote(lambda m: touches_data(m, ino))
+
+    def fsync_dir(self, path: str = ".", *, at: DirHandle | None = None) -> None:
+        d = self._resolve_dir(path, at)
+        self._promote(lambda m: touches_dir(m, d))
+
+    def sync(self) -> None:
+        """``sync(2)``: make every pending mutation durable."""
+        self._promote(lambda m: True)
+
+    @property
+    def pending(self) -> tuple[Mutation, ...]:
+        """Mutations not yet durable, oldest first."""
+        return tuple(self._pending)
+
+    # ---- namespace -------------------------------------------------------------------
+    def lstat(self, path: str, *, at: DirHandle | None = None) -> Stat:
+        return self._stat(self._resolve(path, at))
+
+    def listdir(self, path: str = ".", *, at: DirHandle | None = None) -> list[str]:
+        d = self._resolve_dir(path, at)
+        return sorted(name for name, _ in self._vol.entries[d].values())
+
+    def readlink(self, path: str, *, at: DirHandle | None = None) -> str:
+        meta = self._meta[self._resolve(path, at)]
+        if meta.kind is not Kind.SYMLINK:
+            raise fs_error(errno.EINVAL, path)
+        return meta.target
+
+    def device_of(self, path: str = ".", *, at: DirHandle | None = None) -> int:
+        return self._meta[self._resolve(path, at)].dev
+
+    def mkdir(self, path: str, *, at: DirHandle | None = None) -> None:
+        self._create(path, at, Kind.DIR)
+
+    def symlink(self, target: str, path: str, *, at: DirHandle | None = None) -> None:
+        if not target or "\x00" in target:
+            raise fs_error(errno.ENOENT if not target else errno.EINVAL, path)
+        self._create(path, at, Kind.SYMLINK, target)
+
+    def mkfifo(self, path: str, *, at: DirHandle | None = None) -> None:
+        self._create(path, at, Kind.FIFO)
+
+    def link(self, src: str, dst: str, *, src_at: DirHandle | None = None,
+             dst_at: DirHandle | None = None) -> None:
+        sd, sname = self._parent_of(src, src_at)  # both parents first, as OsVfs walks them
+        d, name = self._parent_of(dst, dst_at)
+        ino = self._lookup(sd, sname)
+        if ino is None:
+            raise fs_error(errno.ENOENT, src, dst)
+        if self._lookup(d, name) is not None:
+            raise fs_error(errno.EEXIST, src, dst)
+        if self._meta[ino].dev != self._meta[d].dev:
+            raise fs_error(errno.EXDEV, src, dst)
+        if self._meta[ino].kind is Kind.DIR:
+            raise fs_error(errno.EPERM, src, dst)
+        if d in self._dead:
+            raise fs_error(errno.ENOENT, src, dst)
+        self._apply(SetEntry(d, self._key(name), name, ino))
+
+    def unlink(self, path: str, *, at: DirHandle | None = None) -> None:
+        d, name = self._parent_of(path, at)
+        ino = self._lookup(d, name)
+        if ino is None:
+            raise fs_error(errno.ENOENT, path)
+        if self._meta[ino].kind is Kind.DIR:
+            raise fs_error(errno.EISDIR, path)
+        self._apply(SetEntry(d, self._key(name), name, None))
+
+    def rmdir(self, path: str, *, at: DirHandle | None = None) -> None:
+        d, name = self._parent_of(path, at)
+        ino = self._lookup(d, name)
+        if ino is None:
+            raise fs_error(errno.ENOENT, path)
+        if self._meta[ino].kind is not Kind.DIR:
+            raise fs_error(errno.ENOTDIR, path)
+        if ino in self._mounts:
+            raise fs_error(errno.EBUSY, path)
+        if self._vol.entries[ino]:
+            raise fs_error(errno.ENOTEMPTY, path)
+        self._apply(SetEntry(d, self._key(name), name, None))
+
+    def rename(self, src: str, dst: str, *, src_at: DirHandle | None = None,
+               dst_at: DirHandle | None = None) -> None:
+        self._rename(src, dst, src_at, dst_at, noreplace=False)
+
+    def rename_noreplace(self, src: str, dst: str, *, src_at: DirHandle | None = None,
+                         dst_at: DirHandle | None = None) -> Publication:
+        if not self.noreplace_native:
+            return publish_by_link(self, src, dst, src_at=src_at, dst_at=dst_at)
+        self._rename(src, dst, src_at, dst_at, noreplace=True)
+        return Publication.RENAMED
+
+    def _rename(self, src: str, dst: str, src_at: DirHandle | None,
+                dst_at: DirHandle | None, *, noreplace: bool) -> None:
+        sd, sname = self._parent_of(src, src_at)
+        dd, dname = self._parent_of(dst, dst_at)
+        if self._meta[sd].dev != self._meta[dd].dev:
+            raise fs_error(errno.EXDEV, src, dst)
+        ino = self._lookup(sd, sname)
+        if ino is None:
+            raise fs_error(errno.ENOENT, src, dst)
+        skey, dkey = self._key(sname), self._key(dname)
+        if sd == dd and skey == dkey:  # the same entry
+            if sname != dname:  # equivalent name: a change of spelling
+                self._apply(Move(sd, skey, dd, dkey, dname, ino))
+            elif noreplace:
+                raise fs_error(errno.EEXIST, src, dst)
+            return
+        victim = self._lookup(dd, dname)
+        if noreplace and victim is not None:
+            raise fs_error(errno.EEXIST, src, dst)
+        is_dir = self._meta[ino].kind is Kind.DIR
+        if sd != dd:
+            if is_dir and self._is_ancestor(ino, dd):
+                raise fs_error(errno.EINVAL, src, dst)
+            if victim is not None and self._meta[victim].kind is Kind.DIR \
+                    and self._is_ancestor(victim, sd):
+                raise fs_error(errno.ENOTEMPTY, src, dst)
+        if victim == ino:
+            return
+        if ino in self._mounts:
+            raise fs_error(errno.EBUSY, src, dst)
+        if victim is not None:
+            victim_dir = self._meta[victim].kind is Kind.DIR
+            if is_dir and not victim_dir:
+                raise fs_error(errno.ENOTDIR, src, dst)
+            if not is_dir and victim_dir:
+                raise fs_error(errno.EISDIR, src, dst)
+            if victim in self._mounts:
+                raise fs_error(errno.EBUSY, src, dst)
+            if victim_dir and self._vol.entries[victim]:
+                raise fs_error(errno.ENOTEMPTY, src, dst)
+        if dd in self._dead:
+            raise fs_error(errno.ENOENT, src, dst)
+        self._apply(Move(sd, skey, dd, dkey, dname, ino))
+
+    # ---- crashes ---------------------------------------------------------------------
+    def crash(self) -> ModelVfs:
+        """The filesystem after a power loss now: only the durable layer (LazyFS-style)."""
+        return next(self.crash_states(explore=False))[1]
+
+    def crash_states(self, *, explore: bool = True) -> Iterator[tuple[str, ModelVfs]]:
+        """Yield ``(variant, vfs)`` for each post-crash state the persistence model allows
+        (see :func:`hookconf.faultinject.persistence.crash_variants` for the variant names).
+        Each ``vfs`` is a fresh, fully durable ModelVfs; this one is left unchanged."""
+        is_dir = {ino: meta.kind is Kind.DIR for ino, meta in self._meta.items()}
+        for variant, layer in crash_variants(self._dur, self._pending, explore=explore):
+            yield variant, self._reborn(layer.reachable(is_dir))
+
+    def _reborn(self, layer: Layer) -> ModelVfs:
+        new = copy.copy(self)
+        new._meta = dict(self._meta)  # inodes allocated after the crash stay per-state
+        new._load_layer(layer)
+        return new

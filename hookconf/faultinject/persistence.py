@@ -1,0 +1,206 @@
+"""Layers and mutations: the persistence model behind :class:`~hookconf.faultinject.model.ModelVfs`.
+
+A *layer* is one version of the tree: directory entries per directory inode and content
+per file inode.  :class:`~hookconf.faultinject.model.ModelVfs` keeps two layers (volatile: what
+programs see; durable: what survives a crash) and the ordered list of *pending*
+mutations that separate them.  Mutations are values (frozen dataclasses); applying one to
+a layer is a pure step, which is what lets a crash state be rebuilt from any subset.
+
+Units: offsets and sizes in bytes.  Spec: §10.2 (every phase update follows the
+filesystem state it names being durable), §10.3 (fault-injection stops before and after
+every file action and fsync).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+__all__ = [
+    "Layer",
+    "SetEntry",
+    "Move",
+    "Write",
+    "Truncate",
+    "Mutation",
+    "touches_dir",
+    "touches_data",
+    "crash_variants",
+    "ROOT_INO",
+]
+
+ROOT_INO = 1
+
+#: entries of one directory: fold key -> (name as spelled, inode)
+Entries = dict[str, tuple[str, int]]
+
+
+@dataclass(frozen=True, slots=True)
+class SetEntry:
+    """Create (``ino`` set) or remove (``ino is None``) the entry ``key`` of ``dir``."""
+
+    dir: int
+    key: str
+    name: str
+    ino: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """A rename: one atomic mutation touching two directories (possibly the same one).
+
+    Applying it removes ``src_key`` from ``src_dir`` if it still names ``ino`` and sets
+    ``dst_key`` in ``dst_dir`` to ``ino`` (replacing whatever was there).
+    """
+
+    src_dir: int
+    src_key: str
+    dst_dir: int
+    dst_key: str
+    dst_name: str
+    ino: int
+
+
+@dataclass(frozen=True, slots=True)
+class Write:
+    """``data`` written at byte ``offset`` of file ``ino`` (a gap reads as zeros)."""
+
+    ino: int
+    offset: int
+    data: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Truncate:
+    """File ``ino`` cut or zero-extended to ``size`` bytes."""
+
+    ino: int
+    size: int
+
+
+Mutation = SetEntry | Move | Write | Truncate
+
+
+def touches_dir(m: Mutation, dir_ino: int) -> bool:
+    """True when ``fsync_dir`` of ``dir_ino`` makes ``m`` durable."""
+    if isinstance(m, SetEntry):
+        return m.dir == dir_ino
+    if isinstance(m, Move):
+        return dir_ino in (m.src_dir, m.dst_dir)
+    return False
+
+
+def touches_data(m: Mutation, ino: int) -> bool:
+    """True when ``fsync`` of file ``ino`` makes ``m`` durable."""
+    return isinstance(m, (Write, Truncate)) and m.ino == ino
+
+
+def _splice(cur: bytes, offset: int, data: bytes) -> bytes:
+    if len(cur) < offset:
+        cur = cur + bytes(offset - len(cur))
+    return cur[:offset] + data + cur[offset + len(data):]
+
+
+@dataclass(slots=True)
+class Layer:
+    """One version of the tree.  ``entries[dir_ino]`` maps fold keys to ``(name, ino)``;
+    ``data[file_ino]`` is the file's content (absent means empty)."""
+
+    entries: dict[int, Entries] = field(default_factory=dict)
+    data: dict[int, bytes] = field(default_factory=dict)
+
+    def copy(self) -> Layer:
+        """An independent copy (content bytes are immutable and shared)."""
+        return Layer({d: dict(e) for d, e in self.entries.items()}, dict(self.data))
+
+    def apply(self, m: Mutation) -> None:
+        """Apply one mutation in place; never raises on an inconsistent layer."""
+        if isinstance(m, Write):
+            self.data[m.ino] = _splice(self.data.get(m.ino, b""), m.offset, m.data)
+        elif isinstance(m, Truncate):
+            cur = self.data.get(m.ino, b"")
+            self.data[m.ino] = cur[: m.size] + bytes(max(0, m.size - len(cur)))
+        elif isinstance(m, SetEntry):
+            ents = self.entries.setdefault(m.dir, {})
+            if m.ino is None:
+                ents.pop(m.key, None)
+            else:
+                ents[m.key] = (m.name, m.ino)
+        else:
+            src = self.entries.get(m.src_dir)
+            if src is not None and src.get(m.src_key, ("", -1))[1] == m.ino:
+                del src[m.src_key]
+            self.entries.setdefault(m.dst_dir, {})[m.dst_key] = (m.dst_name, m.ino)
+
+    def reachable(self, is_dir: dict[int, bool]) -> Layer:
+        """The part of the layer reachable from the root, as a new layer.
+
+        Directories are walked breadth-first in sorted key order; a directory inode met a
+        second time (possible only when renames of directories became durable in
+        different orders) keeps its first entry and loses the later ones, so the result
+        is always a tree.  ``is_dir`` maps every inode to whether it is a directory.
+        """
+        out = Layer()
+        seen_dirs = {ROOT_INO}
+        queue = [ROOT_INO]
+        while queue:
+            d = queue.pop(0)
+            kept: Entries = {}
+            for key in sorted(self.entries.get(d, {})):
+                name, ino = self.entries[d][key]
+                if is_dir[ino]:
+                    if ino in seen_dirs:
+                        continue
+                    seen_dirs.add(ino)
+                    queue.append(ino)
+                elif ino in self.data:
+                    out.data[ino] = self.data[ino]
+                kept[key] = (name, ino)
+            out.entries[d] = kept
+        return out
+
+
+def _torn(m: Write) -> Write:
+    """The first half of a write, cut at a 512-byte sector boundary when it spans one."""
+    cut = len(m.data) // 2
+    if cut >= 512:
+        cut -= cut % 512
+    return Write(m.ino, m.offset, m.data[:cut])
+
+
+def _applied(durable: Layer, muts: Iterable[Mutation]) -> Layer:
+    layer = durable.copy()
+    for m in muts:
+        layer.apply(m)
+    return layer
+
+
+def crash_variants(
+    durable: Layer, pending: list[Mutation], *, explore: bool
+) -> Iterator[tuple[str, Layer]]:
+    """Yield ``(variant, layer)`` for every post-crash layer the model allows.
+
+    Always first: ``"durable"`` (every pending mutation lost; LazyFS-style).  With
+    ``explore`` and ``n`` pending mutations, also (ALICE-style):
+
+    - ``"all"``: every pending mutation reached the disk;
+    - ``"prefix-i"`` for ``0 < i < n``: mutations ``0..i-1`` persisted in order;
+    - ``"omit-i"``: all but mutation ``i`` persisted (reordering between syncs; a rename
+      or unlink undone because its directory was not synced);
+    - ``"torn-i"`` for a pending write of 2+ bytes: ``0..i-1`` plus the first half of
+      write ``i`` (a torn, prefix write).
+
+    Layers are not yet pruned to what is reachable; variants may coincide.
+    """
+    yield "durable", durable.copy()
+    if not explore or not pending:
+        return
+    n = len(pending)
+    yield "all", _applied(durable, pending)
+    for i in range(1, n):
+        yield f"prefix-{i}", _applied(durable, pending[:i])
+    for i in range(n):
+        yield f"omit-{i}", _applied(durable, pending[:i] + pending[i + 1:])
+    for i, m in enumerate(pending):
+        if isinstance(m, Write) and len(m.data) > 1:
+            yield f"torn-{i}", _applied(durable, [*pending[:i], _torn(m)])

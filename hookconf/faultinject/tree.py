@@ -1,0 +1,236 @@
+"""The inode tree behind :class:`~hookconf.faultinject.model.ModelVfs`: inodes, two layers, lookup.
+
+An :class:`InodeTree` owns the inode table (kind, device, symlink target), the volatile
+and durable :class:`~hookconf.faultinject.persistence.Layer`, the pending mutations between them,
+link counts, directory parents and open handles.  It resolves paths by the port's rules
+(§10.1: one component at a time, never following a symlink) and applies mutations; the
+namespace calls themselves and the crash semantics live in :mod:`hookconf.faultinject.model`.
+"""
+
+from __future__ import annotations
+
+import errno
+import unicodedata
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from .persistence import ROOT_INO, Layer, Move, Mutation, SetEntry
+from .port import DirHandle, FileHandle, Kind, Stat, fs_error, split_path
+
+__all__ = ["InodeTree", "fold_name", "collisions"]
+
+
+def fold_name(name: str) -> str:
+    """The equivalence key of ``name`` under Windows/macOS rules: NFC, then case fold."""
+    return unicodedata.normalize("NFC", unicodedata.normalize("NFC", name).casefold())
+
+
+def collisions(names: Iterable[str]) -> list[list[str]]:
+    """Groups of distinct names that one directory on a case-folding, normalising
+    filesystem would treat as one (§10.1: "a target-filesystem case/normalization
+    collision fails"); each group sorted, groups sorted; ``[]`` when there are none."""
+    groups: dict[str, set[str]] = {}
+    for name in names:
+        groups.setdefault(fold_name(name), set()).add(name)
+    return sorted(sorted(g) for g in groups.values() if len(g) > 1)
+
+
+@dataclass(frozen=True, slots=True)
+class _Meta:
+    kind: Kind
+    dev: int
+    target: str = ""
+
+
+class InodeTree:
+    """Inodes and layers; ``fold_names`` selects Windows/macOS name equivalence."""
+
+    def __init__(self, *, fold_names: bool = False) -> None:
+        self.fold_names = fold_names
+        self._meta: dict[int, _Meta] = {ROOT_INO: _Meta(Kind.DIR, 1)}
+        self._next_ino = ROOT_INO + 1
+        self._mounts: set[int] = set()
+        self._load_layer(Layer({ROOT_INO: {}}, {}))
+
+    def _load_layer(self, layer: Layer) -> None:
+        """Make ``layer`` both the volatile and the durable state; no pending mutations,
+        no open handles; link counts and parents recomputed."""
+        self._vol = layer
+        self._dur = layer.copy()
+        self._pending: list[Mutation] = []
+        self._nlink: dict[int, int] = {ROOT_INO: 1}
+        self._parent: dict[int, int] = {ROOT_INO: ROOT_INO}
+        for d, ents in layer.entries.items():
+            for _, ino in ents.values():
+                self._nlink[ino] = self._nlink.get(ino, 0) + 1
+                if ino in layer.entries:
+                    self._parent[ino] = d
+        self._dead: set[int] = set()
+        self._handles: dict[int, tuple[int, bool]] = {}
+        self._next_token = 1
+
+    def _key(self, name: str) -> str:
+        return fold_name(name) if self.fold_names else name
+
+    def _new_inode(self, kind: Kind, dev: int, target: str = "") -> int:
+        ino = self._next_ino
+        self._next_ino += 1
+        self._meta[ino] = _Meta(kind, dev, target)
+        if kind is Kind.DIR:
+            self._vol.entries[ino] = {}
+        return ino
+
+    def _apply(self, m: Mutation) -> None:
+        """Apply to the volatile layer, keep link counts and parents, queue as pending."""
+        if isinstance(m, SetEntry):
+            old = self._vol.entries[m.dir].get(m.key)
+            if old is not None:
+                self._unref(old[1])
+            if m.ino is not None:
+                self._nlink[m.ino] = self._nlink.get(m.ino, 0) + 1
+                if self._meta[m.ino].kind is Kind.DIR:
+                    self._parent[m.ino] = m.dir
+        elif isinstance(m, Move):
+            old = self._vol.entries[m.dst_dir].get(m.dst_key)
+            if old is not None and old[1] != m.ino:
+                self._unref(old[1])
+            if self._meta[m.ino].kind is Kind.DIR:
+                self._parent[m.ino] = m.dst_dir
+        self._vol.apply(m)
+        self._pending.append(m)
+
+    def _unref(self, ino: int) -> None:
+        self._nlink[ino] -= 1
+        if self._meta[ino].kind is Kind.DIR:
+            self._dead.add(ino)
+
+    def _at(self, at: DirHandle | None) -> int:
+        if at is None:
+            return ROOT_INO
+        ino, is_dir = self._handle(at)
+        if not is_dir:
+            raise fs_error(errno.ENOTDIR, at.path)
+        return ino
+
+    def _handle(self, h: FileHandle | DirHandle) -> tuple[int, bool]:
+        try:
+            ino, _ = self._handles[h.token]
+        except KeyError:
+            raise fs_error(errno.EBADF, h.path) from None
+        return ino, isinstance(h, DirHandle)
+
+    def _lookup(self, d: int, name: str) -> int | None:
+        hit = self._vol.entries[d].get(self._key(name))
+        return None if hit is None else hit[1]
+
+    def _walk(self, d: int, comps: tuple[str, ...], path: str) -> int:
+        for comp in comps:
+            ino = self._lookup(d, comp)
+            if ino is None:
+                raise fs_error(errno.ENOENT, path)
+            kind = self._meta[ino].kind
+            if kind is Kind.SYMLINK:
+                raise fs_error(errno.ELOOP, path)
+            if kind is not Kind.DIR:
+                raise fs_error(errno.ENOTDIR, path)
+            d = ino
+        return d
+
+    def _parent_of(self, path: str, at: DirHandle | None) -> tuple[int, str]:
+        """(parent directory inode, final name); ``EINVAL`` for ``"."``."""
+        comps = split_path(path)
+        if not comps:
+            raise fs_error(errno.EINVAL, path)
+        return self._walk(self._at(at), comps[:-1], path), comps[-1]
+
+    def _resolve(self, path: str, at: DirHandle | None) -> int:
+        """The inode ``path`` names, without following a final symlink."""
+        comps = split_path(path)
+        d = self._walk(self._at(at), comps[:-1], path)
+        if not comps:
+            return d
+        ino = self._lookup(d, comps[-1])
+        if ino is None:
+            raise fs_error(errno.ENOENT, path)
+        return ino
+
+    def _resolve_dir(self, path: str, at: DirHandle | None) -> int:
+        ino = self._resolve(path, at)
+        kind = self._meta[ino].kind
+        if kind is Kind.SYMLINK:
+            raise fs_error(errno.ELOOP, path)
+        if kind is not Kind.DIR:
+            raise fs_error(errno.ENOTDIR, path)
+        return ino
+
+    def _create(self, path: str, at: DirHandle | None, kind: Kind, target: str = "") -> int:
+        d, name = self._parent_of(path, at)
+        if self._lookup(d, name) is not None:
+            raise fs_error(errno.EEXIST, path)
+        if d in self._dead:
+            raise fs_error(errno.ENOENT, path)
+        ino = self._new_inode(kind, self._meta[d].dev, target)
+        self._apply(SetEntry(d, self._key(name), name, ino))
+        return ino
+
+    def _token(self, ino: int, writable: bool) -> int:
+        token = self._next_token
+        self._next_token += 1
+        self._handles[token] = (ino, writable)
+        return token
+
+    def _stat(self, ino: int) -> Stat:
+        meta = self._meta[ino]
+        if meta.kind is Kind.DIR:
+            subdirs = sum(1 for _, i in self._vol.entries[ino].values()
+                          if self._meta[i].kind is Kind.DIR)
+            return Stat(Kind.DIR, 0, ino, meta.dev, 2 + subdirs)
+        if meta.kind is Kind.FILE:
+            size = len(self._vol.data.get(ino, b""))
+        else:
+            size = len(meta.target.encode("utf-8", "surrogateescape"))
+        return Stat(meta.kind, size, ino, meta.dev, self._nlink.get(ino, 0))
+
+    def _is_ancestor(self, a: int, d: int) -> bool:
+        """True when directory ``a`` is ``d`` or one of its ancestors."""
+        while True:
+            if d == a:
+                return True
+            if d == ROOT_INO or d not in self._parent:
+                return False
+            d = self._parent[d]
+
+    def _promote(self, pred: Callable[[Mutation], bool]) -> None:
+        """Move the pending mutations ``pred`` selects to the durable layer, in order."""
+        keep: list[Mutation] = []
+        for m in self._pending:
+            if pred(m):
+                self._dur.apply(m)
+            else:
+                keep.append(m)
+        self._pending = keep
+
+    def snapshot(self) -> dict[str, tuple]:
+        """The visible tree as ``{path: entry}``, paths ``/``-joined from the root.
+
+        ``entry`` is ``("file", content_bytes, nlink)``, ``("directory",)``,
+        ``("symlink", target)`` or ``("fifo",)`` — the same shape as
+        :func:`hookconf.faultinject.snapshot.snapshot` gives for any Vfs.
+        """
+        out: dict[str, tuple] = {}
+        stack = [(ROOT_INO, "")]
+        while stack:
+            d, prefix = stack.pop()
+            for name, ino in self._vol.entries[d].values():
+                path = prefix + name
+                meta = self._meta[ino]
+                if meta.kind is Kind.DIR:
+                    out[path] = ("directory",)
+                    stack.append((ino, path + "/"))
+                elif meta.kind is Kind.FILE:
+                    out[path] = ("file", self._vol.data.get(ino, b""), self._nlink[ino])
+                elif meta.kind is Kind.SYMLINK:
+                    out[path] = ("symlink", meta.target)
+                else:
+                    out[path] = (meta.kind.value,)
+        return out

@@ -1,0 +1,185 @@
+"""Loading and linting the corpus: case files validated by ``corpus/schema/case.schema.json``.
+
+A case file is a JSON file holding one case object or an array of case objects.  The
+embedded corpus lives in the ``corpus`` package; ``--corpus PATH`` adds folders or files.
+Every problem is reported with its file and JSON pointer; a corpus with any problem is
+refused as a whole (exit 2) so that a malformed case can never be silently skipped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from hookconf import corpus as embedded
+from hookconf.harness.kinds import KINDS
+from hookconf.harness.markers import MarkerError, expand_markers
+
+__all__ = ["Case", "Corpus", "Problem", "load_corpus"]
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One corpus error: ``file`` and JSON ``pointer`` locate it, ``message`` says what."""
+
+    file: str
+    pointer: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.file}#{self.pointer or '/'}: {self.message}"
+
+
+@dataclass(frozen=True, slots=True)
+class Case:
+    """A validated case with its generator markers expanded (fields as in the case schema)."""
+
+    id: str
+    title: str
+    invariants: tuple[str, ...]
+    spec: str
+    kind: str
+    polarity: str
+    given: Any
+    expect: Any
+    source: dict[str, Any]
+    file: str
+    pointer: str
+
+
+@dataclass(slots=True)
+class Corpus:
+    """The loaded cases, in a stable order (by id), the problems found and a content digest."""
+
+    cases: list[Case] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+    digest: str = ""
+
+
+def _validator() -> jsonschema.Draft202012Validator:
+    schema = json.loads(embedded.SCHEMA.read_text(encoding="utf-8"))
+    return jsonschema.Draft202012Validator(schema)
+
+
+def _case_files(paths: Iterable[Path]) -> list[Path]:
+    files: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            files.extend(sorted(p for p in path.rglob("*.json") if p.is_file()))
+        else:
+            files.append(path)
+    return files
+
+
+def _display(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(embedded.ROOT.parent))
+    except ValueError:
+        return str(path)
+
+
+def load_corpus(extra: Sequence[Path] = (), *, embedded_corpus: bool = True) -> Corpus:
+    """Load the embedded corpus (unless disabled) and every extra file or folder.
+
+    Never raises for bad data: unreadable files, invalid JSON, schema violations, bad
+    markers, duplicate ids and kind/invariant mismatches all become :class:`Problem` rows.
+    """
+    roots = ([embedded.CASES] if embedded_corpus else []) + [Path(p) for p in extra]
+    result = Corpus()
+    validator = _validator()
+    seen: dict[str, str] = {}
+    digest = hashlib.sha256()
+    for root in roots:
+        if not root.exists():
+            result.problems.append(Problem(str(root), "", "no such file or folder"))
+        elif root.is_dir() and root is not embedded.CASES and not _case_files([root]):
+            result.problems.append(Problem(str(root), "", "folder holds no *.json case file"))
+    for path in _case_files(r for r in roots if r.exists()):
+        name = _display(path)
+        result.files.append(name)
+        try:
+            raw = path.read_bytes()
+            data = json.loads(raw)
+        except (OSError, UnicodeDecodeError) as exc:
+            result.problems.append(Problem(name, "", f"cannot read: {exc}"))
+            continue
+        except json.JSONDecodeError as exc:
+            result.problems.append(
+                Problem(name, "", f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}")
+            )
+            continue
+        digest.update(name.encode() + b"\0" + raw + b"\0")
+        entries = list(enumerate(data)) if isinstance(data, list) else [(None, data)]
+        for index, entry in entries:
+            base = "" if index is None else f"/{index}"
+            case = _load_case(entry, name, base, validator, result.problems)
+            if case is None:
+                continue
+            if case.id in seen:
+                result.problems.append(
+                    Problem(name, base + "/id", f"duplicate id {case.id!r} (first in {seen[case.id]})")
+                )
+                continue
+            seen[case.id] = f"{name}#{base or '/'}"
+            result.cases.append(case)
+    result.cases.sort(key=lambda c: c.id)
+    result.digest = "sha256:" + digest.hexdigest()
+    return result
+
+
+def _load_case(
+    entry: Any,
+    name: str,
+    base: str,
+    validator: jsonschema.Draft202012Validator,
+    problems: list[Problem],
+) -> Case | None:
+    errors = sorted(validator.iter_errors(entry), key=lambda e: list(e.absolute_path))
+    if errors:
+        for error in errors:
+            pointer = base + "".join(f"/{p}" for p in error.absolute_path)
+            problems.append(Problem(name, pointer, _message(error)))
+        return None
+    try:
+        given = expand_markers(entry["given"], base + "/given")
+        expect = expand_markers(entry["expect"], base + "/expect")
+    except MarkerError as exc:
+        problems.append(Problem(name, exc.pointer, str(exc).split(": ", 1)[-1]))
+        return None
+    kind = KINDS[entry["kind"]]
+    judged = set(kind.invariants)
+    for invariant in entry["invariants"]:
+        if invariant not in judged:
+            problems.append(Problem(
+                name, base + "/invariants",
+                f"kind {entry['kind']!r} can evidence only {sorted(judged)}, not {invariant}",
+            ))
+            return None
+    return Case(
+        id=entry["id"],
+        title=entry["title"],
+        invariants=tuple(entry["invariants"]),
+        spec=entry["spec"],
+        kind=entry["kind"],
+        polarity=entry["polarity"],
+        given=given,
+        expect=expect,
+        source=entry["source"],
+        file=name,
+        pointer=base or "/",
+    )
+
+
+def _message(error: jsonschema.ValidationError) -> str:
+    """A schema error in one line, preferring the most specific sub-error of a combinator."""
+    if error.context:
+        deepest = max(error.context, key=lambda e: len(e.absolute_path))
+        return deepest.message
+    return error.message

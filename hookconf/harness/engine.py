@@ -1,0 +1,75 @@
+"""The run loop: each case through its runner, then through the oracle of each invariant.
+
+Outcomes per case (as in Bowtie): ``passed``, ``failed`` (an oracle says the candidate broke
+an invariant), ``errored`` (the candidate could not answer: crash, hang, garbage, an error
+reply — never counted as a violation) and ``skipped`` (the candidate does not implement the
+case's family, or this hookconf has no runner for its kind).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from hookconf.harness.corpus import Case
+from hookconf.harness.judgement import Judgement
+from hookconf.harness.kinds import KINDS
+from hookconf.harness.oracles import judge
+from hookconf.harness.protocol import CandidateError, CandidateReplyError, Connection, Hello
+from hookconf.harness.runners import Observation, observe
+
+__all__ = ["CaseResult", "run_cases"]
+
+
+@dataclass(slots=True)
+class CaseResult:
+    """What happened to one case."""
+
+    case: Case
+    status: str  # passed | failed | errored | skipped
+    judgements: list[Judgement] = field(default_factory=list)
+    reason: str = ""
+    duration_ms: float = 0.0
+    observation: Observation | None = None
+
+
+def run_one(case: Case, conn: Connection, hello: Hello) -> CaseResult:
+    """Run and judge one case; never raises for candidate misbehaviour."""
+    kind = KINDS[case.kind]
+    if not kind.runnable:
+        return CaseResult(case, "skipped", reason=f"this hookconf has no runner for {case.kind}")
+    if kind.family not in hello.families:
+        return CaseResult(
+            case, "skipped", reason=f"candidate does not implement the {kind.family!r} family"
+        )
+    started = time.perf_counter()
+    try:
+        obs = observe(case, conn)
+    except CandidateReplyError as exc:
+        status, reason, obs = "errored", f"candidate answered error {exc.code}: {exc.message}", None
+    except CandidateError as exc:
+        status, reason, obs = "errored", exc.reason, None
+    else:
+        judgements = [judge(inv, case, obs) for inv in case.invariants]
+        failed = any(not j.passed for j in judgements)
+        elapsed = (time.perf_counter() - started) * 1000
+        return CaseResult(case, "failed" if failed else "passed", judgements, "", elapsed, obs)
+    elapsed = (time.perf_counter() - started) * 1000
+    return CaseResult(case, status, [], reason, elapsed, obs)
+
+
+def run_cases(
+    cases: Sequence[Case],
+    conn: Connection,
+    hello: Hello,
+    on_result: Callable[[CaseResult], None] | None = None,
+) -> list[CaseResult]:
+    """Run every case in order; ``on_result`` is called after each (progress display)."""
+    results = []
+    for case in cases:
+        result = run_one(case, conn, hello)
+        results.append(result)
+        if on_result is not None:
+            on_result(result)
+    return results

@@ -1,0 +1,119 @@
+"""The ``guest`` family: real plugin bundles run by the candidate's own worker (§8, §9.1, §9.3).
+
+A ``guest.run`` case names a fixture plugin in ``corpus/plugins/<id>/`` and a sequence of hook
+invocations.  The runner sends the plugin as its manifest plus the text of its ``main``
+module, so any candidate — an Electron host behind a stdio adapter as much as the
+reference — runs the very same bundle in its own QuickJS worker.  Fixtures report what they
+see of the SDK surface through ``log``; oracles compare codes, log records and effects.
+
+Expectation, per invocation (``expect.results[i]``), every key optional:
+
+``code``
+    the §13 code, or ``null`` for success (exact).
+``failed``
+    ``true``: any failure code will do (the spec fixes that it fails, not where).
+``logs``
+    records that must appear in this order (others may come between); a record matches when
+    ``message`` (and ``level``, if given) are equal and every key of ``fields`` is equal.
+``effects``
+    ``{"contextPatches": [...], "metadataOperations": [...]}``: each listed item must be in
+    the returned effects.
+``effectsExclude``
+    the same shape: no listed item may be in the returned effects.
+``requests``
+    the exact list of URLs the guest's HTTP hops sent to the network (the harness plays the
+    network from ``given.network``); a hop the §7 matcher refuses must never be sent.
+
+``expect.activation`` may hold ``code`` / ``failed`` / ``logs`` for the activation itself.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hookconf import corpus as embedded
+from hookconf.harness.corpus import Case
+from hookconf.harness.protocol import Connection
+
+__all__ = ["judge_guest", "load_fixture", "run_guest"]
+
+
+def load_fixture(plugin_id: str) -> dict[str, Any]:
+    """``{"manifest", "source"}`` of ``corpus/plugins/<plugin_id>``; raises ``OSError``/``ValueError``."""
+    root = embedded.PLUGINS / plugin_id
+    manifest = json.loads((root / "motrix-plugin.json").read_text(encoding="utf-8"))
+    source = (root / manifest["main"]).read_text(encoding="utf-8")
+    return {"manifest": manifest, "source": source}
+
+
+def run_guest(case: Case, conn: Connection, obs: Any) -> None:
+    """Send the fixture and the invocations of ``case`` as one ``guest.run`` request."""
+    args: dict[str, Any] = {
+        "plugin": load_fixture(case.given["plugin"]),
+        "invocations": case.given["invocations"],
+    }
+    for key in ("timeoutMs", "network"):
+        if key in case.given:
+            args[key] = case.given[key]
+    obs.ask(conn, "run", "guest.run", args)
+
+
+def _entry_problems(expected: dict[str, Any], observed: dict[str, Any]) -> list[str]:
+    problems = []
+    code = observed.get("code")
+    if "code" in expected and code != expected["code"]:
+        problems.append(f"code {code!r}, expected {expected['code']!r}")
+    if expected.get("failed") and code is None:
+        problems.append("succeeded, expected a failure")
+    logs = list(observed.get("logs") or [])
+    position = 0
+    for wanted in expected.get("logs", []):
+        while position < len(logs) and not _log_matches(wanted, logs[position]):
+            position += 1
+        if position == len(logs):
+            problems.append(f"no log record matching {json.dumps(wanted, ensure_ascii=False)}")
+            break
+        position += 1
+    effects = observed.get("effects") or {}
+    for key, items in expected.get("effects", {}).items():
+        for item in items:
+            if item not in (effects.get(key) or []):
+                problems.append(f"{key} lacks {json.dumps(item, ensure_ascii=False)}")
+    if "requests" in expected and observed.get("requests") != expected["requests"]:
+        problems.append(f"sent {observed.get('requests')!r}, expected {expected['requests']!r}")
+    for key, items in expected.get("effectsExclude", {}).items():
+        for item in items:
+            if item in (effects.get(key) or []):
+                problems.append(f"{key} holds {json.dumps(item, ensure_ascii=False)}")
+    return problems
+
+
+def _log_matches(wanted: dict[str, Any], record: Any) -> bool:
+    if not isinstance(record, dict) or record.get("message") != wanted.get("message"):
+        return False
+    if "level" in wanted and record.get("level") != wanted["level"]:
+        return False
+    fields = record.get("fields") if isinstance(record.get("fields"), dict) else {}
+    return all(k in fields and fields[k] == v for k, v in wanted.get("fields", {}).items())
+
+
+def judge_guest(case: Case, obs: Any) -> tuple[bool, Any, str]:
+    """``(passed, observed, detail)`` for a ``guest.run`` case (shared by H3, H4 and H7)."""
+    result = obs.primary.result
+    problems = []
+    if "activation" in case.expect:
+        problems += [f"activation: {p}" for p in
+                     _entry_problems(case.expect["activation"], result.get("activation") or {})]
+    observed_results = result.get("results") or []
+    expected_results = case.expect.get("results", [])
+    if len(observed_results) != len(expected_results):
+        problems.append(f"{len(observed_results)} results for {len(expected_results)} expected")
+    for index, (wanted, seen) in enumerate(zip(expected_results, observed_results, strict=False)):
+        problems += [f"invocation {index}: {p}" for p in _entry_problems(wanted, seen)]
+    observed = {
+        "activation": {k: (result.get("activation") or {}).get(k) for k in ("code", "reason")},
+        "results": [{k: r.get(k) for k in ("code", "reason", "effects", "logs", "requests")}
+                    for r in observed_results],
+    }
+    return not problems, observed, "; ".join(problems)

@@ -1,0 +1,87 @@
+"""In-process transport: a Python candidate object called directly.
+
+A candidate object has two methods:
+
+``hello() -> dict``
+    ``{"name", "version", "protocol": 1, "families": [...]}``.
+``handle(op: str, args: dict) -> dict``
+    the operation's result; to answer ``ok: false`` it raises an exception carrying string
+    attributes ``code`` and ``message`` (the reference raises ``HookRuntimeError``).
+
+Arguments and results cross as JSON text, so the candidate can neither mutate the
+harness's data nor return values a subprocess could not send.  Any other exception makes
+the case errored.  In-process calls are not interrupted on a hang: run a candidate you do
+not trust through ``cmd:`` (``hookconf serve``) to get per-request timeouts.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Protocol
+
+from hookconf.harness.protocol.messages import (
+    CandidateError,
+    CandidateReplyError,
+    CandidateUnreachable,
+    Hello,
+    ProtocolViolation,
+    check_args,
+    check_hello,
+    check_result,
+)
+
+__all__ = ["CandidateObject", "InProcessConnection"]
+
+
+class CandidateObject(Protocol):
+    """What ``--candidate module:factory`` must return."""
+
+    def hello(self) -> dict[str, Any]: ...
+
+    def handle(self, op: str, args: dict[str, Any]) -> dict[str, Any]: ...
+
+
+class InProcessConnection:
+    """A connection to a candidate object in this process."""
+
+    def __init__(self, candidate: CandidateObject, label: str) -> None:
+        self._candidate = candidate
+        self.label = label
+        self.hello: Hello | None = None
+
+    def open(self) -> Hello:
+        """Handshake; raises :class:`CandidateUnreachable` if the candidate cannot answer."""
+        try:
+            answer = _through_json(self._candidate.hello())
+        except Exception as exc:  # noqa: BLE001 - any failure means unreachable
+            raise CandidateUnreachable(f"hello raised {type(exc).__name__}: {exc}") from exc
+        self.hello = check_hello(answer)  # its schema fixes protocol to 1
+        return self.hello
+
+    def call(self, op: str, args: dict[str, Any]) -> dict[str, Any]:
+        """Run one operation and return its schema-checked result.
+
+        Raises:
+            CandidateReplyError: the candidate answered with an error code.
+            CandidateError: it raised anything else, or returned a malformed result.
+        """
+        check_args(op, args)
+        try:
+            result = self._candidate.handle(op, _through_json(args))
+        except Exception as exc:  # noqa: BLE001 - classify every failure
+            code, message = getattr(exc, "code", None), getattr(exc, "message", None)
+            if isinstance(code, str) and isinstance(message, str):
+                raise CandidateReplyError(code, message) from exc
+            raise CandidateError(f"candidate raised {type(exc).__name__}: {exc}") from exc
+        try:
+            result = _through_json(result)
+        except (TypeError, ValueError) as exc:
+            raise ProtocolViolation(f"{op} result is not JSON: {exc}") from exc
+        return check_result(op, result)
+
+    def close(self) -> None:
+        """Nothing to release for an in-process candidate."""
+
+
+def _through_json(value: Any) -> Any:
+    return json.loads(json.dumps(value, allow_nan=True))

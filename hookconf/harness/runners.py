@@ -1,0 +1,135 @@
+"""Runners: turn one case into protocol operations and record what the candidate answered.
+
+A runner only observes; it never judges.  Where an invariant is about *sameness* (H5: one
+matcher for selection, requests and redirects; H17: admission independent of the plugin's
+host permissions) the runner asks the same question through every route, and the oracle
+compares the answers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from hookconf.harness.corpus import Case
+from hookconf.harness.guest import run_guest
+from hookconf.harness.protocol import Connection
+
+__all__ = ["RUNNERS", "Call", "Observation", "observe"]
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """One operation sent and its result; ``route`` says why the runner asked."""
+
+    route: str
+    op: str
+    args: dict[str, Any]
+    result: dict[str, Any]
+
+
+@dataclass(slots=True)
+class Observation:
+    """Everything a candidate answered for one case; ``calls[0]`` is the primary answer.
+
+    ``extra`` holds what a runtime runner derived (settle status, events, state, race
+    record); ``metrics`` holds numbers the report prints (interleavings explored).
+    """
+
+    calls: list[Call] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
+    metrics: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def primary(self) -> Call:
+        return self.calls[0]
+
+    def ask(self, conn: Connection, route: str, op: str, args: dict[str, Any]) -> dict[str, Any]:
+        result = conn.call(op, args)
+        self.calls.append(Call(route, op, args, result))
+        return result
+
+
+def _parse(case: Case, conn: Connection, obs: Observation) -> None:
+    obs.ask(conn, "parse", "permissions.parse", {"pattern": case.given["pattern"]})
+
+
+def _match(case: Case, conn: Connection, obs: Observation) -> None:
+    url = case.given["url"]
+    if "pattern" in case.given:
+        patterns = [case.given["pattern"]]
+        obs.ask(conn, "match", "permissions.match", {"pattern": patterns[0], "url": url})
+        obs.ask(conn, "match_any", "permissions.match_any", {"patterns": patterns, "url": url})
+    else:
+        patterns = list(case.given["patterns"])
+        obs.ask(conn, "match_any", "permissions.match_any", {"patterns": patterns, "url": url})
+        for index, pattern in enumerate(patterns):
+            obs.ask(conn, f"match[{index}]", "permissions.match", {"pattern": pattern, "url": url})
+    obs.ask(conn, "request", "permissions.redirect", {"patterns": patterns, "hops": [url], "proxy": None})
+
+
+def _redirect(case: Case, conn: Connection, obs: Observation) -> None:
+    args = {
+        "patterns": list(case.given["patterns"]),
+        "hops": list(case.given["hops"]),
+        "proxy": case.given.get("proxy"),
+    }
+    obs.ask(conn, "redirect", "permissions.redirect", args)
+
+
+#: hostPermissions variants under which a hook-returned URL must get the same answer (H17).
+PERMISSION_VARIANTS: tuple[tuple[str, list[str]], ...] = (
+    ("no-permissions", []),
+    ("all-urls", ["<all_urls>"]),
+)
+
+
+def _admit(case: Case, conn: Connection, obs: Observation) -> None:
+    url = case.given["url"]
+    args: dict[str, Any] = {"url": url}
+    if "hostPermissions" in case.given:
+        args["hostPermissions"] = list(case.given["hostPermissions"])
+    obs.ask(conn, "admit", "task_source.admit", args)
+    for route, permissions in PERMISSION_VARIANTS:
+        obs.ask(conn, route, "task_source.admit", {"url": url, "hostPermissions": permissions})
+
+
+def _validate(case: Case, conn: Connection, obs: Observation) -> None:
+    args = {
+        "schema": case.given["schema"],
+        "value": case.given["value"],
+        "direction": case.given.get("direction", "input"),
+    }
+    obs.ask(conn, "validate", "dto.validate", args)
+
+
+def _runtime_scenario(case: Case, conn: Connection, obs: Observation) -> None:
+    from hookconf.harness.runtime import run_scenario
+
+    run_scenario(case, conn, obs)
+
+
+def _runtime_race(case: Case, conn: Connection, obs: Observation) -> None:
+    from hookconf.harness.runtime import run_race
+
+    run_race(case, conn, obs)
+
+
+RUNNERS: dict[str, Callable[[Case, Connection, Observation], None]] = {
+    "runtime.scenario": _runtime_scenario,
+    "runtime.race": _runtime_race,
+    "permissions.parse": _parse,
+    "permissions.match": _match,
+    "permissions.redirect": _redirect,
+    "task_source.admit": _admit,
+    "dto.validate": _validate,
+    "guest.run": run_guest,
+}
+
+
+def observe(case: Case, conn: Connection) -> Observation:
+    """Run ``case`` against ``conn``; raises the transport's errors unchanged."""
+    obs = Observation()
+    RUNNERS[case.kind](case, conn, obs)
+    return obs

@@ -1,0 +1,73 @@
+"""The ``runtime.scenario`` runner: set a runtime up, play the steps, read events and state.
+
+A scenario case's ``given`` (schema: ``corpus/schema/case.schema.json``)::
+
+    {"config":  {"breakerThreshold": 3, "hookTimeoutMs": 30000, ...},   optional
+     "plugins": [{"manifest": {...}, "guest": {...}, "grants": [...]}],
+     "tasks":   [{"taskId", "type", "sourceUrl", "filename"}],
+     "steps":   [{"op": "before_create", "taskId": "t1", "as": "c1"}, {"op": "advance", "ms": 50},
+                 {"op": "policy", "pluginId": "a", "action": "revoke", "capability": "http"}, ...]}
+
+Each step is one ``runtime.<op>`` request (``as`` names its answer for the expectations).
+After the steps the runner settles the runtime and reads ``runtime.events`` and
+``runtime.state``.  A candidate that times out while settling (a queued re-entrant call
+deadlocks it) is recorded, not errored, so the H22 oracle can judge it (§8).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hookconf.harness.corpus import Case
+from hookconf.harness.guest import load_fixture
+from hookconf.harness.protocol import CandidateTimeout, Connection
+
+__all__ = ["DRIVING_OPS", "run_scenario", "setup"]
+
+#: Steps that move the scheduler; every other step only spawns or reads.
+DRIVING_OPS = ("advance", "settle")
+
+
+def setup(case: Case, conn: Connection, obs: Any, *, drive: bool = True) -> dict[str, Any]:
+    """Reset, install, add tasks and play the steps; returns ``{as-name: answer}``.
+
+    Driving steps (``advance``, ``settle``) run the candidate's own FIFO order; a race case
+    uses them to reach its starting state (e.g. a plugin already Active), and everything
+    spawned after the last one is left for the explorer.  ``drive=False`` skips them.
+    """
+    given = case.given
+    obs.ask(conn, "reset", "runtime.reset", {"config": dict(given.get("config", {}))})
+    for plugin in given.get("plugins", []):
+        if "bundle" in plugin:
+            args: dict[str, Any] = {"bundle": load_fixture(plugin["bundle"])}
+        else:
+            args = {"manifest": plugin["manifest"], "guest": plugin.get("guest", {})}
+        if "grants" in plugin:
+            args["grants"] = list(plugin["grants"])
+        obs.ask(conn, "install", "runtime.install", args)
+    for task in given.get("tasks", []):
+        obs.ask(conn, "task", "runtime.task", dict(task))
+    named: dict[str, Any] = {}
+    for index, step in enumerate(given.get("steps", [])):
+        op = step["op"]
+        if op in DRIVING_OPS and not drive:
+            continue
+        args = {k: v for k, v in step.items() if k not in ("op", "as")}
+        named[step.get("as", f"step{index}")] = obs.ask(conn, f"step[{index}]", f"runtime.{op}", args)
+    return named
+
+
+def run_scenario(case: Case, conn: Connection, obs: Any) -> None:
+    """Play a scenario and record ``obs.extra``: named answers, settle, events, state."""
+    named = setup(case, conn, obs)
+    try:
+        settle = obs.ask(conn, "settle", "runtime.settle", {})
+    except CandidateTimeout as exc:
+        if "H22" not in case.invariants:
+            raise
+        obs.extra.update(named=named, settle={"status": "timeout", "reason": exc.reason},
+                         events=[], state={})
+        return
+    events = obs.ask(conn, "events", "runtime.events", {})["events"]
+    state = obs.ask(conn, "state", "runtime.state", {})
+    obs.extra.update(named=named, settle=settle, events=events, state=state)

@@ -1,0 +1,58 @@
+"""The worker process: one QuickJS VM serving JSON-line requests on stdin/stdout (§4, §8).
+
+Run as ``python -m hookconf.reference.guest.worker``.  The first line is the VM configuration
+(``{"grants": [...], "memory_limit_bytes": N, "stack_limit_bytes": N, "prelude"?: text}``);
+every later
+line is one request ``<op>\t<payload>``: for ``enter``, ``settle`` and ``abort`` the
+payload is the operation's one argument (JSON text or a reason word, never a newline);
+for ``activate`` it is the JSON array ``[script, entry_id]``.  Each request is answered
+by exactly one line, :meth:`~hookconf.reference.guest.engine.RawStep.to_line` (the outbox text is
+spliced in, not re-encoded).  The
+host owns the deadline and kills this process when it is exceeded; the worker never
+writes anything else to stdout.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+__all__ = ["main"]
+
+def _die_with_parent() -> None:
+    """Linux: ask for SIGKILL when the host dies, so a spinning guest is never orphaned."""
+    try:
+        import ctypes
+        import signal
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
+    except Exception:  # noqa: BLE001 - best effort on other platforms
+        pass
+
+
+def main() -> int:
+    """Serve requests until stdin closes; returns the process exit status."""
+    from hookconf.reference.guest.engine import GuestEngine, RawStep
+
+    _die_with_parent()
+
+    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+    config = json.loads(stdin.readline())
+    engine: GuestEngine | None = None
+    for line in stdin:
+        try:
+            op, _, payload = line.rstrip(b"\n").decode("utf-8").partition("\t")
+            args = json.loads(payload) if op == "activate" else [payload]
+            if engine is None:
+                engine = GuestEngine(**config)
+            step = engine.run(op, *args)
+        except Exception as error:  # noqa: BLE001 - the host gets a failure, never a traceback
+            step = RawStep(failure="vm_error", detail=str(error)[:300])
+        stdout.write(step.to_line())
+        stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,121 @@
+"""The serial pre-hook chain's rules (§5.2): failure policy, effect checks, merge, breaker.
+
+The chain itself (activate -> enter lane -> invoke -> validate -> merge, one candidate at a
+time) is a process in ``hookconf.reference.runtime.hook_runtime``; this module holds the pure decisions it takes:
+
+- :func:`failure_aborts` — ``pre-resolve``, ``resolve`` and ``post-process`` failures abort
+  the chain; ``enrich`` and ``audit`` failures are isolated.  Activation failures follow the
+  same policy.  The builtin filename-template's ``beforeFinalize`` (:data:`OPTIONAL_HOOKS`) is
+  optional: its failure drops its effects and keeps the earlier target filename (§5.2 in the
+  authoritative text);
+- :func:`check_effects` — effects must touch only the hook's mutable fields (§9.4), and an
+  ``audit`` plugin may produce none (``plugin.hook.output_invalid``);
+- :func:`merge` — the working context after one accepted invocation; a failed invocation's
+  effects are never merged (H6);
+- :class:`Breaker` — consecutive failures open it; while open the plugin's activation is
+  skipped (§5.2), so one always-failing plugin cannot hold every chain.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import Any
+
+from hookconf.reference.errors import ErrorCode
+
+__all__ = [
+    "ABORTING_ROLES",
+    "MUTABLE_FIELDS",
+    "OPTIONAL_HOOKS",
+    "Breaker",
+    "check_effects",
+    "effect_count",
+    "failure_aborts",
+    "merge",
+]
+
+ABORTING_ROLES = frozenset({"pre-resolve", "resolve", "post-process"})
+#: (plugin id, hook) pairs whose failure never aborts: the locked builtin filename template.
+OPTIONAL_HOOKS = frozenset({("motrix.filename-template", "beforeFinalize")})
+#: §9.4 mutable fields per pre-hook (``BeforeCreatePatchV1``, ``BeforeFinalizePatchV1``).
+MUTABLE_FIELDS = {
+    "beforeCreate": frozenset({"uris", "filename", "connections", "headers", "proxy"}),
+    "beforeFinalize": frozenset({"filePath"}),
+}
+
+
+def failure_aborts(plugin_id: str, hook: str, role: str) -> bool:
+    """Whether a failure of this candidate aborts the chain (§5.2)."""
+    if (plugin_id, hook) in OPTIONAL_HOOKS:
+        return False
+    return role in ABORTING_ROLES
+
+
+def effect_count(effects: dict[str, Any] | None) -> int:
+    if not effects:
+        return 0
+    return len(effects.get("contextPatches", ())) + len(effects.get("metadataOperations", ()))
+
+
+def check_effects(hook: str, role: str, effects: dict[str, Any]) -> str | None:
+    """Return a §13 code if the effects may not be accepted, else ``None``.
+
+    ``effects`` is ``{"contextPatches": [{field: value}], "metadataOperations": [...]}``.
+    """
+    if role == "audit" and effect_count(effects):
+        return ErrorCode.OUTPUT_INVALID  # §5.2: audit cannot produce mutating effects
+    allowed = MUTABLE_FIELDS.get(hook, frozenset())
+    for patch in effects.get("contextPatches", ()):
+        if not isinstance(patch, dict) or not set(patch) <= allowed:
+            return ErrorCode.OUTPUT_INVALID
+    for op in effects.get("metadataOperations", ()):
+        if not isinstance(op, dict) or op.get("op") not in ("set", "delete") or not op.get("key"):
+            return ErrorCode.OUTPUT_INVALID
+    return None
+
+
+def merge(context: dict[str, Any], effects: dict[str, Any]) -> dict[str, Any]:
+    """A new working context with ``effects`` applied (the input is not modified)."""
+    merged = copy.deepcopy(context)
+    for patch in effects.get("contextPatches", ()):
+        merged.update(copy.deepcopy(patch))
+    metadata = merged.setdefault("metadata", {})
+    for op in effects.get("metadataOperations", ()):
+        if op["op"] == "set":
+            metadata[op["key"]] = copy.deepcopy(op.get("value"))
+        else:
+            metadata.pop(op["key"], None)
+    return merged
+
+
+@dataclass(slots=True)
+class Breaker:
+    """A per-plugin circuit breaker for pre-hook activation (§5.2).
+
+    Opens after ``threshold`` consecutive failures and stays open for ``open_ms``; then one
+    trial is let through (half-open): success closes it, failure reopens it.
+    """
+
+    threshold: int = 3
+    open_ms: float = 60_000.0
+    failures: int = 0
+    open_until_ms: float | None = None
+
+    def allows(self, now_ms: float) -> bool:
+        """False while open: the chain skips this plugin without activating it."""
+        return self.open_until_ms is None or now_ms >= self.open_until_ms
+
+    def record(self, ok: bool, now_ms: float) -> bool:
+        """Record one outcome; returns True when this failure opened the breaker."""
+        if ok:
+            self.failures, self.open_until_ms = 0, None
+            return False
+        self.failures += 1
+        if self.failures >= self.threshold:
+            self.open_until_ms = now_ms + self.open_ms
+            return True
+        return False
+
+    def snapshot(self, now_ms: float) -> dict[str, Any]:
+        return {"failures": self.failures, "open": not self.allows(now_ms)}

@@ -1,0 +1,349 @@
+"""``HookRuntime``: discovery, activation, lanes, the pre-hook chain and capability leases.
+
+One object per runtime, sans threads: every concurrent activity is a process of the
+deterministic :class:`~hookconf.reference.runtime.scheduler.Scheduler` (see that module), so a caller — a
+test, the protocol, the race explorer — chooses every interleaving.  Policy changes go
+through the exclusive barrier in ``hookconf.reference.runtime.barrier``.
+
+Flow of one lane entry (§5.1, §5.2, §8)::
+
+    wait for admission -> refuse re-entry (H22) -> enqueue -> ensure Active (coalesced)
+      -> wait for the lane head -> enter: context stored by invocation id (H3)
+      -> drive the guest: capability calls checked by invocation id (H3) and generation (H21)
+      -> exit: context cleared in finally, lane released
+
+Methods named in :data:`SEAMS` are the decisions a conformance mutant may override
+(``tests/mutants``).  Events are in ``hookconf.reference.events``; times are virtual milliseconds.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Generator
+from dataclasses import dataclass
+from typing import Any
+
+from hookconf.reference.errors import ErrorCode
+from hookconf.reference.events import EventLog
+from hookconf.reference.guest.port import (
+    CapabilityCall,
+    CommandCall,
+    Exit,
+    GuestPort,
+    Observe,
+    Reply,
+    Work,
+)
+from hookconf.reference.guest.scripted import ScriptedGuest
+from hookconf.reference.runtime import activation as act
+from hookconf.reference.runtime.chain import Breaker, check_effects, effect_count, failure_aborts, merge
+from hookconf.reference.runtime.discovery import Candidate, Task, discover
+from hookconf.reference.runtime.lanes import CallChain, ContextStore, LaneEntry, Lanes, ReentrantCall
+from hookconf.reference.runtime.leases import CapabilityMixin, Lease
+from hookconf.reference.runtime.lifecycle import LifecycleMixin, _Attempt
+from hookconf.reference.runtime.registry import Manifest, PluginRegistry
+from hookconf.reference.runtime.scheduler import ManualClock, Scheduler, WaitFor
+
+__all__ = ["SEAMS", "HookRuntime", "Lease", "Outcome"]
+
+SEAMS = ("candidates", "lane_key", "bridge_accepts", "capability_admitted", "abort_leases",
+         "check_reentry", "accept_outcome", "record_breaker", "aborts_chain", "idle_facts")
+
+
+@dataclass(slots=True)
+class Outcome:
+    """One lane entry's result: ``code`` is ``None`` on success."""
+
+    effects: dict[str, Any] | None = None
+    code: str | None = None
+    invocation_id: str | None = None
+
+
+@dataclass(slots=True)
+class _Budgets:
+    hook_timeout_ms: float = 30_000.0
+    drain_budget_ms: float = 5_000.0
+    teardown_ms: float = 1.0
+
+
+class HookRuntime(LifecycleMixin, CapabilityMixin):
+    """The reference runtime core (§5, §6, §8).
+
+    Args:
+        breaker_threshold, breaker_open_ms: §5.2 breaker settings for pre-hook chains.
+        hook_timeout_ms: invocation budget (``plugin.hook.timeout``).
+        drain_budget_ms: how long the policy barrier waits for a lane before terminating.
+    """
+
+    def __init__(self, *, breaker_threshold: int = 3, breaker_open_ms: float = 60_000.0,
+                 hook_timeout_ms: float = 30_000.0, drain_budget_ms: float = 5_000.0) -> None:
+        self.clock = ManualClock()
+        self.scheduler = Scheduler(self.clock)
+        self.events = EventLog(self.clock.now_ms)
+        self.registry = PluginRegistry()
+        self.lanes = Lanes()
+        self.contexts = ContextStore()
+        self.guests: dict[str, GuestPort] = {}
+        self.states: dict[str, act.State] = {}
+        self.attempts: dict[str, _Attempt] = {}
+        self.activations: dict[str, int] = {}
+        self.breakers: dict[str, Breaker] = {}
+        self.leases: dict[str, Lease] = {}
+        self.tasks: dict[str, Task] = {}
+        self.results: dict[str, dict[str, Any]] = {}
+        self.probes: list[dict[str, Any]] = []
+        self.last_invocation: dict[str, str] = {}
+        self.budgets = _Budgets(hook_timeout_ms, drain_budget_ms)
+        self._breaker = (breaker_threshold, breaker_open_ms)
+        self._ids = itertools.count(1)
+
+    def new_id(self, kind: str) -> str:
+        return f"{kind}-{next(self._ids)}"
+
+    # ---------------------------------------------------------------- registry and tasks
+
+    def install(self, manifest: Manifest, guest: GuestPort | None = None,
+                grants: frozenset[str] | None = None) -> dict[str, Any]:
+        """Install a plugin (no worker starts: activation is on demand, §6)."""
+        guest = guest or ScriptedGuest()
+        record = self.registry.install(manifest, guest, grants)
+        self.guests[manifest.plugin_id] = guest
+        self.states.setdefault(manifest.plugin_id, act.State.INACTIVE)
+        self.breakers.setdefault(manifest.plugin_id, Breaker(*self._breaker))
+        return {"pluginId": manifest.plugin_id, "version": manifest.version,
+                "digest": manifest.digest, "generation": record.generation}
+
+    def add_task(self, task: Task) -> None:
+        self.tasks[task.task_id] = task
+
+    # ---------------------------------------------------------------- seams
+
+    def candidates(self, hook: str, task: Task) -> list[Candidate]:
+        """§6 discovery from the registry (H1, H18)."""
+        return discover(self.registry, hook, task)
+
+    def lane_key(self, plugin_id: str) -> str:
+        """One lane per plugin (§8)."""
+        return plugin_id
+
+    def check_reentry(self, plugin_id: str, chain: CallChain) -> None:
+        """Refuse a re-entrant call before enqueue (H22)."""
+        self.lanes.check_reentry(plugin_id, chain)
+
+    def accept_outcome(self, outcome: Outcome) -> bool:
+        """Only a successful invocation's validated effects are merged (H6)."""
+        return outcome.code is None
+
+    def record_breaker(self, plugin_id: str, ok: bool) -> None:
+        breaker = self.breakers[plugin_id]
+        if breaker.record(ok, self.clock.now_ms()):
+            self.events.emit("breaker.open", pluginId=plugin_id, failures=breaker.failures,
+                             untilMs=breaker.open_until_ms)
+
+    def aborts_chain(self, plugin_id: str, hook: str, role: str) -> bool:
+        return failure_aborts(plugin_id, hook, role)
+
+    # ---------------------------------------------------------------- lane entries (§8)
+
+    def enter(self, plugin_id: str, kind: str, name: str, context: dict[str, Any], *,
+              chain: CallChain, parent: str | None, task_id: str | None = None,
+              role: str = "") -> Generator[Any, Any, Outcome]:
+        """Admit, activate, queue and run one guest entry; never raises for guest failures."""
+        hook = name if kind == "hook" else f"command:{name}"
+        yield WaitFor(lambda: self.registry.admission_open(plugin_id), f"admission:{plugin_id}")
+        admitted_ms = self.clock.now_ms()
+        record = self.registry.get(plugin_id)
+        finish = {"hook": hook, "taskId": task_id, "pluginId": plugin_id,
+                  "version": record.manifest.version if record else None, "role": role}
+        try:
+            self.check_reentry(plugin_id, chain)  # §8: before enqueue (H22)
+        except ReentrantCall as exc:
+            self.events.emit("lane.rejected", pluginId=plugin_id, entryKind=kind,
+                             chainId=chain.chain_id, chain=list(chain.plugins), errorCode=exc.code)
+            return self._finished(finish, Outcome(code=exc.code), admitted_ms, None, 0.0)
+        if record is None:
+            return self._finished(finish, Outcome(code=ErrorCode.NOT_REGISTERED), admitted_ms, None, 0.0)
+        generation = record.generation
+        entry = self.lanes.admit(plugin_id, kind, chain, parent=parent, now_ms=admitted_ms,
+                                 lane_key=self.lane_key(plugin_id), check=False)
+        self.events.emit("lane.enqueued", pluginId=plugin_id, entryId=entry.entry_id,
+                         entryKind=kind, chainId=chain.chain_id, chain=list(entry.chain.plugins))
+        try:
+            return (yield from self._queued(entry, kind, name, context, generation, finish,
+                                            admitted_ms))
+        finally:
+            if not entry.terminated:
+                self.lanes.finish(entry)
+                self.events.emit("lane.exit", pluginId=plugin_id, entryId=entry.entry_id)
+
+    def _queued(self, entry: LaneEntry, kind: str, name: str, context: dict[str, Any],
+                generation: int, finish: dict[str, Any],
+                admitted_ms: float) -> Generator[Any, Any, Outcome]:
+        """From enqueue to exit: activation (coalesced), the lane head, the invocation."""
+        plugin_id, hook = entry.plugin_id, finish["hook"]
+        activation_started = self.clock.now_ms()
+        code = yield from self.ensure_active(plugin_id, hook, entry)
+        activation_ms = self.clock.now_ms() - activation_started
+        if code is None:
+            lane = self.lanes.lane(entry.lane_key)
+            yield WaitFor(lambda: entry.status == "cancelled" or lane.can_start(entry),
+                          f"lane:{plugin_id}")
+        if entry.status == "cancelled":
+            return self._finished(finish, Outcome(code=entry.code), admitted_ms, None, activation_ms)
+        if code is not None:
+            return self._finished(finish, Outcome(code=code), admitted_ms, None, activation_ms)
+        self.lanes.start(entry)
+        if self.states[plugin_id] is not act.State.ACTIVE:  # the worker crashed meanwhile
+            code = yield from self.ensure_active(plugin_id, hook, entry)
+            if code is not None:
+                return self._finished(finish, Outcome(code=code), admitted_ms, None, activation_ms)
+        return (yield from self._invoke(entry, kind, name, context, generation, finish,
+                                        admitted_ms, activation_ms))
+
+    def _finished(self, finish: dict[str, Any], outcome: Outcome, admitted_ms: float,
+                  entered_ms: float | None, activation_ms: float) -> Outcome:
+        now = self.clock.now_ms()
+        self.events.emit("hook.finish", **finish, invocationId=outcome.invocation_id,
+                         queueDelayMs=(entered_ms if entered_ms is not None else now) - admitted_ms,
+                         activationMs=activation_ms,
+                         runtimeMs=now - entered_ms if entered_ms is not None else 0.0,
+                         durationMs=now - admitted_ms,
+                         result="ok" if outcome.code is None else "failed",
+                         errorCode=outcome.code,
+                         effectCount=effect_count(outcome.effects) if outcome.code is None else 0)
+        return outcome
+
+    def _invoke(self, entry: LaneEntry, kind: str, name: str, context: dict[str, Any],
+                generation: int, finish: dict[str, Any], admitted_ms: float,
+                activation_ms: float) -> Generator[Any, Any, Outcome]:
+        pid = entry.plugin_id
+        invocation_id = self.new_id("inv")
+        entry.invocation_id = invocation_id
+        entered = self.clock.now_ms()
+        self.contexts.put(invocation_id, context)
+        previous = self.last_invocation.get(pid)
+        self.last_invocation[pid] = invocation_id
+        other = next((e.invocation_id for e in self._running() if e.plugin_id != pid), None)
+        self.events.emit("hook.start", **finish, invocationId=invocation_id,
+                         queueDelayMs=entered - admitted_ms, activationMs=activation_ms)
+        self.events.emit("guest.enter", pluginId=pid, entryId=entry.entry_id, entryKind=kind,
+                         invocationId=invocation_id)
+        deadline = entered + self.budgets.hook_timeout_ms
+        process = self.guests[pid].invoke(kind, name, context, invocation_id,
+                                          previous_id=previous, other_id=other)
+        exit_: Exit
+        try:
+            exit_ = yield from self._run_guest(entry, process, generation, deadline, finish)
+        finally:
+            self.contexts.clear(invocation_id)  # §8: cleared after exit, timeout, abort, crash
+        if (exit_.crashed or exit_.code == ErrorCode.TIMEOUT) and not entry.terminated:
+            if self.states[pid] is act.State.ACTIVE:
+                self._fire(pid, act.WorkerCrashed())
+                self.events.emit("worker.stop", pluginId=pid, reason="crash")
+        if not entry.terminated:  # a terminated entry's exit was already recorded
+            self.events.emit("guest.exit", pluginId=pid, entryId=entry.entry_id,
+                             invocationId=invocation_id,
+                             result="ok" if exit_.code is None else "failed")
+        # A failed exit may carry the effects it had staged; they are data only and the chain
+        # never merges them (H6, ``accept_outcome``).
+        outcome = Outcome(exit_.effects, exit_.code, invocation_id)
+        return self._finished(finish, outcome, admitted_ms, entered, activation_ms)
+
+    def _running(self) -> list[LaneEntry]:
+        return [lane.running for lane in self.lanes.lanes.values() if lane.running is not None]
+
+    def _run_guest(self, entry: LaneEntry, process: Generator[Any, Any, Any], generation: int,
+                   deadline: float, finish: dict[str, Any]) -> Generator[Any, Any, Exit]:
+        reply: Reply | None = None
+        try:
+            while True:
+                if entry.abort_code:
+                    process.close()
+                    return Exit(None, entry.abort_code, reason="aborted")
+                message = process.send(reply)
+                reply = None
+                if isinstance(message, Work):
+                    end = self.clock.now_ms() + message.ms
+                    yield WaitFor(lambda: entry.abort_code is not None,
+                                  f"guest:{entry.plugin_id}", until_ms=min(end, deadline))
+                    if self.clock.now_ms() >= deadline and end > deadline:
+                        process.close()
+                        return Exit(None, ErrorCode.TIMEOUT, reason="timeout")
+                elif isinstance(message, Observe):
+                    self.probes.append({"pluginId": entry.plugin_id, "taskId": finish["taskId"],
+                                        "hook": finish["hook"], "label": message.label,
+                                        "seen": message.context})
+                elif isinstance(message, CapabilityCall):
+                    reply = yield from self._capability(entry, message, generation)
+                elif isinstance(message, CommandCall):
+                    outcome = yield from self.enter(
+                        message.plugin_id, "command", message.command, {}, chain=entry.chain,
+                        parent=entry.entry_id)
+                    reply = Reply(outcome.code)
+        except StopIteration as stop:
+            return stop.value if isinstance(stop.value, Exit) else Exit(None, ErrorCode.OUTPUT_INVALID)
+        except Exception:  # noqa: BLE001 - §5.1: a worker failure fails only this invocation
+            return Exit(None, ErrorCode.WORKER_CRASHED, crashed=True, reason="guest_port_error")
+
+    # ---------------------------------------------------------------- the chain (§5.2)
+
+    def run_chain(self, handle: str, hook: str, task: Task,
+                  context: dict[str, Any]) -> Generator[Any, Any, dict[str, Any]]:
+        """The serial pre-hook chain; records ``results[handle]``."""
+        result = {"hook": hook, "taskId": task.task_id, "status": "pending", "code": None,
+                  "context": context, "accepted": [], "failed": [], "skipped": []}
+        self.results[handle] = result
+        working = context
+        chain_id = self.new_id("chain")
+        for candidate in self.candidates(hook, task):
+            pid = candidate.plugin_id
+            yield WaitFor(lambda pid=pid: self.registry.admission_open(pid), f"admission:{pid}")
+            if pid not in {c.plugin_id for c in discover(self.registry, hook, task)}:
+                result["skipped"].append(pid)
+                self.events.emit("hook.skipped", hook=hook, taskId=task.task_id, pluginId=pid,
+                                 role=candidate.role, reason="policy_changed")
+                continue
+            if not self.breakers[pid].allows(self.clock.now_ms()):
+                result["skipped"].append(pid)
+                self.events.emit("hook.skipped", hook=hook, taskId=task.task_id, pluginId=pid,
+                                 role=candidate.role, reason="breaker_open")
+                continue
+            outcome = yield from self.enter(pid, "hook", hook, working, chain=CallChain(chain_id),
+                                            parent=None, task_id=task.task_id, role=candidate.role)
+            if outcome.code is None and outcome.effects is not None:
+                outcome.code = check_effects(hook, candidate.role, outcome.effects)
+            self.record_breaker(pid, outcome.code is None)
+            if self.accept_outcome(outcome) and outcome.effects is not None:
+                working = merge(working, outcome.effects)
+            if outcome.code is None:
+                result["accepted"].append(pid)
+                continue
+            result["failed"].append({"pluginId": pid, "code": outcome.code})
+            if self.aborts_chain(pid, hook, candidate.role):
+                result.update(status="aborted", code=outcome.code, context=working, abortedBy=pid)
+                self.events.emit("chain.finish", hook=hook, taskId=task.task_id, handle=handle,
+                                 result="aborted", errorCode=outcome.code, abortedBy=pid)
+                return result
+        result.update(status="ok", context=working)
+        self.events.emit("chain.finish", hook=hook, taskId=task.task_id, handle=handle,
+                         result="ok", errorCode=None, abortedBy=None)
+        return result
+
+    def snapshot(self) -> dict[str, Any]:
+        """Durable and in-memory state, JSON-ready (the protocol's ``runtime.state``)."""
+        now = self.clock.now_ms()
+        plugins = {}
+        for pid, record in sorted(self.registry.records.items()):
+            plugins[pid] = {
+                "installed": record.installed, "compatible": record.compatible,
+                "enabled": record.enabled, "quarantined": record.quarantined,
+                "grants": sorted(record.grants), "generation": record.generation,
+                "identity": list(record.manifest.identity), "state": self.states[pid].value,
+                "activations": self.activations.get(pid, 0),
+                "breaker": self.breakers[pid].snapshot(now),
+                "admissionOpen": self.registry.admission_open(pid),
+            }
+        return {"nowMs": now, "plugins": plugins, "lanes": self.lanes.snapshot(),
+                "contexts": self.contexts.open_ids(),
+                "leases": [lease.lease_id for lease in self.leases.values() if not lease.done],
+                "results": self.results, "probes": self.probes}
