@@ -104,7 +104,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _load(args: argparse.Namespace, extra: Sequence[Path] = ()) -> Corpus:
-    return load_corpus([*extra, *args.corpus], embedded_corpus=not args.no_embedded)
+    return load_corpus([*extra, *args.corpus], embedded_corpus=not args.no_embedded,
+                       seed=getattr(args, "seed", 0))
 
 
 def _report_problems(corpus: Corpus, console: Console) -> None:

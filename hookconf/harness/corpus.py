@@ -8,6 +8,7 @@ refused as a whole (exit 2) so that a malformed case can never be silently skipp
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 from collections.abc import Iterable, Sequence
@@ -18,6 +19,7 @@ from typing import Any
 import jsonschema
 
 from hookconf import corpus as embedded
+from hookconf.harness import generate
 from hookconf.harness.kinds import KINDS
 from hookconf.harness.markers import MarkerError, expand_markers
 
@@ -51,6 +53,14 @@ class Case:
     source: dict[str, Any]
     file: str
     pointer: str
+    advisory: str = ""
+    template: str = ""
+
+    @property
+    def normative(self) -> bool:
+        """False for an advisory case: the spec does not decide it, so it never counts in
+        the verdict (it is run, judged and reported apart)."""
+        return not self.advisory
 
 
 @dataclass(slots=True)
@@ -85,15 +95,18 @@ def _display(path: Path) -> str:
         return str(path)
 
 
-def load_corpus(extra: Sequence[Path] = (), *, embedded_corpus: bool = True) -> Corpus:
+def load_corpus(extra: Sequence[Path] = (), *, embedded_corpus: bool = True, seed: int = 0) -> Corpus:
     """Load the embedded corpus (unless disabled) and every extra file or folder.
 
-    Never raises for bad data: unreadable files, invalid JSON, schema violations, bad
-    markers, duplicate ids and kind/invariant mismatches all become :class:`Problem` rows.
+    Template entries (``"template": NAME``) are expanded into their instances
+    (:mod:`hookconf.harness.generate`), seeded by ``seed``.  Never raises for bad data:
+    unreadable files, invalid JSON, schema violations, bad markers, a template that cannot
+    be expanded, duplicate ids and kind/invariant mismatches all become :class:`Problem` rows.
     """
     roots = ([embedded.CASES] if embedded_corpus else []) + [Path(p) for p in extra]
     result = Corpus()
     validator = _validator()
+    template_validator = _template_validator()
     seen: dict[str, str] = {}
     digest = hashlib.sha256()
     for root in roots:
@@ -119,19 +132,81 @@ def load_corpus(extra: Sequence[Path] = (), *, embedded_corpus: bool = True) -> 
         entries = list(enumerate(data)) if isinstance(data, list) else [(None, data)]
         for index, entry in entries:
             base = "" if index is None else f"/{index}"
-            case = _load_case(entry, name, base, validator, result.problems)
-            if case is None:
-                continue
-            if case.id in seen:
-                result.problems.append(
-                    Problem(name, base + "/id", f"duplicate id {case.id!r} (first in {seen[case.id]})")
-                )
-                continue
-            seen[case.id] = f"{name}#{base or '/'}"
-            result.cases.append(case)
+            if isinstance(entry, dict) and "template" in entry:
+                cases = _expand_template(entry, name, base, template_validator, validator,
+                                         result.problems, seed)
+            else:
+                cases = [_load_case(entry, name, base, validator, result.problems)]
+            for case in cases:
+                if case is None:
+                    continue
+                if case.id in seen:
+                    result.problems.append(
+                        Problem(name, base + "/id", f"duplicate id {case.id!r} (first in {seen[case.id]})")
+                    )
+                    continue
+                seen[case.id] = f"{name}#{base or '/'}"
+                result.cases.append(case)
     result.cases.sort(key=lambda c: c.id)
     result.digest = "sha256:" + digest.hexdigest()
     return result
+
+
+def _template_validator() -> jsonschema.Draft202012Validator:
+    schema = json.loads(embedded.TEMPLATE_SCHEMA.read_text(encoding="utf-8"))
+    return jsonschema.Draft202012Validator(schema)
+
+
+def _expand_template(
+    entry: dict[str, Any],
+    name: str,
+    base: str,
+    template_validator: jsonschema.Draft202012Validator,
+    validator: jsonschema.Draft202012Validator,
+    problems: list[Problem],
+    seed: int,
+) -> list[Case | None]:
+    """The cases of one template entry, each validated like a hand-written case; problems
+    are located at the template entry (an instance's own pointer cannot be in the file)."""
+    errors = sorted(template_validator.iter_errors(entry), key=lambda e: list(e.absolute_path))
+    if errors:
+        for error in errors:
+            pointer = base + "".join(f"/{p}" for p in error.absolute_path)
+            problems.append(Problem(name, pointer, _message(error)))
+        return []
+    try:
+        instances = generate.expand(entry["template"], entry.get("params", {}), seed=seed,
+                                    template_id=entry["id"])
+    except generate.TemplateError as exc:
+        problems.append(Problem(name, base + "/template", str(exc)))
+        return []
+    cases: list[Case | None] = []
+    for instance in instances:
+        raw: dict[str, Any] = {
+            "id": f"{entry['id']}.{instance.key}",
+            "title": instance.title,
+            "invariants": list(instance.invariants or entry["invariants"]),
+            "spec": instance.spec or entry["spec"],
+            "kind": instance.kind,
+            "polarity": instance.polarity,
+            "given": instance.given,
+            "expect": instance.expect,
+            "source": entry["source"],
+        }
+        advisory = instance.advisory or entry.get("advisory", "")
+        if advisory:
+            raw["advisory"] = advisory
+        if instance.notes:
+            raw["notes"] = instance.notes
+        found: list[Problem] = []
+        case = _load_case(raw, name, base, validator, found)
+        for problem in found:
+            problems.append(Problem(name, base + "/template",
+                                    f"instance {raw['id']!r}: {problem.pointer or '/'}: {problem.message}"))
+        if case is not None:
+            case = dataclasses.replace(case, template=entry["template"])
+        cases.append(case)
+    return cases
 
 
 def _load_case(
@@ -174,6 +249,7 @@ def _load_case(
         source=entry["source"],
         file=name,
         pointer=base or "/",
+        advisory=entry.get("advisory", ""),
     )
 
 

@@ -82,7 +82,28 @@ class Report:
 
     @property
     def errored_cases(self) -> list[CaseResult]:
-        return [r for r in self.results if r.status == "errored"]
+        """Normative cases the candidate could not answer (advisory ones never count)."""
+        return [r for r in self.results if r.status == "errored" and r.case.normative]
+
+    @property
+    def advisory(self) -> list[CaseResult]:
+        """Cases the spec does not decide: run and judged, reported apart, never in the verdict."""
+        return [r for r in self.results if not r.case.normative]
+
+    def generated(self) -> dict[str, dict[str, Any]]:
+        """Per template: how many instances ran, by status and by invariant."""
+        table: dict[str, dict[str, Any]] = {}
+        for result in self.results:
+            name = result.case.template
+            if not name:
+                continue
+            row = table.setdefault(name, {"instances": 0, "passed": 0, "failed": 0, "errored": 0,
+                                          "skipped": 0, "invariants": {}})
+            row["instances"] += 1
+            row[result.status] += 1
+            for inv in result.case.invariants:
+                row["invariants"][inv] = row["invariants"].get(inv, 0) + 1
+        return dict(sorted(table.items()))
 
     @property
     def conformant(self) -> bool:
@@ -158,6 +179,9 @@ class Report:
                 }
                 for i in self.invariants
             ],
+            "generated": self.generated(),
+            "advisory": {status: sum(1 for r in self.advisory if r.status == status)
+                         for status in ("passed", "failed", "errored", "skipped")},
             "cases": [self._case_json(r) for r in self.results],
         }
 
@@ -175,6 +199,10 @@ class Report:
             "file": case.file,
             "source": case.source,
         }
+        if case.advisory:
+            entry["advisory"] = case.advisory
+        if case.template:
+            entry["template"] = case.template
         if result.reason:
             entry["reason"] = result.reason
         if result.observation is not None and result.observation.metrics:
@@ -205,6 +233,8 @@ def build_report(
     by_id = {inv.id: InvariantResult(inv) for inv in INVARIANTS}
     for result in results:
         case = result.case
+        if not case.normative:
+            continue
         verdicts = {j.invariant: j.passed for j in result.judgements}
         for inv_id in case.invariants:
             row = by_id[inv_id]

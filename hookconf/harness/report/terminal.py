@@ -69,7 +69,26 @@ def render_terminal(report: Report, console: Console, *, allow_not_covered: bool
                       f"{m.get('engine', '?')}, seed {m.get('seed', 0)}) — {result.status}",
                       markup=False, highlight=False)
 
-    failed = [r for r in report.results if r.status == "failed"]
+    generated = report.generated()
+    if generated:
+        total = sum(g["instances"] for g in generated.values())
+        console.print(f"generated cases: {total} from {len(generated)} templates (seeded by --seed)",
+                      markup=False, highlight=False)
+        for name, g in generated.items():
+            per = ", ".join(f"{inv} {n}" for inv, n in sorted(g["invariants"].items(),
+                                                            key=lambda kv: int(kv[0][1:])))
+            console.print(f"  {name}: {g['instances']} ({g['passed']} passed, {g['failed']} failed, "
+                          f"{g['errored']} errored; {per})", markup=False, highlight=False)
+    advisory = report.advisory
+    if advisory:
+        differ = [r for r in advisory if r.status in ("failed", "errored")]
+        console.print(f"advisory cases (the spec does not decide them; never in the verdict): "
+                      f"{len(advisory)} run, {len(differ)} differ from the reference's choice",
+                      markup=False, highlight=False)
+        for result in differ[:_MAX_ERRORS]:
+            console.print(f"  {result.case.id}: {result.case.advisory}", markup=False, soft_wrap=True)
+
+    failed = [r for r in report.results if r.status == "failed" and r.case.normative]
     shown: list = []
     for row in report.invariants:
         ids = set(row.failures[:_PER_INVARIANT])
