@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 
+import jsonschema
 import pytest
 
 from hookconf.harness import generate
 from hookconf.harness.corpus import load_corpus
 from hookconf.harness.generate import Instance, template
+from hookconf.harness.report import REPORT_SCHEMA
 
 SOURCE = {"from": "spec", "ref": "§7"}
 
@@ -106,6 +108,7 @@ def test_generated_cases_are_run_and_counted_per_template(tmp_path, hookconf):
     assert report["generated"] == {"test.hosts": {"instances": 8, "passed": 8, "failed": 0, "errored": 0,
                                                   "skipped": 0, "invariants": {"H5": 8}}}
     assert {c["template"] for c in report["cases"]} == {"test.hosts"}
+    jsonschema.validate(report, json.loads(REPORT_SCHEMA.read_text()))
 
 
 def test_a_generated_case_a_mutant_fails_is_reported_with_its_id(tmp_path, hookconf):
@@ -135,3 +138,4 @@ def test_an_advisory_case_is_reported_apart_and_never_in_the_verdict(tmp_path, h
     assert (h5["status"], h5["positive"]["run"], h5["failures"]) == ("pass", 1, [])
     entry = next(c for c in report["cases"] if c["id"] == "adv.test.1")
     assert (entry["status"], entry["advisory"]) == ("failed", "the spec does not say")
+    jsonschema.validate(report, json.loads(REPORT_SCHEMA.read_text()))
