@@ -63,7 +63,10 @@ class Candidate:
 
 def activation_matches(events: tuple[str, ...], task: Task) -> bool:
     """§6 rule 3: ``onTaskType:<type>``, ``onUrlProtocol:<scheme>`` or ``*``."""
-    scheme = urlsplit(task.source_url).scheme.lower() if task.source_url else ""
+    try:
+        scheme = urlsplit(task.source_url).scheme.lower() if task.source_url else ""
+    except ValueError:  # a source URL that does not split (bad brackets) has no protocol
+        scheme = ""
     for event in events:
         if event == "*":
             return True
