@@ -43,8 +43,9 @@ def h5(case: Case, obs: Observation) -> Judgement:
     """H5 (§7): one canonical structured matcher governs selection, requests and redirects.
 
     The primary answer must equal the case's expectation, and for a match case every route
-    — ``match``, ``match_any`` and a one-hop ``redirect`` — must give the same answer: a
-    candidate with two matchers fails here even where each is right on its own.
+    — ``match``, ``match_any``, a one-hop ``redirect`` and, for a candidate with the runtime
+    family, HTTP ``beforeCreate`` resolver selection (``select``) — must give the same answer:
+    a candidate with two matchers fails here even where each is right on its own.
     """
     primary = obs.primary
     if case.kind == "permissions.parse":
@@ -63,7 +64,7 @@ def h5(case: Case, obs: Observation) -> Judgement:
     singles = [v for route, v in answers.items() if route.startswith("match[")]
     disagreements = [
         f"{route}={value}" for route, value in answers.items()
-        if route in ("match", "match_any", "request") and value != observed["match"]
+        if route in ("match", "match_any", "request", "select") and value != observed["match"]
     ]
     if singles and any(singles) != combined:
         disagreements.append(f"any(match[i])={any(singles)} vs match_any={combined}")

@@ -14,7 +14,7 @@ from typing import Any
 
 from hookconf.harness.corpus import Case
 from hookconf.harness.guest import run_guest
-from hookconf.harness.protocol import Connection
+from hookconf.harness.protocol import CandidateReplyError, Connection
 
 __all__ = ["RUNNERS", "Call", "Observation", "observe"]
 
@@ -67,6 +67,34 @@ def _match(case: Case, conn: Connection, obs: Observation) -> None:
         for index, pattern in enumerate(patterns):
             obs.ask(conn, f"match[{index}]", "permissions.match", {"pattern": pattern, "url": url})
     obs.ask(conn, "request", "permissions.redirect", {"patterns": patterns, "hops": [url], "proxy": None})
+    if patterns and "runtime" in getattr(getattr(conn, "hello", None), "families", ()):
+        _select(conn, obs, patterns, url)
+
+
+#: The plugin the ``select`` route installs: an HTTP ``beforeCreate`` resolver and nothing else.
+SELECT_PROBE = "hookconf.select-probe"
+
+
+def _select(conn: Connection, obs: Observation, patterns: list[str], url: str) -> None:
+    """The ``select`` route (§6 rule 5, §7): is an HTTP ``beforeCreate`` resolver whose
+    ``hostPermissions`` are ``patterns`` a candidate for a task whose source URL is ``url``?
+
+    Asked of a fresh runtime; a runtime that refuses the manifest or the task (an error
+    reply) answers nothing for this route, which is then left out of the comparison.
+    """
+    manifest = {"id": SELECT_PROBE, "version": "1.0.0", "engines": {"motrix": ">=2.0.0"},
+                "activationEvents": ["onTaskType:http"], "hostPermissions": patterns,
+                "permissions": [], "contributes": {"hooks": {"beforeCreate": {"role": "resolve"}}}}
+    try:
+        conn.call("runtime.reset", {})
+        conn.call("runtime.install", {"manifest": manifest, "guest": {}})
+        conn.call("runtime.task", {"taskId": "select", "type": "http", "sourceUrl": url})
+        found = conn.call("runtime.candidates", {"hook": "beforeCreate", "taskId": "select"})
+    except CandidateReplyError:
+        return
+    selected = any(c.get("pluginId") == SELECT_PROBE for c in found.get("candidates", ()))
+    obs.calls.append(Call("select", "runtime.candidates", {"patterns": patterns, "url": url},
+                          {"match": selected}))
 
 
 def _redirect(case: Case, conn: Connection, obs: Observation) -> None:
