@@ -41,6 +41,11 @@ MUTANTS = [
     ("tests.mutants.permissions.percent_decoding:factory", "H5"),
     ("tests.mutants.permissions.accept_credentials:factory", "H5"),
     ("tests.mutants.permissions.split_matchers:factory", "H5"),
+    ("tests.mutants.permissions.host_only_selection:factory", "H5"),
+    ("tests.mutants.permissions.redirect_hops:first_hop_only", "H5"),
+    ("tests.mutants.permissions.redirect_hops:last_hop_only", "H5"),
+    ("tests.mutants.permissions.redirect_hops:refused_hop_off_by_one", "H5"),
+    ("tests.mutants.permissions.first_matching_host:factory", "H5"),
     ("tests.mutants.permissions.admit_by_host_permissions:factory", "H17"),
     ("tests.mutants.schemas.codepoint_limits:factory", "H4"),
 ]

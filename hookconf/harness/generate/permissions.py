@@ -1,0 +1,428 @@
+"""Generated §7 host-permission cases (H5), judged by a model written for the generator.
+
+Three templates, each seeded and bounded:
+
+``permissions.pattern_url``
+    pattern × URL pairs from the §7 grammar — scheme ``*``/``http``/``https``; host ``*``,
+    an exact DNS name, a ``*.`` suffix, an IPv4 or bracketed IPv6 literal, an IDN; a path
+    glob — against URLs that spell the same or a related host in the ways the WHATWG parser
+    canonicalises (case, one trailing dot, IPv4 number forms, IPv6 zero forms, Unicode
+    labels), with or without a port, over paths inside and outside the glob.
+``permissions.pattern_sets``
+    several patterns where only one (or none) matches: overlapping globs (``/a/*`` and
+    ``/a/b*``), the matching pattern anywhere in the list.
+``permissions.redirect_positions``
+    redirect chains of 1..N hops with the first forbidden hop at every position (and a second
+    one after it), absolute, protocol-relative, path-absolute, relative and query-only hops,
+    with and without a guest proxy; ``refused_hop`` is the index of the first forbidden hop.
+``permissions.pattern_grammar``
+    patterns built from the grammar (valid) and one rule broken at a time (invalid).
+
+The expected answer never comes from a matcher under test: :mod:`.urlmodel` states §7's rules
+over components the generator itself chose, and every URL is written from a hand-checked table
+of spellings whose canonical form is known (``tests/harness/test_generate_permissions.py``
+checks each spelling against the WHATWG parser, so the generator produces only what it
+claims).  Every ``permissions.match`` instance is also asked through ``beforeCreate``
+selection when the candidate implements the runtime family (see the H5 runner).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections.abc import Iterator
+from itertools import permutations
+from typing import Any
+
+from hookconf.harness.generate import Instance, template
+from hookconf.harness.generate.urlmodel import (
+    DNS_HOSTS,
+    IDN_HOSTS,
+    IPV4_HOSTS,
+    IPV6_HOSTS,
+    PATH_SPELLINGS,
+    HostSpelling,
+    Pattern,
+    Url,
+    model_match,
+    pattern,
+)
+
+__all__ = ["expand_pattern_grammar", "expand_pattern_sets", "expand_pattern_url",
+           "expand_redirect_positions"]
+
+_NOT_PERMITTED = "plugin.http.host_not_permitted"
+_PERMISSION_DENIED = "plugin.hook.permission_denied"
+_SECTION = "§7"
+
+_COUNT = {"type": "object", "additionalProperties": False,
+          "properties": {"instances": {"type": "integer", "minimum": 1, "maximum": 5000}}}
+
+
+def _key(*parts: str) -> str:
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:10]
+
+
+def _pick(rng: random.Random, items: list[Any] | tuple[Any, ...]) -> Any:
+    return items[rng.randrange(len(items))]
+
+
+# ----------------------------------------------------------------------------- hosts and globs
+
+#: Path globs of the grammar, from the whole-path wildcard to literals and overlaps.
+GLOBS = ("/*", "/", "/a/*", "/a/b*", "/a/*/c", "/*.iso", "/dl/*?x=1", "/a", "/*/b", "/a%2Fb")
+
+
+def _pattern_hosts() -> list[tuple[str, str, str, bool]]:
+    """``(kind, written, canonical, is_ip)`` for each pattern host the grammar allows."""
+    hosts = [("any", "*", "", False)]
+    for h in DNS_HOSTS:
+        hosts.append(("exact", h.canonical, h.canonical, False))
+        hosts.append(("suffix", "*." + h.canonical, h.canonical, False))
+    for h in IDN_HOSTS:
+        hosts.append(("exact", h.canonical, h.canonical, False))
+        hosts.append(("suffix", "*." + h.canonical, h.canonical, False))
+    hosts += [("exact", h.canonical, h.canonical, True) for h in IPV4_HOSTS + IPV6_HOSTS]
+    return hosts
+
+
+def _url_hosts(kind: str, canonical: str, is_ip: bool) -> list[HostSpelling]:
+    """Spellings of hosts a pattern host is compared with: itself, subdomains, neighbours."""
+    every = list(DNS_HOSTS + IDN_HOSTS + IPV4_HOSTS + IPV6_HOSTS)
+    if kind == "any":
+        return every
+    same = [h for h in every if h.canonical == canonical]
+    others = [h for h in every if h.canonical != canonical and h.written == h.canonical]
+    if is_ip:
+        return same + others
+    related = [HostSpelling(s, s, False) for s in (
+        "www." + canonical, "a.b." + canonical, "bad" + canonical, canonical + ".evil.test",
+        canonical.split(".", 1)[1] if canonical.count(".") > 1 else "other.test")]
+    return same + related + others
+
+
+def _url(scheme: str, host: HostSpelling, port: str, path: tuple[str, str]) -> Url:
+    written_path, target = path
+    return Url(f"{scheme}://{host.written}{port}{written_path}", scheme.lower(), host.canonical,
+               host.is_ip, target)
+
+
+#: URLs §7 refuses whatever the pattern: credentials, a non-web scheme, a URL that does not parse.
+HOSTILE_URLS = (
+    ("credentials", "https://user:secret@{host}/a/b"),
+    ("username", "http://user@{host}/a/b"),
+    ("password", "https://:secret@{host}/dl/f.iso"),
+    ("ftp", "ftp://{host}/a/b"),
+    ("ws", "ws://{host}/a/b"),
+    ("space", "https://exa mple.test/a"),
+    ("port-range", "https://{host}:65536/a"),
+)
+
+
+# ----------------------------------------------------------------------------- pattern × URL
+
+@template("permissions.pattern_url", params=_COUNT)
+def expand_pattern_url(params: dict[str, Any], rng: random.Random) -> Iterator[Instance]:
+    """Pattern × URL pairs from the §7 grammar: half match, a tenth are hostile URLs (H5)."""
+    wanted = params.get("instances", 300)
+    hosts = _pattern_hosts()
+    quota = {True: wanted // 2, False: wanted - wanted // 2 - wanted // 10}
+    chosen: dict[tuple[str, str], tuple[Pattern, Url]] = {}
+    for _ in range(wanted * 200):
+        if not any(quota.values()):
+            break
+        kind, written, canonical, is_ip = _pick(rng, hosts)
+        scheme, glob = _pick(rng, ("*", "http", "https")), _pick(rng, GLOBS)
+        p = pattern(f"{scheme}://{written}{glob}", scheme, kind, canonical, glob)
+        url_scheme = _pick(rng, ("http", "https", "HTTPS", "Http"))
+        port = _pick(rng, ("", "", ":80" if url_scheme.lower() == "http" else ":443", ":8443"))
+        u = _url(url_scheme, _pick(rng, _url_hosts(kind, canonical, is_ip)), port,
+                 _pick(rng, PATH_SPELLINGS))
+        expected = model_match(p, u)
+        if quota[expected] and (p.text, u.text) not in chosen:
+            quota[expected] -= 1
+            chosen[(p.text, u.text)] = (p, u)
+    patterns = [p for p, _ in chosen.values()]
+    for _ in range(wanted // 10):  # hostile URLs fail closed under any pattern
+        p = _pick(rng, patterns)
+        _, text = _pick(rng, HOSTILE_URLS)
+        host = p.host if p.host_kind == "exact" else "files.example.test"
+        u = Url(text.format(host=host), "", "", False, "", valid=False)
+        chosen[(p.text, u.text)] = (p, u)
+    for p, u in chosen.values():
+        expected = model_match(p, u)
+        yield Instance(
+            key=f"{p.host_kind}.{_key(p.text, u.text)}",
+            title=f"{p.text} {'matches' if expected else 'does not match'} {u.text}",
+            kind="permissions.match",
+            polarity="positive" if expected else "negative",
+            given={"pattern": p.text, "url": u.text},
+            expect={"match": expected},
+            notes=u.explain(p),
+        )
+
+
+# ----------------------------------------------------------------------------- pattern sets
+
+def _p(text: str, host_kind: str, host: str, glob: str, *, valid: bool = True) -> Pattern:
+    return pattern(text, text.split("://", 1)[0], host_kind, host, glob, valid=valid)
+
+
+_FILES = "files.example.test"
+#: Pattern sets whose members overlap or differ in one component; URL paths probe each.
+PATTERN_SETS: tuple[tuple[Pattern, ...], ...] = (
+    (_p("https://files.example.test/a/*", "exact", _FILES, "/a/*"),
+     _p("https://files.example.test/a/b*", "exact", _FILES, "/a/b*")),
+    (_p("https://files.example.test/a/b*", "exact", _FILES, "/a/b*"),
+     _p("https://files.example.test/*.iso", "exact", _FILES, "/*.iso")),
+    (_p("https://files.example.test/dl/*", "exact", _FILES, "/dl/*"),
+     _p("https://files.example.test/a/*", "exact", _FILES, "/a/*")),
+    (_p("*://*.example.test/a/*", "suffix", "example.test", "/a/*"),
+     _p("https://files.example.test/dl/*", "exact", _FILES, "/dl/*"),
+     _p("http://files.example.test/*", "exact", _FILES, "/*")),
+    (_p("https://other.example.test/*", "exact", "other.example.test", "/*"),
+     _p("*://*.example.net/*", "suffix", "example.net", "/*"),
+     _p("https://files.example.test/a/*", "exact", _FILES, "/a/*")),
+    (_p("http://files.example.test/*", "exact", _FILES, "/*"),
+     _p("https://files.example.test/dl/*?x=1", "exact", _FILES, "/dl/*?x=1")),
+    (_p("*://[2001:db8::1]/a/*", "exact", "[2001:db8::1]", "/a/*"),
+     _p("*://10.0.0.1/*", "exact", "10.0.0.1", "/*"),
+     _p("*://files.example.test/a/b*", "exact", _FILES, "/a/b*")),
+    (_p("https://files.example.test:8443/*", "exact", _FILES, "/*", valid=False),
+     _p("https://files.example.test/a/*", "exact", _FILES, "/a/*")),
+    (_p("https://user@files.example.test/*", "exact", _FILES, "/*", valid=False),
+     _p("*://*.files.example.test/dl/*", "suffix", _FILES, "/dl/*")),
+)
+
+
+def _u(scheme: str, host: str, path: str, *, port: str = "") -> Url:
+    return Url(f"{scheme}://{host}{port}{path}", scheme, host, host.startswith("[") or
+               host.replace(".", "").isdigit(), path)
+
+
+_SET_URLS = (
+    _u("https", _FILES, "/a/bc"), _u("https", _FILES, "/a/x"), _u("https", _FILES, "/abc"),
+    _u("https", _FILES, "/dl/f.iso"), _u("https", _FILES, "/dl/f?x=1"),
+    _u("http", _FILES, "/a/b"), _u("https", "cdn.example.net", "/a"), _u("http", "10.0.0.1", "/q"),
+    _u("https", "[2001:db8::1]", "/a/z"), _u("https", "www.files.example.test", "/dl/x"),
+    _u("https", _FILES, "/z", port=":8443"),
+)
+
+
+@template("permissions.pattern_sets", params=_COUNT)
+def expand_pattern_sets(params: dict[str, Any], rng: random.Random) -> Iterator[Instance]:
+    """Several patterns, only one or none matching, in every order (H5)."""
+    wanted = params.get("instances", 120)
+    pool = [([patterns[i] for i in order], u)
+            for patterns in PATTERN_SETS for u in _SET_URLS
+            for order in permutations(range(len(patterns)))]
+    for patterns, u in rng.sample(pool, min(wanted, len(pool))):
+        hits = [p.text for p in patterns if model_match(p, u)]
+        expected = bool(hits)
+        texts = [p.text for p in patterns]
+        yield Instance(
+            key=f"n{len(texts)}.{_key(*texts, u.text)}",
+            title=f"{u.text} against {len(texts)} patterns: "
+                  + (f"only {', '.join(hits)} matches" if len(hits) == 1
+                     else f"{len(hits)} match" if hits else "none matches"),
+            kind="permissions.match",
+            polarity="positive" if expected else "negative",
+            given={"patterns": texts, "url": u.text},
+            expect={"match": expected},
+            notes="matching: " + (", ".join(hits) or "none"),
+        )
+
+
+# ----------------------------------------------------------------------------- redirect chains
+
+#: The guest's permissions in every chain: an https API path and http(s) CDN subdomains.
+CHAIN_PATTERNS = (_p("https://api.example.test/v1/*", "exact", "api.example.test", "/v1/*"),
+                  _p("*://*.cdn.example.test/files/*", "suffix", "cdn.example.test", "/files/*"))
+_WORDS = ("a", "b", "next", "f.iso", "x")
+
+# Each hop form: (name, allowed?, builder(word, state) -> (written, resolved state) or None).
+# A state is (scheme, host, path_and_query); hops are resolved the way the URL Standard
+# resolves these plain forms against the previous hop.
+State = tuple[str, str, str]
+
+
+def _abs(name: str, scheme: str, host: str, path: str, written: str = "") -> tuple[str, str, State]:
+    """An absolute hop: written as ``scheme://host/path`` unless ``written`` spells it otherwise."""
+    return name, written or f"{scheme}://{host}{path}", (scheme, host, path)
+
+
+def _allowed_forms(word: str, state: State | None) -> list[tuple[str, str, State]]:
+    forms = [
+        _abs("api", "https", "api.example.test", f"/v1/{word}"),
+        _abs("cdn", "https", "eu.cdn.example.test", f"/files/{word}"),
+        _abs("cdn-http", "http", "cdn.example.test", f"/files/{word}"),
+        _abs("cdn-upper", "https", "eu.cdn.example.test", f"/files/{word}",
+             f"HTTPS://EU.CDN.Example.Test./files/{word}"),
+        _abs("api-port", "https", "api.example.test", f"/v1/{word}",
+             f"https://api.example.test:8443/v1/{word}"),
+    ]
+    if state is not None:
+        scheme, host, path = state
+        directory = path.split("?")[0].rsplit("/", 1)[0]
+        forms += [
+            ("protocol-relative", f"//us.cdn.example.test/files/{word}",
+             (scheme, "us.cdn.example.test", f"/files/{word}")),
+            ("query", f"?page={word}", (scheme, host, path.split("?")[0] + f"?page={word}")),
+            ("path-absolute", f"/v1/{word}", (scheme, host, f"/v1/{word}")),
+            ("path-absolute", f"/files/{word}", (scheme, host, f"/files/{word}")),
+            ("relative", word, (scheme, host, f"{directory}/{word}")),
+        ]
+    return [f for f in forms if _chain_allows(f[2])]
+
+
+def _forbidden_forms(word: str, state: State | None) -> list[tuple[str, str, State | None]]:
+    forms: list[tuple[str, str, State | None]] = [
+        _abs("other-host", "https", "evil.example.net", f"/v1/{word}"),
+        _abs("suffix-confusion", "https", "badcdn.example.test", f"/files/{word}"),
+        _abs("host-prefix", "https", "api.example.test.evil.net", f"/v1/{word}"),
+        _abs("path-outside", "https", "api.example.test", f"/v2/{word}"),
+        _abs("encoded-slash", "https", "api.example.test", f"/v1%2F..%2Fv2/{word}"),
+        _abs("scheme-downgrade", "http", "api.example.test", f"/v1/{word}"),
+        _abs("cdn-root", "https", "cdn.example.test", f"/{word}"),
+        ("credentials", f"https://u:p@api.example.test/v1/{word}", None),
+        ("ftp", f"ftp://cdn.example.test/files/{word}", None),
+        ("unparsable", f"https://exa mple.test/v1/{word}", None),
+    ]
+    if state is not None:
+        scheme, host, _ = state
+        forms += [
+            ("protocol-relative", f"//evil.example.net/files/{word}",
+             (scheme, "evil.example.net", f"/files/{word}")),
+            ("backslashes", f"\\\\evil.example.net/v1/{word}", (scheme, "evil.example.net", f"/v1/{word}")),
+            ("path-absolute", f"/v2/{word}", (scheme, host, f"/v2/{word}")),
+            ("dot-segments", f"/v1/../v2/{word}", (scheme, host, f"/v2/{word}")),
+        ]
+    return [f for f in forms if f[2] is None or not _chain_allows(f[2])]
+
+
+def _chain_allows(state: State) -> bool:
+    scheme, host, path = state
+    u = Url(f"{scheme}://{host}{path}", scheme, host, False, path)
+    return any(model_match(p, u) for p in CHAIN_PATTERNS)
+
+
+def _chain(rng: random.Random, length: int, forbidden: tuple[int, ...]) -> list[tuple[str, str]]:
+    """``[(form name, written hop)]``; hops at ``forbidden`` positions are outside the
+    permissions, the others inside; after the first forbidden hop every hop is absolute."""
+    hops: list[tuple[str, str]] = []
+    state: State | None = None
+    for index in range(length):
+        word = _pick(rng, _WORDS)
+        base = state if (not forbidden or index <= forbidden[0]) else None
+        if index in forbidden:
+            name, written, state = _pick(rng, _forbidden_forms(word, base))
+        else:
+            name, written, state = _pick(rng, _allowed_forms(word, base))
+        hops.append((name, written))
+        if not forbidden or index < forbidden[0]:
+            continue
+        state = None  # past the first forbidden hop, no hop depends on an earlier one
+    return hops
+
+
+@template("permissions.redirect_positions", params={
+    "type": "object", "additionalProperties": False,
+    "properties": {"maxHops": {"type": "integer", "minimum": 1, "maximum": 12},
+                   "variants": {"type": "integer", "minimum": 1, "maximum": 50}}})
+def expand_redirect_positions(params: dict[str, Any], rng: random.Random) -> Iterator[Instance]:
+    """Chains of 1..maxHops hops, the first forbidden hop at every position (H5, §7)."""
+    max_hops, variants = params.get("maxHops", 5), params.get("variants", 3)
+    seen: set[str] = set()
+
+    def fresh(length: int, plan: tuple[int, ...], proxy: str | None) -> Iterator[Instance]:
+        for _ in range(20):  # short chains have few distinct spellings: never repeat one
+            instance = _redirect_instance(length, plan, _chain(rng, length, plan), proxy)
+            if instance.key not in seen:
+                seen.add(instance.key)
+                yield instance
+                return
+
+    for length in range(1, max_hops + 1):
+        plans: list[tuple[int, ...]] = [()] + [(i,) for i in range(length)]
+        plans += [(i, j) for i in range(length) for j in range(i + 1, length)][:length]
+        for plan in plans:
+            for _ in range(variants):
+                yield from fresh(length, plan, None)
+        yield from fresh(length, (), _pick(rng, ("http://proxy.example.test:3128",
+                                                 "https://api.example.test/",
+                                                 "socks5://u:p@proxy.example.net:1080")))
+
+
+def _redirect_instance(length: int, plan: tuple[int, ...], hops: list[tuple[str, str]],
+                       proxy: str | None) -> Instance:
+    written = [h for _, h in hops]
+    names = [n for n, _ in hops]
+    if proxy is not None:
+        expect: dict[str, Any] = {"allowed": False, "refused_hop": 0, "code": _PERMISSION_DENIED}
+        where, title = "proxy", f"a guest proxy refuses a {length}-hop chain at hop 0"
+    elif plan:
+        expect = {"allowed": False, "refused_hop": plan[0], "code": _NOT_PERMITTED}
+        where = "at" + "-".join(map(str, plan))
+        title = (f"{length}-hop chain refused at its first forbidden hop {plan[0]} "
+                 f"({names[plan[0]]})")
+    else:
+        expect, where = {"allowed": True}, "allowed"
+        title = f"{length}-hop chain inside the permissions is allowed"
+    return Instance(
+        key=f"len{length}.{where}.{_key(*written, proxy or '')}",
+        title=title,
+        kind="permissions.redirect",
+        polarity="positive" if expect["allowed"] else "negative",
+        given={"patterns": [p.text for p in CHAIN_PATTERNS], "hops": written, "proxy": proxy},
+        expect=expect,
+        notes="hops: " + ", ".join(names),
+    )
+
+
+# ----------------------------------------------------------------------------- grammar
+
+#: One rule of the grammar broken at a time; each makes a pattern that §7 does not accept.
+BROKEN = (
+    ("port", lambda s, h, g: f"{s}://{h}:8080{g}"),
+    ("port-wildcard", lambda s, h, g: f"{s}://{h}:*{g}"),
+    ("userinfo", lambda s, h, g: f"{s}://user@{h}{g}"),
+    ("scheme-ftp", lambda s, h, g: f"ftp://{h}{g}"),
+    ("scheme-partial-wildcard", lambda s, h, g: f"http*://{h}{g}"),
+    ("host-inner-wildcard", lambda s, h, g: f"{s}://a*.{h.lstrip('*.')}{g}"),
+    ("host-trailing-wildcard", lambda s, h, g: f"{s}://{h.lstrip('*.').split('.')[0]}.*{g}"),
+    ("no-scheme", lambda s, h, g: f"{h}{g}"),
+    ("ipv6-wildcard", lambda s, h, g: f"{s}://[2001:db8::*]{g}"),
+)
+
+
+@template("permissions.pattern_grammar", params=_COUNT)
+def expand_pattern_grammar(params: dict[str, Any], rng: random.Random) -> Iterator[Instance]:
+    """Patterns from the §7 grammar (valid) and with one rule broken (invalid) (H5)."""
+    wanted = params.get("instances", 120)
+    pool: list[tuple[str, bool, str]] = []
+    for kind, written, _, _ in _pattern_hosts():
+        for scheme in ("*", "http", "https"):
+            for glob in GLOBS:
+                pool.append((f"{scheme}://{written}{glob}", True, kind))
+                if written != "*":
+                    for name, broken in BROKEN:
+                        pool.append((broken(scheme, written, glob), False, name))
+    valid = [p for p in pool if p[1]]
+    invalid = [p for p in pool if not p[1]]
+    chosen = rng.sample(valid, min(len(valid), wanted // 2))
+    chosen += rng.sample(invalid, min(len(invalid), wanted - len(chosen)))
+    seen: set[str] = set()
+    for text, ok, what in chosen:
+        if text in seen:
+            continue
+        seen.add(text)
+        yield Instance(
+            key=f"{'valid' if ok else 'invalid'}.{what}.{_key(text)}",
+            title=f"{text!r} is {'a valid' if ok else 'not a'} manifest v1 host permission"
+                  + ("" if ok else f" ({what})"),
+            kind="permissions.parse",
+            polarity="positive" if ok else "negative",
+            given={"pattern": text},
+            expect={"valid": ok},
+        )
+

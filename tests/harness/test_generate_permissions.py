@@ -1,0 +1,147 @@
+"""The §7 generators produce only what they claim: every spelling in the model's tables parses
+to the component the model says, and every generated expectation follows from the URL the
+WHATWG parser actually makes of what the generator wrote (never from the reference matcher)."""
+
+import re
+
+import ada_url
+import pytest
+
+from hookconf.harness.generate import expand
+from hookconf.harness.generate.urlmodel import (
+    DNS_HOSTS,
+    IDN_HOSTS,
+    IPV4_HOSTS,
+    IPV6_HOSTS,
+    PATH_SPELLINGS,
+    Url,
+    glob_matches,
+    model_match,
+    pattern,
+)
+
+_PARTS = ("href", "username", "password", "protocol", "hostname", "pathname", "search", "host_type")
+
+
+def _upper_hex(text: str) -> str:
+    return re.sub(r"%([0-9a-fA-F]{2})", lambda m: "%" + m.group(1).upper(), text)
+
+
+def _observed(text: str, base: str | None = None) -> Url:
+    """What the URL Standard makes of ``text``, in the model's terms (for checking only)."""
+    try:
+        absolute = text if base is None else ada_url.join_url(base, text)
+        parts = ada_url.parse_url(absolute, attributes=_PARTS)
+    except ValueError:
+        return Url(text, "", "", False, "", valid=False)
+    scheme = parts["protocol"].rstrip(":")
+    is_ip = parts["host_type"] in (ada_url.HostType.IPV4, ada_url.HostType.IPV6)
+    host = parts["hostname"]
+    host = host if is_ip or not host.endswith(".") else host[:-1]
+    valid = scheme in ("http", "https") and not (parts["username"] or parts["password"])
+    return Url(parts["href"], scheme, host, is_ip, _upper_hex(parts["pathname"] + parts["search"]),
+               valid=valid)
+
+
+@pytest.mark.parametrize("spelling", DNS_HOSTS + IDN_HOSTS + IPV4_HOSTS + IPV6_HOSTS,
+                         ids=lambda h: h.written)
+def test_every_host_spelling_parses_to_its_canonical_host(spelling):
+    url = _observed(f"https://{spelling.written}/")
+    assert (url.host, url.is_ip) == (spelling.canonical, spelling.is_ip)
+
+
+@pytest.mark.parametrize(("written", "target"), PATH_SPELLINGS)
+def test_every_path_spelling_serialises_to_its_target(written, target):
+    assert _observed(f"https://files.example.test{written}").target == target
+
+
+def test_the_model_glob_has_one_wildcard():
+    assert glob_matches("/a/*", "/a/") and glob_matches("/a/*", "/a/b/c?x")
+    assert not glob_matches("/a/*", "/a") and not glob_matches("/a?c", "/abc")
+    assert glob_matches("/a*b*c", "/a-b-b-c") and not glob_matches("/ab*ba", "/aba")
+    assert not glob_matches("/a.c", "/abc")
+
+
+def test_the_model_suffix_wildcard_is_label_bounded_and_never_an_ip():
+    p = pattern("*://*.example.test/*", "*", "suffix", "example.test", "/*")
+    assert model_match(p, Url("", "https", "example.test", False, "/"))
+    assert model_match(p, Url("", "http", "a.b.example.test", False, "/x"))
+    assert not model_match(p, Url("", "https", "badexample.test", False, "/"))
+    assert not model_match(p, Url("", "ftp", "a.example.test", False, "/"))
+
+
+def _instances(name, params, seed):
+    return expand(name, params, seed=seed, template_id=f"perm.gen.{name}")
+
+
+@pytest.mark.parametrize("seed", [0, 1, 7])
+def test_pattern_url_expectations_follow_from_the_parsed_url(seed):
+    instances = _instances("permissions.pattern_url", {"instances": 300}, seed)
+    assert len(instances) >= 290
+    matches = sum(i.expect["match"] for i in instances)
+    assert 0.4 * len(instances) <= matches <= 0.6 * len(instances)
+    for instance in instances:
+        url = _observed(instance.given["url"])
+        expected = model_match(_model_pattern(instance.given["pattern"]), url)
+        assert instance.expect["match"] == expected, (instance.given, url)
+
+
+def _model_pattern(text: str):
+    if text == "<all_urls>":
+        return pattern(text, "*", "any", "", "/*")
+    scheme, rest = text.split("://", 1)
+    host, glob = rest.split("/", 1)
+    kind = "any" if host == "*" else "suffix" if host.startswith("*.") else "exact"
+    return pattern(text, scheme, kind, host.removeprefix("*."), "/" + glob)
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_redirect_chains_refuse_at_the_first_hop_the_parsed_chain_leaves(seed):
+    instances = _instances("permissions.redirect_positions", {"maxHops": 5, "variants": 3}, seed)
+    positions = {(len(i.given["hops"]), i.expect.get("refused_hop")) for i in instances}
+    for length in range(1, 6):  # every position of every length, and the allowed chain
+        assert {(length, None)} | {(length, k) for k in range(length)} <= positions
+    for instance in instances:
+        patterns = [_model_pattern(t) for t in instance.given["patterns"]]
+        if instance.given["proxy"] is not None:
+            assert instance.expect == {"allowed": False, "refused_hop": 0,
+                                       "code": "plugin.hook.permission_denied"}
+            continue
+        base, first = None, None
+        for index, hop in enumerate(instance.given["hops"]):
+            url = _observed(hop, base)
+            if not any(model_match(p, url) for p in patterns):
+                first = index
+                break
+            base = url.text
+        assert instance.expect.get("refused_hop") == first, instance.given["hops"]
+
+
+def test_pattern_sets_put_the_only_matching_pattern_after_another_for_its_host():
+    instances = _instances("permissions.pattern_sets", {"instances": 200}, 0)
+    later = 0
+    for instance in instances:
+        url = _observed(instance.given["url"])
+        hits = [i for i, t in enumerate(instance.given["patterns"])
+                if "@" not in t and ":8443" not in t and model_match(_model_pattern(t), url)]
+        assert bool(hits) == instance.expect["match"]
+        later += bool(hits) and hits[0] > 0
+    assert later >= 20
+
+
+def test_grammar_instances_are_valid_only_when_built_from_the_grammar():
+    instances = _instances("permissions.pattern_grammar", {"instances": 120}, 0)
+    assert {i.expect["valid"] for i in instances} == {True, False}
+    for instance in instances:
+        text = instance.given["pattern"]
+        if instance.expect["valid"]:
+            assert text.split("://")[0] in ("*", "http", "https") and "@" not in text
+        else:
+            assert instance.key.startswith("invalid.")
+
+
+def test_expansion_is_a_function_of_the_seed():
+    one = _instances("permissions.pattern_url", {"instances": 50}, 5)
+    two = _instances("permissions.pattern_url", {"instances": 50}, 5)
+    assert one == two
+    assert one != _instances("permissions.pattern_url", {"instances": 50}, 6)
