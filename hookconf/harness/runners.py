@@ -114,13 +114,13 @@ PERMISSION_VARIANTS: tuple[tuple[str, list[str]], ...] = (
 
 
 def _admit(case: Case, conn: Connection, obs: Observation) -> None:
-    url = case.given["url"]
-    args: dict[str, Any] = {"url": url}
+    subject = {k: case.given[k] for k in ("url", "patch", "operator") if k in case.given}
+    args: dict[str, Any] = dict(subject)
     if "hostPermissions" in case.given:
         args["hostPermissions"] = list(case.given["hostPermissions"])
     obs.ask(conn, "admit", "task_source.admit", args)
     for route, permissions in PERMISSION_VARIANTS:
-        obs.ask(conn, route, "task_source.admit", {"url": url, "hostPermissions": permissions})
+        obs.ask(conn, route, "task_source.admit", {**subject, "hostPermissions": permissions})
 
 
 def _validate(case: Case, conn: Connection, obs: Observation) -> None:

@@ -10,7 +10,7 @@ operation                  reference area                                       
 ``permissions.match``      :meth:`hookconf.reference.permissions.matcher.PatternSet.matches`  §7
 ``permissions.match_any``  :meth:`hookconf.reference.permissions.matcher.PatternSet.matches`  §7
 ``permissions.redirect``   :func:`hookconf.reference.permissions.matcher.check_request`       §7
-``task_source.admit``      :func:`hookconf.reference.permissions.task_source.admit`           §9.4
+``task_source.admit``      :func:`hookconf.reference.permissions.task_source.admit_patch`     §9.4
 ``dto.validate``           :func:`hookconf.reference.schemas.validate.dto_validate`           §9.1
 ``guest.run``              :func:`hookconf.reference.guest.invoke.run_plugin`                 §8, §9
 ``runtime.*``              :class:`hookconf.reference.runtime.ops.RuntimeOps`                 §5, §6, §8
@@ -26,7 +26,7 @@ from hookconf.reference import __version__
 from hookconf.reference.guest.invoke import run_plugin
 from hookconf.reference.guest.vm import PluginVm
 from hookconf.reference.permissions.matcher import InvalidPattern, PatternSet, check_request, parse_pattern
-from hookconf.reference.permissions.task_source import admit
+from hookconf.reference.permissions.task_source import admit, admit_patch
 from hookconf.reference.runtime.ops import RuntimeOps
 from hookconf.reference.schemas import SCHEMAS, dto_validate
 
@@ -103,11 +103,17 @@ class ReferenceCandidate(RuntimeOps):
 
     def task_source_admit(self, args: dict[str, Any]) -> dict[str, Any]:
         # hostPermissions is context only: §9.4 forbids it from influencing the answer (H17).
-        decision = admit(args["url"])
+        operator = args.get("operator", "local")
+        if "patch" in args:
+            decision, field = admit_patch(args["patch"], operator=operator)
+        else:
+            decision, field = admit(args["url"], operator=operator), ""
         result: dict[str, Any] = {"admitted": decision.admitted}
         if decision.code is not None:
             result["code"] = str(decision.code)
             result["reason"] = decision.reason
+        if field:
+            result["field"] = field
         return result
 
     def guest_run(self, args: dict[str, Any]) -> dict[str, Any]:
