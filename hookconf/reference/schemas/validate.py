@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from hookconf.reference.errors import ErrorCode
+from hookconf.reference.schemas import source_identity
 from hookconf.reference.schemas.documents import SCHEMAS, document
 from hookconf.reference.schemas.keywords import HookconfValidator
 
@@ -86,7 +87,10 @@ def validate(schema_name: str, value: Any, *, direction: Direction = "input") ->
         raise ValueError(f"direction must be 'input' or 'output', not {direction!r}")
     errors = list(compiled(schema_name).iter_errors(value))
     if not errors:
-        return Validation(True)
+        found = source_identity.problem(schema_name, value)  # §9.4, beyond JSON Schema
+        if found is None:
+            return Validation(True)
+        return Validation(False, _CODE_BY_DIRECTION[direction], found[0], found[1][:200])
     first = min(errors, key=_order)
     return Validation(
         False,
