@@ -47,6 +47,9 @@ MUTANTS = [
     ("tests.mutants.permissions.redirect_hops:refused_hop_off_by_one", "H5"),
     ("tests.mutants.permissions.first_matching_host:factory", "H5"),
     ("tests.mutants.permissions.admit_by_host_permissions:factory", "H17"),
+    ("tests.mutants.permissions.task_source_policy:first_url_only", "H17"),
+    ("tests.mutants.permissions.task_source_policy:link_local_accepted", "H17"),
+    ("tests.mutants.permissions.task_source_policy:private_by_spelling", "H17"),
     ("tests.mutants.schemas.codepoint_limits:factory", "H4"),
 ]
 
@@ -56,7 +59,13 @@ def _name(m):
     return module if factory == "factory" else factory
 
 
+#: Mutants of the §9.4 boundary rules judged by DTO validation (H4) on the task-source cases.
+TASK_SOURCE_DTO_MUTANTS = [
+    ("tests.mutants.permissions.task_source_policy:raw_bt_source", "H4"),
+]
+
 ALL = ([(c, i, FAMILY_CASES[i]) for c, i in MUTANTS]
+       + [(c, i, ("task-source.*",)) for c, i in TASK_SOURCE_DTO_MUTANTS]
        + [(c, i, RUNTIME_CASES) for c, i in RUNTIME_MUTANTS]
        + [(c, i, ("race.*",)) for c, i in RACE_MUTANTS]
        + [(c, i, GUEST_CASES) for c, i in GUEST_MUTANTS])

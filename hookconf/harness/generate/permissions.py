@@ -426,3 +426,5 @@ def expand_pattern_grammar(params: dict[str, Any], rng: random.Random) -> Iterat
             expect={"valid": ok},
         )
 
+
+from hookconf.harness.generate import task_source as _task_source  # noqa: E402,F401  (§9.4 templates)
