@@ -1,6 +1,13 @@
 """Derive §7 permission cases from the WHATWG URL test data (web-platform-tests).
 
-Usage: python scripts/derive_urltestdata.py PATH/TO/urltestdata.json > corpus/cases/permissions/wpt-urltestdata.json
+Usage::
+
+    python scripts/derive_urltestdata.py PATH/TO/urltestdata.json REVISION \\
+        > hookconf/corpus/cases/permissions/wpt-urltestdata.json
+
+``REVISION`` names the vector file's revision (where it was synced from and when, and its
+sha256 prefix); every derived case records it in ``source.revision`` so that a failure on a
+platform URL parser older than that revision of the URL Standard is shown as such.
 
 Run once by a contributor when the vectors change; hookconf never reads the vector file at
 run time: the derived cases are committed.  Expectations come from the vector's own
@@ -27,6 +34,8 @@ import sys
 from pathlib import Path
 
 VECTOR = "url/urltestdata.json"
+#: The revision of the vector file being derived (set by :func:`main`).
+REVISION = [""]
 _LDH = re.compile(r"^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$")
 _IPV4 = re.compile(r"^\d{1,3}(?:\.\d{1,3}){3}$")
 _PATTERN_PATH = re.compile(r"^[A-Za-z0-9\-._~!$&'()*+,;=:@/?%]*$")
@@ -64,7 +73,7 @@ def _case(i: int, entry: dict, variant: str, kind: str, polarity: str, title: st
         "given": given,
         "expect": expect,
         "source": {"from": "vector", "ref": VECTOR, "entry": i, "input": entry["input"],
-                   "note": note},
+                   "revision": REVISION[0], "note": note},
     }
 
 
@@ -168,6 +177,7 @@ def _simple_base(base: str) -> tuple[str, str, str] | None:
 def main(argv: list[str]) -> int:
     path = Path(argv[1])
     raw = path.read_bytes()
+    REVISION[0] = f"{argv[2]} (sha256:{hashlib.sha256(raw).hexdigest()[:12]})"
     cases = derive(json.loads(raw))
     sys.stderr.write(f"{len(cases)} cases from {path.name} sha256:{hashlib.sha256(raw).hexdigest()}\n")
     json.dump(cases, sys.stdout, indent=2, ensure_ascii=True)
