@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hookconf.reference.errors import ErrorCode
+from hookconf.reference.permissions.task_source import admit_patch
 
 __all__ = [
     "ABORTING_ROLES",
@@ -72,6 +73,10 @@ def check_effects(hook: str, role: str, effects: dict[str, Any]) -> str | None:
     for op in effects.get("metadataOperations", ()):
         if not isinstance(op, dict) or op.get("op") not in ("set", "delete") or not op.get("key"):
             return ErrorCode.OUTPUT_INVALID
+    if hook == "beforeCreate":  # §9.4: every returned URL passes the task-source policy (H17)
+        for patch in effects.get("contextPatches", ()):
+            if not admit_patch(patch)[0].admitted:
+                return ErrorCode.OUTPUT_INVALID
     return None
 
 
