@@ -1,6 +1,6 @@
 """Generated §7 host-permission cases (H5), judged by a model written for the generator.
 
-Three templates, each seeded and bounded:
+Four templates, each seeded and bounded:
 
 ``permissions.pattern_url``
     pattern × URL pairs from the §7 grammar — scheme ``*``/``http``/``https``; host ``*``,
@@ -53,7 +53,6 @@ __all__ = ["expand_pattern_grammar", "expand_pattern_sets", "expand_pattern_url"
 
 _NOT_PERMITTED = "plugin.http.host_not_permitted"
 _PERMISSION_DENIED = "plugin.hook.permission_denied"
-_SECTION = "§7"
 
 _COUNT = {"type": "object", "additionalProperties": False,
           "properties": {"instances": {"type": "integer", "minimum": 1, "maximum": 5000}}}
