@@ -139,3 +139,21 @@ def test_an_advisory_case_is_reported_apart_and_never_in_the_verdict(tmp_path, h
     entry = next(c for c in report["cases"] if c["id"] == "adv.test.1")
     assert (entry["status"], entry["advisory"]) == ("failed", "the spec does not say")
     jsonschema.validate(report, json.loads(REPORT_SCHEMA.read_text()))
+
+
+def test_an_area_module_that_fails_to_load_is_named_in_the_corpus_error(tmp_path, monkeypatch):
+    monkeypatch.setattr(generate, "_AREAS", ("tests.harness.no_such_area_module", "json.decoder.nothing"))
+    monkeypatch.setattr(generate, "_loaded", [])
+    monkeypatch.setattr(generate, "_BROKEN", {})
+    monkeypatch.setattr(generate, "TEMPLATES", dict(generate.TEMPLATES))
+    original = generate.importlib.import_module
+
+    def explode(name):
+        if name == "tests.harness.no_such_area_module":
+            raise SyntaxError("invalid syntax (line 3)")
+        return original(name)
+
+    monkeypatch.setattr(generate.importlib, "import_module", explode)
+    corpus = _load(tmp_path, [_entry("test.missing-area")])
+    assert corpus.cases == []
+    assert "tests.harness.no_such_area_module failed to load: SyntaxError" in corpus.problems[0].message

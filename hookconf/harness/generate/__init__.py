@@ -103,13 +103,19 @@ def template(name: str, *, params: dict[str, Any] | None = None) -> Callable[[Ex
     return register
 
 
+#: Area modules that failed to import, with the reason (their templates are unknown).
+_BROKEN: dict[str, str] = {}
+
+
 def _load_areas() -> None:
     for module in _AREAS:
         try:
             importlib.import_module(module)
         except ModuleNotFoundError as exc:
             if exc.name != module:
-                raise
+                _BROKEN[module] = f"{type(exc).__name__}: {exc}"
+        except Exception as exc:  # a broken area must become a corpus error, not a traceback
+            _BROKEN[module] = f"{type(exc).__name__}: {exc}"
 
 
 def registry() -> dict[str, Template]:
@@ -136,7 +142,8 @@ def expand(name: str, params: dict[str, Any], *, seed: int, template_id: str) ->
 
     found = registry().get(name)
     if found is None:
-        raise TemplateError(f"unknown template {name!r} (known: {', '.join(sorted(registry()))})")
+        broken = "".join(f"; {module} failed to load: {why}" for module, why in sorted(_BROKEN.items()))
+        raise TemplateError(f"unknown template {name!r} (known: {', '.join(sorted(registry()))}){broken}")
     problems = sorted(jsonschema.Draft202012Validator(found.params).iter_errors(params),
                       key=lambda e: list(e.absolute_path))
     if problems:
