@@ -332,3 +332,70 @@ def _failing_guest(hook: str, pid: str, failure: str, stage: list[dict[str, Any]
         return {"hooks": {hook: [*observe, *stage, {"patch": {field: value}}]}}
     # audit-mutates: an audit plugin returns an otherwise valid patch
     return {"hooks": {hook: [*observe, *stage]}}
+
+
+# ------------------------------------------------------------------------------ policy programs
+
+#: Tasks every population is asked about: two HTTP sources (one host every pattern family
+#: treats differently), FTP, magnet and BT — the non-HTTP sources H18 is about.
+PROGRAM_TASKS = (
+    {"taskId": "h1", "type": "http", "sourceUrl": "https://media.example/a.bin"},
+    {"taskId": "h2", "type": "http", "sourceUrl": "https://cdn.media.example/b.bin"},
+    {"taskId": "f1", "type": "ftp", "sourceUrl": "ftp://files.example/c.bin"},
+    {"taskId": "m1", "type": "magnet", "sourceUrl": "magnet:?xt=urn:btih:0123456789abcdef0123456789abcdef01234567"},
+    {"taskId": "b1", "type": "bt", "sourceUrl": "/torrents/d.torrent"},
+)
+_HOST_CHOICES = (["*://*/*"], ["<all_urls>"], ["https://media.example/*"], ["*://*.media.example/*"],
+                 ["https://other.example/*"], [], ["https://other.example/*", "https://media.example/*"])
+_ACTIVATION_CHOICES = (["onTaskType:http"], ["onTaskType:http", "onTaskType:ftp"], ["*"],
+                       ["onUrlProtocol:ftp"], ["onTaskType:bt", "onTaskType:magnet"],
+                       ["onUrlProtocol:https", "onTaskType:bt"])
+_PROGRAM_PARAMS = {"type": "object", "additionalProperties": False,
+                   "properties": {"populations": {"type": "integer", "minimum": 1, "maximum": 50},
+                                  "plugins": {"type": "integer", "minimum": 1, "maximum": 8},
+                                  "programs": {"type": "integer", "minimum": 1, "maximum": 200},
+                                  "length": {"type": "integer", "minimum": 1, "maximum": 32}}}
+
+
+@template("runtime.policy-programs", params=_PROGRAM_PARAMS)
+def policy_programs(params: dict[str, Any], rng: random.Random) -> Iterator[Instance]:
+    """Plugin populations drawn over §6's rules, each explored by random policy programs."""
+    for n in range(params.get("populations", 6)):
+        plugins = [_population_plugin(f"{chr(ord('a') + i)}{n}.plugin", rng)
+                   for i in range(params.get("plugins", 4))]
+        yield Instance(
+            key=f"population.{n}",
+            title=f"policy programs over population {n}: every candidate query after every "
+                  "action answers as §6 decides, whatever the workers do",
+            kind="runtime.program", polarity="negative",
+            given={"plugins": plugins, "tasks": [dict(t) for t in PROGRAM_TASKS],
+                   "explore": {"programs": params.get("programs", 20),
+                               "length": params.get("length", 8), "seed": rng.randrange(2**31)}},
+            expect={},
+            notes="§6: candidates are re-evaluated from the registry after every policy change; "
+                  "rule 5 applies only to HTTP beforeCreate; beforeFinalize, afterComplete and "
+                  "onError never look at the source URL; a running, faulted or reclaimed worker "
+                  "changes nothing; the barrier aborts old leases before the drain and publishes "
+                  "after it.")
+
+
+def _population_manifest(pid: str, version: str, rng: random.Random) -> dict[str, Any]:
+    hooks = {h: rng.choice(ROLES) for h in rng.sample(
+        ("beforeCreate", "beforeFinalize", "afterComplete", "onError"), rng.randint(1, 4))}
+    if rng.random() < 0.1:
+        hooks[rng.choice(list(hooks))] = "helper"  # not a §5.2 band: never a candidate (rule 4)
+    permissions = sorted(c for c in ("http", "storage") if rng.random() < 0.4)
+    return _manifest(pid, hooks, activation=list(rng.choice(_ACTIVATION_CHOICES)),
+                     host=list(rng.choice(_HOST_CHOICES)), permissions=permissions,
+                     engines="^1.0.0" if rng.random() < 0.08 else ">=2.0.0") | {"version": version}
+
+
+def _population_plugin(pid: str, rng: random.Random) -> dict[str, Any]:
+    manifest = _population_manifest(pid, "1.0.0", rng)
+    grants = sorted(set(manifest["permissions"]) | {c for c in ("http", "storage") if rng.random() < 0.5})
+    if rng.random() < 0.25 and manifest["permissions"]:
+        grants.remove(rng.choice(manifest["permissions"]))  # granted less than it requires
+    plugin: dict[str, Any] = {"manifest": manifest, "grants": grants}
+    if rng.random() < 0.7:
+        plugin["upgrade"] = _population_manifest(pid, "1.1.0", rng)
+    return plugin

@@ -35,6 +35,18 @@ def _judge(invariant: str, case: Case, obs: Any, extra_check: Callable[[dict[str
                              f"seed {race['seed']}")
         return Judgement(invariant, True, case.expect,
                          f"{race['interleavings']} interleavings explored, no violation")
+    program = extra.get("program")
+    if program is not None:
+        found = program.get("violations", {}).get(invariant)
+        if found:
+            return Judgement(invariant, False, "every query answered as §6 decides",
+                             found["violations"],
+                             f"program {found['number']} of {program['programs']}, shrunk to "
+                             f"{len(found['program'])} action(s): {found['program']}; "
+                             f"seed {program['seed']}")
+        return Judgement(invariant, True, "every query answered as §6 decides",
+                         f"{program['programs']} programs, {program['queries']} queries, "
+                         "no disagreement")
     problems = mismatches(case.expect, extra)
     check = _CHECKS.get(invariant)
     if check is not None:
