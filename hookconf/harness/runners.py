@@ -144,9 +144,16 @@ def _runtime_race(case: Case, conn: Connection, obs: Observation) -> None:
     run_race(case, conn, obs)
 
 
+def _runtime_program(case: Case, conn: Connection, obs: Observation) -> None:
+    from hookconf.harness.runtime.programs import run_program
+
+    run_program(case, conn, obs)
+
+
 RUNNERS: dict[str, Callable[[Case, Connection, Observation], None]] = {
     "runtime.scenario": _runtime_scenario,
     "runtime.race": _runtime_race,
+    "runtime.program": _runtime_program,
     "permissions.parse": _parse,
     "permissions.match": _match,
     "permissions.redirect": _redirect,

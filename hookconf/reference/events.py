@@ -26,7 +26,9 @@ Invocation records (§15) are ``hook.start`` and ``hook.finish`` with the fields
 ``bridge.rejected``         pluginId, invocationId, op, errorCode
 ``capability.admitted``     pluginId, invocationId, leaseId, capability, generation
 ``capability.completed``    pluginId, leaseId, generation
-``capability.aborted``      pluginId, leaseId, generation, errorCode
+``capability.aborted``      pluginId, leaseId, generation, errorCode, by (``barrier``: the
+                            §6 barrier aborted it before its drain; ``completion``: it
+                            failed its stale-generation check when it completed)
 ``capability.refused``      pluginId, invocationId, capability, errorCode
 ``barrier.begin``           pluginId, change, fromGeneration, generation
 ``barrier.publish``         pluginId, change, generation

@@ -17,6 +17,18 @@ RUNTIME_MUTANTS = [
     ("tests.mutants.runtime.host_filter_finalize:factory", "H18"),
     ("tests.mutants.runtime.capability_after_revoke:factory", "H21"),
     ("tests.mutants.runtime.reentrant_queued:factory", "H22"),
+    ("tests.mutants.runtime.active_set_after_policy:factory", "H1"),
+    ("tests.mutants.runtime.http_selection_active_ignores_host:factory", "H1"),
+    ("tests.mutants.runtime.faulted_finalize_ineligible:factory", "H18"),
+    ("tests.mutants.runtime.lazy_lease_abort:factory", "H21"),
+    ("tests.mutants.runtime.drain_skipped:factory", "H21"),
+    ("tests.mutants.runtime.reentry_root_only:factory", "H22"),
+    ("tests.mutants.runtime.reentry_caller_only:factory", "H22"),
+    ("tests.mutants.runtime.failed_metadata_leaks:factory", "H6"),
+    ("tests.mutants.runtime.unlisted_patch_merged:factory", "H6"),
+    ("tests.mutants.runtime.provenance_writable:factory", "H6"),
+    ("tests.mutants.runtime.half_open_admits_two:factory", "H6"),
+    ("tests.mutants.runtime.breaker_skips_required:factory", "H6"),
 ]
 #: Guest-family mutants (a broken SDK surface or host boundary) run only the guest cases.
 GUEST_CASES = ("guest.*",)
@@ -101,6 +113,16 @@ def test_race_explorer_prints_the_shrunk_interleaving_and_its_seed(hookconf):
     detail = revoke["judgements"][0]["detail"]
     assert "picks [" in detail and "seed 0" in detail
     assert revoke["metrics"]["interleavings"] >= 1
+
+
+def test_program_explorer_prints_the_shrunk_program_and_its_seed(hookconf):
+    _, report = hookconf("run", "--candidate", "tests.mutants.runtime.faulted_finalize_ineligible:factory",
+                         "--case", "rt.gen.policy-programs.*")
+    failed = [c for c in report["cases"] if c["status"] == "failed"]
+    assert failed
+    detail = next(j["detail"] for j in failed[0]["judgements"] if j["invariant"] == "H18")
+    assert "shrunk to 1 action(s): [['fault'," in detail and "seed " in detail
+    assert failed[0]["metrics"]["queries"] > 0
 
 
 def test_reference_report_counts_interleavings_per_race(hookconf):

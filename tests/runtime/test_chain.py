@@ -91,7 +91,16 @@ def test_breaker_closes_on_success():
     b = Breaker(threshold=2)
     b.record(False, 0)
     b.record(True, 0)
-    assert not b.record(False, 0) and b.allows(0)
+    assert not b.record(False, 0) and b.state(0) == "closed" and b.admit(0)
+
+
+def test_half_open_breaker_lets_one_trial_through():
+    b = Breaker(threshold=1, open_ms=10)
+    assert b.record(False, 0) and b.state(5) == "open" and not b.admit(5)
+    assert b.state(10) == "half-open"
+    assert b.admit(10) and not b.admit(10) and not b.admit(11)  # one trial at a time
+    assert b.record(False, 12) and not b.admit(13)  # the trial failed: open again
+    assert b.admit(22) and not b.record(True, 23) and b.admit(23) and b.admit(23)
 
 
 def test_activation_table():

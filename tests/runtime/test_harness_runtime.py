@@ -45,8 +45,31 @@ def test_h21_flags_admission_and_completion_inside_the_barrier():
     assert len(checks.h21(events)) == 1
     unaborted = events[:2] + [events[3]]
     assert "old-generation leases" in checks.h21(unaborted)[0]
-    good = events[:2] + [ev(3, "capability.aborted", pluginId="a", leaseId="l1", generation=1), events[3]]
+    good = events[:2] + [ev(3, "capability.aborted", pluginId="a", leaseId="l1", generation=1,
+                            by="barrier"), events[3]]
     assert checks.h21(good) == []
+
+
+def test_h21_tells_a_barrier_abort_from_a_lazy_stale_check():
+    lazy = [ev(1, "capability.admitted", pluginId="a", leaseId="l1", generation=1),
+            ev(2, "barrier.begin", pluginId="a", generation=2),
+            ev(3, "capability.aborted", pluginId="a", leaseId="l1", generation=1, by="completion"),
+            ev(4, "barrier.publish", pluginId="a", generation=2)]
+    assert ["not by the barrier" in v for v in checks.h21(lazy)] == [True]
+    # a lease aborted by its own stale check with no barrier around it is no H21 matter
+    assert checks.h21([lazy[0], lazy[2]]) == []
+
+
+def test_h21_flags_a_publish_before_the_lane_drained():
+    events = [ev(1, "lane.enqueued", pluginId="a", entryId="e1"),
+              ev(2, "lane.enqueued", pluginId="a", entryId="e2"),
+              ev(3, "barrier.begin", pluginId="a", generation=2),
+              ev(4, "lane.cancelled", pluginId="a", entryId="e2"),
+              ev(5, "barrier.publish", pluginId="a", generation=2),
+              ev(6, "lane.exit", pluginId="a", entryId="e1")]
+    assert ["before its lane drained" in v for v in checks.h21(events)] == [True]
+    drained = events[:4] + [events[5], events[4]]
+    assert checks.h21(drained) == []
 
 
 def test_h22_flags_an_enqueued_cycle():

@@ -16,7 +16,9 @@ check             what a violation is
                   invocation (§8)
 :func:`h21`       a guest entry, capability admission or completion of a plugin between
                   its ``barrier.begin`` and ``barrier.publish``; a completion under an old
-                  generation; an old lease not aborted before publish (§6)
+                  generation; an old lease not aborted before publish, or aborted only
+                  lazily at its completion instead of by the barrier; a publish while an
+                  entry of the plugin is still in its lane (§6)
 :func:`h22`       an entry enqueued on a chain that already holds its plugin (§8)
 ================  ======================================================================
 """
@@ -85,20 +87,41 @@ def h3(events: Iterable[Event]) -> list[str]:
 
 
 def h21(events: Iterable[Event]) -> list[str]:
-    """§6: a barrier closes admission, aborts old leases, and only then publishes."""
+    """§6: a barrier closes admission, aborts old leases, drains the lane, and only then
+    publishes.
+
+    A lease open when its plugin's ``barrier.begin`` is seen must next show a
+    ``capability.aborted`` with ``by: "barrier"``; one that completes, or is aborted only by
+    its stale check at completion (``by: "completion"``), was not aborted by the barrier.
+    At ``barrier.publish`` no entry of the plugin may still be in its lane (enqueued and
+    neither exited nor cancelled).
+    """
     closed: dict[str, int] = {}  # pluginId -> new generation while the barrier holds it
     live: dict[str, int] = {}
     leases: dict[str, tuple[str, int]] = {}  # leaseId -> (pluginId, generation), open ones
+    owed: dict[str, int] = {}  # leaseId -> seq of the barrier.begin that must abort it
+    entries: dict[str, dict[str, int]] = {}  # pluginId -> {entryId: seq enqueued}, in lane
     bad: list[str] = []
     for e in events:
         kind, pid, seq = e["kind"], e.get("pluginId"), e["seq"]
+        if kind == "lane.enqueued":
+            entries.setdefault(pid, {})[e.get("entryId")] = seq
+        elif kind in ("lane.exit", "lane.cancelled"):
+            entries.get(pid, {}).pop(e.get("entryId"), None)
         if kind == "barrier.begin":
             closed[pid] = e["generation"]
             live[pid] = e["generation"]
+            for lid, (p, _) in leases.items():
+                if p == pid:
+                    owed.setdefault(lid, seq)
         elif kind == "barrier.publish":
             stale = [lid for lid, (p, g) in leases.items() if p == pid and g != e["generation"]]
             if stale:
                 bad.append(f"#{seq} {pid} published with old-generation leases still open: {stale}")
+            in_lane = sorted(entries.get(pid, {}))
+            if in_lane:
+                bad.append(f"#{seq} {pid} published before its lane drained: entries {in_lane} "
+                           "still queued or running")
             closed.pop(pid, None)
             live[pid] = e["generation"]
         elif kind in ("guest.enter", "capability.admitted") and pid in closed:
@@ -109,11 +132,16 @@ def h21(events: Iterable[Event]) -> list[str]:
                 bad.append(f"#{seq} {pid} lease admitted under stale generation {e['generation']}")
         elif kind == "capability.completed":
             leases.pop(e["leaseId"], None)
+            owed.pop(e["leaseId"], None)
             if pid in closed or (pid in live and e["generation"] != live[pid]):
                 bad.append(f"#{seq} {pid} capability completed under stale generation "
                            f"{e['generation']} (live {live.get(pid)})")
         elif kind == "capability.aborted":
             leases.pop(e["leaseId"], None)
+            begun = owed.pop(e["leaseId"], None)
+            if begun is not None and e.get("by") != "barrier":
+                bad.append(f"#{seq} {pid} lease {e['leaseId']} open at barrier.begin #{begun} was "
+                           f"aborted by {e.get('by')!r}, not by the barrier (§6: abort, then drain)")
     return bad
 
 

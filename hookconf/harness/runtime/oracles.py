@@ -1,10 +1,12 @@
 """Oracles of the runtime family: H1, H2, H3, H6, H18, H21, H22.
 
-Each judges a ``runtime.scenario`` or ``runtime.race`` case from the runner's record
+Each judges a ``runtime.scenario``, ``runtime.race`` or ``runtime.program`` case from the runner's record
 (``obs.extra``): the case's own expectations (``hookconf.harness.runtime.expect``) and, where the
 invariant is about concurrency, the event predicates of ``hookconf.harness.runtime.checks``.  For a
 race case the explorer already ran the predicates after every step of every interleaving;
-the oracle reports the first violation it found, with the shrunk interleaving.
+the oracle reports the first violation it found, with the shrunk interleaving.  For a
+program case (``hookconf.harness.runtime.programs``) it reports the shrunk program whose
+candidate query disagreed with the §6 model, or whose events broke the H21 check.
 """
 
 from __future__ import annotations
@@ -35,6 +37,18 @@ def _judge(invariant: str, case: Case, obs: Any, extra_check: Callable[[dict[str
                              f"seed {race['seed']}")
         return Judgement(invariant, True, case.expect,
                          f"{race['interleavings']} interleavings explored, no violation")
+    program = extra.get("program")
+    if program is not None:
+        found = program.get("violations", {}).get(invariant)
+        if found:
+            return Judgement(invariant, False, "every query answered as §6 decides",
+                             found["violations"],
+                             f"program {found['number']} of {program['programs']}, shrunk to "
+                             f"{len(found['program'])} action(s): {found['program']}; "
+                             f"seed {program['seed']}")
+        return Judgement(invariant, True, "every query answered as §6 decides",
+                         f"{program['programs']} programs, {program['queries']} queries, "
+                         "no disagreement")
     problems = mismatches(case.expect, extra)
     check = _CHECKS.get(invariant)
     if check is not None:

@@ -51,7 +51,7 @@ def policy_barrier(rt: HookRuntime, plugin_id: str,
                    fromGeneration=old, generation=new)
     for lease in rt.abort_leases(plugin_id):
         rt.events.emit("capability.aborted", pluginId=plugin_id, leaseId=lease.lease_id,
-                       generation=lease.generation, errorCode=STALE)
+                       generation=lease.generation, errorCode=STALE, by="barrier")
     for entry in rt.lanes.of_plugin(plugin_id):
         if entry.status == "running":
             entry.abort_code = STALE
@@ -63,9 +63,7 @@ def policy_barrier(rt: HookRuntime, plugin_id: str,
             rt.events.emit("lane.cancelled", pluginId=plugin_id, entryId=entry.entry_id,
                            errorCode=STALE)
     deadline = rt.clock.now_ms() + rt.budgets.drain_budget_ms
-    yield WaitFor(lambda: not rt.lanes.of_plugin(plugin_id)
-                  and rt.states[plugin_id] is not act.State.ACTIVATING,
-                  f"drain:{plugin_id}", until_ms=deadline)
+    yield WaitFor(lambda: rt.lane_drained(plugin_id), f"drain:{plugin_id}", until_ms=deadline)
     remaining = rt.lanes.of_plugin(plugin_id)
     for entry in remaining:  # forced termination after the budget (§6, §8)
         entry.terminated = True

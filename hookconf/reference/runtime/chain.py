@@ -13,7 +13,13 @@ time) is a process in ``hookconf.reference.runtime.hook_runtime``; this module h
 - :func:`merge` — the working context after one accepted invocation; a failed invocation's
   effects are never merged (H6);
 - :class:`Breaker` — consecutive failures open it; while open the plugin's activation is
-  skipped (§5.2), so one always-failing plugin cannot hold every chain.
+  skipped (§5.2), so one always-failing plugin cannot hold every chain; after the open
+  period one trial invocation is let through (half-open) and every other task is still
+  skipped until that trial's outcome closes or reopens it (the spec's breaker, §11: "one
+  half-open probe; success closes it and failure reopens it");
+- :func:`breaker_skip_aborts` — a skip by an open breaker is not a success: the required
+  ``resolve`` and ``post-process`` hooks still abort the chain (§5.2, authoritative text:
+  "必要的解析与后处理 Hook 仍在失败时中止链"), while an isolated role's chain goes on.
 """
 
 from __future__ import annotations
@@ -27,9 +33,11 @@ from hookconf.reference.permissions.task_source import admit_patch
 
 __all__ = [
     "ABORTING_ROLES",
+    "BREAKER_REQUIRED_ROLES",
     "MUTABLE_FIELDS",
     "OPTIONAL_HOOKS",
     "Breaker",
+    "breaker_skip_aborts",
     "check_effects",
     "effect_count",
     "failure_aborts",
@@ -37,6 +45,10 @@ __all__ = [
 ]
 
 ABORTING_ROLES = frozenset({"pre-resolve", "resolve", "post-process"})
+#: Roles whose hook is required: skipping it because its breaker is open aborts the chain
+#: (§5.2 names the resolve and post-process hooks; a pre-resolve plugin's breaker skip is
+#: isolated so that one always-failing pre-resolve plugin cannot block every chain).
+BREAKER_REQUIRED_ROLES = frozenset({"resolve", "post-process"})
 #: (plugin id, hook) pairs whose failure never aborts: the locked builtin filename template.
 OPTIONAL_HOOKS = frozenset({("motrix.filename-template", "beforeFinalize")})
 #: §9.4 mutable fields per pre-hook (``BeforeCreatePatchV1``, ``BeforeFinalizePatchV1``).
@@ -51,6 +63,13 @@ def failure_aborts(plugin_id: str, hook: str, role: str) -> bool:
     if (plugin_id, hook) in OPTIONAL_HOOKS:
         return False
     return role in ABORTING_ROLES
+
+
+def breaker_skip_aborts(plugin_id: str, hook: str, role: str) -> bool:
+    """Whether skipping this candidate because its breaker is open aborts the chain (§5.2)."""
+    if (plugin_id, hook) in OPTIONAL_HOOKS:
+        return False
+    return role in BREAKER_REQUIRED_ROLES
 
 
 def effect_count(effects: dict[str, Any] | None) -> int:
@@ -96,23 +115,41 @@ def merge(context: dict[str, Any], effects: dict[str, Any]) -> dict[str, Any]:
 
 @dataclass(slots=True)
 class Breaker:
-    """A per-plugin circuit breaker for pre-hook activation (§5.2).
+    """A per-plugin circuit breaker for pre-hook activation (§5.2, with §11's half-open rule).
 
-    Opens after ``threshold`` consecutive failures and stays open for ``open_ms``; then one
-    trial is let through (half-open): success closes it, failure reopens it.
+    Closed until ``threshold`` consecutive failures; then open for ``open_ms`` (every task
+    skips the plugin); then half-open: :meth:`admit` lets exactly one trial through and
+    refuses every other task until :meth:`record` reports that trial — success closes the
+    breaker, failure reopens it for another ``open_ms``.  Times are virtual milliseconds.
     """
 
     threshold: int = 3
     open_ms: float = 60_000.0
     failures: int = 0
     open_until_ms: float | None = None
+    trial: bool = False
+    last_code: str | None = None
 
-    def allows(self, now_ms: float) -> bool:
-        """False while open: the chain skips this plugin without activating it."""
-        return self.open_until_ms is None or now_ms >= self.open_until_ms
+    def state(self, now_ms: float) -> str:
+        """``closed``, ``open`` or ``half-open`` (the open period is over)."""
+        if self.open_until_ms is None:
+            return "closed"
+        return "open" if now_ms < self.open_until_ms else "half-open"
+
+    def admit(self, now_ms: float) -> bool:
+        """Whether a task may activate the plugin now; in half-open state this takes the one
+        trial, so the caller must :meth:`record` its outcome."""
+        state = self.state(now_ms)
+        if state == "closed":
+            return True
+        if state == "open" or self.trial:
+            return False
+        self.trial = True
+        return True
 
     def record(self, ok: bool, now_ms: float) -> bool:
-        """Record one outcome; returns True when this failure opened the breaker."""
+        """Record one outcome; returns True when this failure opened (or reopened) the breaker."""
+        self.trial = False
         if ok:
             self.failures, self.open_until_ms = 0, None
             return False
@@ -123,4 +160,5 @@ class Breaker:
         return False
 
     def snapshot(self, now_ms: float) -> dict[str, Any]:
-        return {"failures": self.failures, "open": not self.allows(now_ms)}
+        state = self.state(now_ms)
+        return {"failures": self.failures, "open": state == "open" or (state == "half-open" and self.trial)}

@@ -36,7 +36,14 @@ from hookconf.reference.guest.port import (
 )
 from hookconf.reference.guest.scripted import ScriptedGuest
 from hookconf.reference.runtime import activation as act
-from hookconf.reference.runtime.chain import Breaker, check_effects, effect_count, failure_aborts, merge
+from hookconf.reference.runtime.chain import (
+    Breaker,
+    breaker_skip_aborts,
+    check_effects,
+    effect_count,
+    failure_aborts,
+    merge,
+)
 from hookconf.reference.runtime.discovery import Candidate, Task, discover
 from hookconf.reference.runtime.lanes import CallChain, ContextStore, LaneEntry, Lanes, ReentrantCall
 from hookconf.reference.runtime.leases import CapabilityMixin, Lease
@@ -47,7 +54,8 @@ from hookconf.reference.runtime.scheduler import ManualClock, Scheduler, WaitFor
 __all__ = ["SEAMS", "HookRuntime", "Lease", "Outcome"]
 
 SEAMS = ("candidates", "lane_key", "bridge_accepts", "capability_admitted", "abort_leases",
-         "check_reentry", "accept_outcome", "record_breaker", "aborts_chain", "idle_facts")
+         "check_reentry", "accept_outcome", "record_breaker", "aborts_chain", "idle_facts",
+         "effects_refusal", "breaker_admits", "breaker_skip_aborts", "lane_drained")
 
 
 @dataclass(slots=True)
@@ -142,6 +150,22 @@ class HookRuntime(LifecycleMixin, CapabilityMixin):
 
     def aborts_chain(self, plugin_id: str, hook: str, role: str) -> bool:
         return failure_aborts(plugin_id, hook, role)
+
+    def effects_refusal(self, hook: str, role: str, effects: dict[str, Any]) -> str | None:
+        """§5.2, §9.4: the §13 code refusing a successful invocation's effects, or ``None``."""
+        return check_effects(hook, role, effects)
+
+    def breaker_admits(self, plugin_id: str) -> bool:
+        """§5.2: whether the chain may activate this candidate now (one half-open trial)."""
+        return self.breakers[plugin_id].admit(self.clock.now_ms())
+
+    def breaker_skip_aborts(self, plugin_id: str, hook: str, role: str) -> bool:
+        """§5.2: a required resolve or post-process hook skipped by its breaker aborts."""
+        return breaker_skip_aborts(plugin_id, hook, role)
+
+    def lane_drained(self, plugin_id: str) -> bool:
+        """§6 barrier: no entry of the plugin queued or running, no activation under way."""
+        return not self.lanes.of_plugin(plugin_id) and self.states[plugin_id] is not act.State.ACTIVATING
 
     # ---------------------------------------------------------------- lane entries (§8)
 
@@ -303,15 +327,24 @@ class HookRuntime(LifecycleMixin, CapabilityMixin):
                 self.events.emit("hook.skipped", hook=hook, taskId=task.task_id, pluginId=pid,
                                  role=candidate.role, reason="policy_changed")
                 continue
-            if not self.breakers[pid].allows(self.clock.now_ms()):
+            if not self.breaker_admits(pid):
                 result["skipped"].append(pid)
                 self.events.emit("hook.skipped", hook=hook, taskId=task.task_id, pluginId=pid,
                                  role=candidate.role, reason="breaker_open")
-                continue
+                if not self.breaker_skip_aborts(pid, hook, candidate.role):
+                    continue
+                code = self.breakers[pid].last_code or ErrorCode.WORKER_CRASHED
+                result["failed"].append({"pluginId": pid, "code": code})
+                result.update(status="aborted", code=code, context=working, abortedBy=pid)
+                self.events.emit("chain.finish", hook=hook, taskId=task.task_id, handle=handle,
+                                 result="aborted", errorCode=code, abortedBy=pid)
+                return result
             outcome = yield from self.enter(pid, "hook", hook, working, chain=CallChain(chain_id),
                                             parent=None, task_id=task.task_id, role=candidate.role)
             if outcome.code is None and outcome.effects is not None:
-                outcome.code = check_effects(hook, candidate.role, outcome.effects)
+                outcome.code = self.effects_refusal(hook, candidate.role, outcome.effects)
+            if outcome.code is not None:
+                self.breakers[pid].last_code = outcome.code
             self.record_breaker(pid, outcome.code is None)
             if self.accept_outcome(outcome) and outcome.effects is not None:
                 working = merge(working, outcome.effects)

@@ -94,7 +94,7 @@ class CapabilityMixin:
                 lease.aborted = True
                 self.events.emit("capability.aborted", pluginId=pid, leaseId=lease.lease_id,
                                  generation=lease.generation,
-                                 errorCode=ErrorCode.PERMISSION_GENERATION_STALE)
+                                 errorCode=ErrorCode.PERMISSION_GENERATION_STALE, by="completion")
             return Reply(ErrorCode.PERMISSION_GENERATION_STALE)
         self.events.emit("capability.completed", pluginId=pid, leaseId=lease.lease_id,
                          generation=lease.generation)

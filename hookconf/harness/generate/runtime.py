@@ -1,0 +1,401 @@
+"""Generated runtime cases (§5.2, §6, §8): call graphs, failures in a chain, policy programs.
+
+Three templates, each expanding from the structure the spec gives rather than one example:
+
+``runtime.call-graphs`` (H22, §8)
+    A call path ``p0 -> p1 -> … -> p(n-1)`` of every length up to ``maxLength``, closed by a
+    call back into **every** position ``k`` (``k = 0``: a cycle at the root; ``k = n-1``: a
+    self call; anything between: a cycle that is not at the root), entered by a command or
+    by a ``beforeCreate`` hook, with the refusal caught by the caller or not; the same path
+    without the back edge; and diamonds (``a`` calls ``b`` and ``c``, both call ``d``), which
+    repeat a plugin on different branches but never on one chain.  A cycle must be refused
+    with ``plugin.runtime.reentrant_call`` at exactly the closing call, before enqueue
+    (``lane.rejected`` naming the chain so far), and nothing may deadlock.
+``runtime.chain-failures`` (H6, §5.2, §9.4)
+    A serial pre-hook chain of 2–4 plugins in which the plugin at every position fails in
+    every way a worker can fail — it throws or crashes after staging a context patch and a
+    metadata write, it times out, it cannot start, it returns a patch naming a field the
+    hook does not list, it writes a provenance field (``taskId``, ``createdBy``,
+    ``requestedAt``), or an ``audit`` plugin returns a patch — for ``beforeCreate`` and
+    ``beforeFinalize``, with the failing plugin's role rotating through the five bands.
+    Every plugin that runs reports what it saw; the expectation is computed by folding the
+    §5.2 rules over the chain: a plugin sees exactly the accepted context (``metadata``
+    exact), a failure's effects never reach the next plugin, ``pre-resolve``/``resolve``/
+    ``post-process`` failures abort and ``enrich``/``audit`` failures are isolated.
+``runtime.policy-programs`` (H1, H18, H21, §6)
+    A plugin population drawn from the §6 rules (hooks and roles, activation events, host
+    permissions that do or do not match each task's source, required capabilities, grants),
+    expanded into ``runtime.program`` cases: the program explorer
+    (:mod:`hookconf.harness.runtime.programs`) draws random programs of policy actions
+    interleaved with worker activity and candidate queries, compares every answer with an
+    independent model of §6 and shrinks a failing program to a minimal one.  Generation
+    (here) fixes the populations; exploration (at run time) needs the candidate's answers to
+    shrink, which is why the programs are drawn by the runner rather than frozen into
+    scenario cases.
+
+Every instance is an ordinary case (``runtime.scenario`` or ``runtime.program``), seeded
+by ``--seed`` through the expander's ``rng``, and bounded by the template's params.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from typing import Any
+
+from hookconf.harness.generate import Instance, template
+
+__all__: list[str] = []
+
+REENTRANT = "plugin.runtime.reentrant_call"
+WORKER_CRASHED = "plugin.hook.worker_crashed"
+TIMEOUT = "plugin.hook.timeout"
+OUTPUT_INVALID = "plugin.hook.output_invalid"
+
+#: §5.2 role bands in chain order, and the roles whose failure aborts the chain.
+ROLES = ("pre-resolve", "resolve", "enrich", "post-process", "audit")
+ABORTING = frozenset({"pre-resolve", "resolve", "post-process"})
+
+
+def _manifest(pid: str, hooks: dict[str, str], *, activation: list[str] | None = None,
+              host: list[str] | None = None, permissions: list[str] | None = None,
+              engines: str = ">=2.0.0") -> dict[str, Any]:
+    return {"id": pid, "version": "1.0.0", "engines": {"motrix": engines},
+            "activationEvents": activation if activation is not None else ["onTaskType:http"],
+            "hostPermissions": host if host is not None else ["*://*/*"],
+            "permissions": permissions or [],
+            "contributes": {"hooks": {h: {"role": r} for h, r in hooks.items()}}}
+
+
+def _http_task(task_id: str = "t1") -> dict[str, Any]:
+    return {"taskId": task_id, "type": "http", "sourceUrl": f"https://media.example/{task_id}.bin",
+            "filename": f"{task_id}.bin"}
+
+
+# ------------------------------------------------------------------------------ call graphs
+
+_GRAPH_PARAMS = {"type": "object", "additionalProperties": False,
+                 "properties": {"maxLength": {"type": "integer", "minimum": 1, "maximum": 8},
+                                "diamondWidth": {"type": "integer", "minimum": 2, "maximum": 6}}}
+
+
+@template("runtime.call-graphs", params=_GRAPH_PARAMS)
+def call_graphs(params: dict[str, Any], rng: random.Random) -> Iterator[Instance]:
+    """Call paths of every length closed at every position, acyclic paths and diamonds (§8)."""
+    max_length = params.get("maxLength", 5)
+    for n in range(1, max_length + 1):
+        ids = [f"p{i}.node" for i in range(n)]
+        for entry in ("command", "hook"):
+            for k in range(n):
+                for catch in (False, True):
+                    yield _cycle(ids, k, entry, catch)
+            if n >= 2:
+                yield _path(ids, entry)
+    for width in range(2, params.get("diamondWidth", 3) + 1):
+        yield _diamond(width)
+
+
+def _graph_plugins(ids: list[str], calls: dict[str, list[dict[str, Any]]], entry: str) -> list[dict[str, Any]]:
+    plugins = []
+    for i, pid in enumerate(ids):
+        hooks = {"beforeCreate": "enrich"} if entry == "hook" and i == 0 else {}
+        guest: dict[str, Any] = {"commands": {"go": calls.get(pid, [{"work": 1}])}}
+        if hooks:
+            guest["hooks"] = {"beforeCreate": calls.get(pid, [{"work": 1}])}
+        plugins.append({"manifest": _manifest(pid, hooks), "guest": guest})
+    return plugins
+
+
+def _start(ids: list[str], entry: str) -> dict[str, Any]:
+    if entry == "command":
+        return {"op": "command", "pluginId": ids[0], "command": "go", "as": "root"}
+    return {"op": "before_create", "taskId": "t1", "as": "root"}
+
+
+def _root_result(ids: list[str], entry: str, code: str | None) -> dict[str, Any]:
+    if entry == "command":
+        return {"status": "ok", "value": {"$partial": {"code": code}}}
+    if code is None:
+        return {"status": "ok", "accepted": [ids[0]], "failed": []}
+    return {"status": "ok", "accepted": [], "failed": [{"pluginId": ids[0], "code": code}]}
+
+
+def _cycle(ids: list[str], k: int, entry: str, catch: bool) -> Instance:
+    n = len(ids)
+    calls = {ids[i]: [{"call": ids[i + 1], "command": "go"}] for i in range(n - 1)}
+    closing: dict[str, Any] = {"call": ids[k], "command": "go"}
+    if catch:
+        closing["catch"] = True
+    calls[ids[-1]] = [closing, {"work": 1}]
+    where = "a self call" if n == 1 else ("at the root" if k == 0 else
+                                          ("a self call at the end" if k == n - 1 else f"at hop {k}"))
+    shape = " -> ".join([*(i.split(".")[0] for i in ids), ids[k].split(".")[0]])
+    events = [{"kind": "lane.rejected", "pluginId": ids[k], "chain": ids, "errorCode": REENTRANT,
+               "count": 1},
+              {"kind": "lane.rejected", "count": 1}]
+    events += [{"kind": "guest.enter", "pluginId": pid, "count": 1} for pid in ids]
+    return Instance(
+        key=f"cycle.n{n}.k{k}.{entry}.{'caught' if catch else 'uncaught'}",
+        title=f"the call cycle {shape} ({where}, entered by a {entry}) is refused before enqueue",
+        kind="runtime.scenario", polarity="negative",
+        given={"plugins": _graph_plugins(ids, calls, entry), "tasks": [_http_task()],
+               "steps": [_start(ids, entry)]},
+        expect={"results": {"root": _root_result(ids, entry, None if catch else REENTRANT)},
+                "events": events},
+        notes="§8: a call into a plugin already on the chain — self command, A -> B -> A and "
+              "longer — is refused with plugin.runtime.reentrant_call before it is enqueued; "
+              + ("the caller catches the refusal, so the root completes." if catch else
+                 "each caller propagates the refusal to the root."))
+
+
+def _path(ids: list[str], entry: str) -> Instance:
+    calls = {ids[i]: [{"call": ids[i + 1], "command": "go"}] for i in range(len(ids) - 1)}
+    shape = " -> ".join(i.split(".")[0] for i in ids)
+    events = [{"kind": "lane.rejected", "count": 0}]
+    events += [{"kind": "guest.enter", "pluginId": pid, "count": 1} for pid in ids]
+    events += [{"kind": "lane.enqueued", "pluginId": ids[-1], "chain": ids, "count": 1}]
+    return Instance(
+        key=f"path.n{len(ids)}.{entry}",
+        title=f"the call path {shape} without a cycle completes (entered by a {entry})",
+        kind="runtime.scenario", polarity="positive",
+        given={"plugins": _graph_plugins(ids, calls, entry), "tasks": [_http_task()],
+               "steps": [_start(ids, entry)]},
+        expect={"results": {"root": _root_result(ids, entry, None)}, "events": events},
+        notes="§8: only a plugin already on the chain is refused; a path of distinct plugins runs.")
+
+
+def _diamond(width: int) -> Instance:
+    top, bottom = "a.top", "z.bottom"
+    middle = [f"m{i}.middle" for i in range(width)]
+    calls: dict[str, list[dict[str, Any]]] = {top: [{"call": m, "command": "go"} for m in middle]}
+    for m in middle:
+        calls[m] = [{"call": bottom, "command": "go"}]
+    ids = [top, *middle, bottom]
+    events: list[dict[str, Any]] = [{"kind": "lane.rejected", "count": 0},
+                                    {"kind": "guest.enter", "pluginId": bottom, "count": width}]
+    events += [{"kind": "lane.enqueued", "pluginId": bottom, "chain": [top, m, bottom], "count": 1}
+               for m in middle]
+    return Instance(
+        key=f"diamond.w{width}",
+        title=f"a diamond: a calls {width} plugins in turn and each calls z — z repeats across "
+              "branches, never on one chain, and nothing is refused",
+        kind="runtime.scenario", polarity="positive",
+        given={"plugins": _graph_plugins(ids, calls, "command"), "tasks": [_http_task()],
+               "steps": [_start(ids, "command")]},
+        expect={"results": {"root": _root_result(ids, "command", None)}, "events": events},
+        notes="§8: re-entry is judged per call chain; a plugin reached twice on different "
+              "branches of one call tree is not on the chain of the second call.")
+
+
+# ------------------------------------------------------------------------------ chain failures
+
+#: Per hook: the field each plugin writes when it succeeds (mutable, §9.4), a field the hook
+#: does not list, and the context the runtime starts from for the task ``t1``.
+_HOOKS = {
+    "beforeCreate": {"field": "filename", "unlisted": "priority",
+                     "start": {"uris": ["https://media.example/t1.bin"], "filename": "t1.bin"},
+                     "value": lambda pid: f"{pid}.bin"},
+    "beforeFinalize": {"field": "filePath", "unlisted": "filename",
+                       "start": {"filePath": "/downloads/t1.bin"},
+                       "value": lambda pid: f"/downloads/{pid}.bin"},
+}
+_KEYS = {"beforeCreate": "before-create", "beforeFinalize": "before-finalize"}
+#: Provenance and correlation fields: read by plugins, recorded for audit, never writable.
+PROVENANCE_FIELDS = ("taskId", "createdBy", "requestedAt")
+
+#: How a plugin fails: (kind, code, whether it enters the VM, whether its staged effects
+#: come back with the failure).
+FAILURES = {
+    "throw": (WORKER_CRASHED, True),
+    "crash": (WORKER_CRASHED, True),
+    "timeout": (TIMEOUT, True),
+    "activation": (WORKER_CRASHED, False),
+    "unlisted-field": (OUTPUT_INVALID, True),
+    "provenance-field": (OUTPUT_INVALID, True),
+    "audit-mutates": (OUTPUT_INVALID, True),
+}
+_HOOK_TIMEOUT_MS = 50
+
+_FAILURE_PARAMS = {"type": "object", "additionalProperties": False,
+                   "properties": {"lengths": {"type": "array", "minItems": 1,
+                                              "items": {"type": "integer", "minimum": 1, "maximum": 6}},
+                                  "hooks": {"type": "array", "minItems": 1,
+                                            "items": {"enum": sorted(_HOOKS)}},
+                                  "failures": {"type": "array", "minItems": 1,
+                                               "items": {"enum": sorted(FAILURES)}}}}
+
+
+@template("runtime.chain-failures", params=_FAILURE_PARAMS)
+def chain_failures(params: dict[str, Any], rng: random.Random) -> Iterator[Instance]:
+    """Every failure kind at every position of chains of every length (§5.2, H6)."""
+    turn = 0
+    for hook in params.get("hooks", sorted(_HOOKS)):
+        for n in params.get("lengths", [2, 3, 4]):
+            for position in range(n):
+                for failure in params.get("failures", list(FAILURES)):
+                    role = "audit" if failure == "audit-mutates" else ROLES[turn % len(ROLES)]
+                    turn += 1
+                    yield _failing_chain(hook, n, position, failure, role, rng)
+
+
+def _roles_around(n: int, position: int, role: str, rng: random.Random) -> list[str]:
+    band = ROLES.index(role)
+    before = sorted((rng.choice(ROLES[: band + 1]) for _ in range(position)), key=ROLES.index)
+    after = sorted((rng.choice(ROLES[band:]) for _ in range(n - position - 1)), key=ROLES.index)
+    return [*before, role, *after]
+
+
+def _failing_chain(hook: str, n: int, position: int, failure: str, role: str,
+                   rng: random.Random) -> Instance:
+    spec = _HOOKS[hook]
+    roles = _roles_around(n, position, role, rng)
+    ids = [f"p{i}.{r}" for i, r in enumerate(roles)]  # (band, id) order is the list order
+    field, value_of = spec["field"], spec["value"]
+    code, enters = FAILURES[failure]
+    plugins: list[dict[str, Any]] = []
+    working = {**spec["start"], "metadata": {}}
+    probes: list[dict[str, Any]] = []
+    accepted: list[str] = []
+    failed: list[dict[str, Any]] = []
+    aborted_by: str | None = None
+    ran: list[str] = []
+    for i, (pid, r) in enumerate(zip(ids, roles, strict=True)):
+        stage = [{"patch": {field: value_of(pid)}}, {"meta": {"set": pid, "value": i}}]
+        actions: list[dict[str, Any]] = [{"observe": pid}]
+        if r != "audit":
+            actions += stage
+        guest: dict[str, Any] = {"hooks": {hook: actions}}
+        if i == position:
+            guest = _failing_guest(hook, pid, failure, stage, rng)
+        plugins.append({"manifest": _manifest(pid, {hook: r}), "guest": guest})
+        if aborted_by is not None:
+            continue
+        if i == position and not enters:
+            failed.append({"pluginId": pid, "code": code})
+        else:
+            ran.append(pid)
+            probes.append({"pluginId": pid, "label": pid,
+                           "seen": {"$partial": {k: v for k, v in working.items()}}})
+            if i == position:
+                failed.append({"pluginId": pid, "code": code})
+            else:
+                accepted.append(pid)
+                if r != "audit":
+                    working = {**working, field: value_of(pid),
+                               "metadata": {**working["metadata"], pid: i}}
+        if i == position and r in ABORTING:
+            aborted_by = pid
+    result: dict[str, Any] = {
+        "status": "aborted" if aborted_by else "ok", "accepted": accepted, "failed": failed,
+        "skipped": [], "context": {"$partial": working},
+        "abortedBy": aborted_by if aborted_by else {"$absent": True}}
+    never = [pid for pid in ids if pid not in ran]
+    events = [{"kind": "guest.enter", "pluginId": pid, "count": 0} for pid in never]
+    task = _http_task()
+    step = {"op": "before_create" if hook == "beforeCreate" else "before_finalize", "taskId": "t1",
+            "as": "chain"}
+    policy = "aborts the chain" if role in ABORTING else "is isolated; the chain goes on"
+    return Instance(
+        key=f"{_KEYS[hook]}.n{n}.at{position}.{failure}",
+        title=f"{hook} chain of {n}: the {role} plugin at position {position} fails "
+              f"({failure}); its effects never reach a later plugin and its failure {policy}",
+        kind="runtime.scenario", polarity="negative",
+        given={"config": {"hookTimeoutMs": _HOOK_TIMEOUT_MS, "breakerThreshold": 100},
+               "plugins": plugins, "tasks": [task], "steps": [step]},
+        expect={"results": {"chain": result}, "events": events,
+                **({"probes": probes} if probes else {})},
+        notes="§5.2: a later plugin sees the accepted working context and never an uncommitted "
+              "effect of a failed plugin; pre-resolve, resolve and post-process failures abort, "
+              "enrich and audit failures are isolated; activation failures follow the same "
+              "policy; audit plugins cannot produce mutating effects. §9.4: effects may change "
+              f"only the hook's mutable fields ({hook}: {field}"
+              + (", uris, connections, headers, proxy" if hook == "beforeCreate" else "") + ").")
+
+
+def _failing_guest(hook: str, pid: str, failure: str, stage: list[dict[str, Any]],
+                   rng: random.Random) -> dict[str, Any]:
+    observe: list[dict[str, Any]] = [{"observe": pid}]
+    if failure == "throw":
+        return {"hooks": {hook: [*observe, *stage, {"fail": "staged, then threw"}]}}
+    if failure == "crash":
+        return {"hooks": {hook: [*observe, *stage, {"crash": True}]}}
+    if failure == "timeout":
+        return {"hooks": {hook: [*observe, *stage, {"hang": True}]}}
+    if failure == "activation":
+        return {"activate": {"fail": True}, "hooks": {hook: [*observe, *stage]}}
+    if failure == "unlisted-field":
+        field = _HOOKS[hook]["unlisted"]
+        return {"hooks": {hook: [*observe, *stage, {"patch": {field: "x"}}]}}
+    if failure == "provenance-field":
+        field = rng.choice(PROVENANCE_FIELDS)
+        value: Any = 0 if field == "requestedAt" else ("plugin" if field == "createdBy" else "t2")
+        return {"hooks": {hook: [*observe, *stage, {"patch": {field: value}}]}}
+    # audit-mutates: an audit plugin returns an otherwise valid patch
+    return {"hooks": {hook: [*observe, *stage]}}
+
+
+# ------------------------------------------------------------------------------ policy programs
+
+#: Tasks every population is asked about: two HTTP sources (one host every pattern family
+#: treats differently), FTP, magnet and BT — the non-HTTP sources H18 is about.
+PROGRAM_TASKS = (
+    {"taskId": "h1", "type": "http", "sourceUrl": "https://media.example/a.bin"},
+    {"taskId": "h2", "type": "http", "sourceUrl": "https://cdn.media.example/b.bin"},
+    {"taskId": "f1", "type": "ftp", "sourceUrl": "ftp://files.example/c.bin"},
+    {"taskId": "m1", "type": "magnet", "sourceUrl": "magnet:?xt=urn:btih:0123456789abcdef0123456789abcdef01234567"},
+    {"taskId": "b1", "type": "bt", "sourceUrl": "/torrents/d.torrent"},
+)
+_HOST_CHOICES = (["*://*/*"], ["<all_urls>"], ["https://media.example/*"], ["*://*.media.example/*"],
+                 ["https://other.example/*"], [], ["https://other.example/*", "https://media.example/*"])
+_ACTIVATION_CHOICES = (["onTaskType:http"], ["onTaskType:http", "onTaskType:ftp"], ["*"],
+                       ["onUrlProtocol:ftp"], ["onTaskType:bt", "onTaskType:magnet"],
+                       ["onUrlProtocol:https", "onTaskType:bt"])
+_PROGRAM_PARAMS = {"type": "object", "additionalProperties": False,
+                   "properties": {"populations": {"type": "integer", "minimum": 1, "maximum": 50},
+                                  "plugins": {"type": "integer", "minimum": 1, "maximum": 8},
+                                  "programs": {"type": "integer", "minimum": 1, "maximum": 200},
+                                  "length": {"type": "integer", "minimum": 1, "maximum": 32}}}
+
+
+@template("runtime.policy-programs", params=_PROGRAM_PARAMS)
+def policy_programs(params: dict[str, Any], rng: random.Random) -> Iterator[Instance]:
+    """Plugin populations drawn over §6's rules, each explored by random policy programs."""
+    for n in range(params.get("populations", 6)):
+        plugins = [_population_plugin(f"{chr(ord('a') + i)}{n}.plugin", rng)
+                   for i in range(params.get("plugins", 4))]
+        yield Instance(
+            key=f"population.{n}",
+            title=f"policy programs over population {n}: every candidate query after every "
+                  "action answers as §6 decides, whatever the workers do",
+            kind="runtime.program", polarity="negative",
+            given={"plugins": plugins, "tasks": [dict(t) for t in PROGRAM_TASKS],
+                   "explore": {"programs": params.get("programs", 20),
+                               "length": params.get("length", 8), "seed": rng.randrange(2**31)}},
+            expect={},
+            notes="§6: candidates are re-evaluated from the registry after every policy change; "
+                  "rule 5 applies only to HTTP beforeCreate; beforeFinalize, afterComplete and "
+                  "onError never look at the source URL; a running, faulted or reclaimed worker "
+                  "changes nothing; the barrier aborts old leases before the drain and publishes "
+                  "after it.")
+
+
+def _population_manifest(pid: str, version: str, rng: random.Random) -> dict[str, Any]:
+    hooks = {h: rng.choice(ROLES) for h in rng.sample(
+        ("beforeCreate", "beforeFinalize", "afterComplete", "onError"), rng.randint(1, 4))}
+    if rng.random() < 0.1:
+        hooks[rng.choice(list(hooks))] = "helper"  # not a §5.2 band: never a candidate (rule 4)
+    permissions = sorted(c for c in ("http", "storage") if rng.random() < 0.4)
+    return _manifest(pid, hooks, activation=list(rng.choice(_ACTIVATION_CHOICES)),
+                     host=list(rng.choice(_HOST_CHOICES)), permissions=permissions,
+                     engines="^1.0.0" if rng.random() < 0.08 else ">=2.0.0") | {"version": version}
+
+
+def _population_plugin(pid: str, rng: random.Random) -> dict[str, Any]:
+    manifest = _population_manifest(pid, "1.0.0", rng)
+    grants = sorted(set(manifest["permissions"]) | {c for c in ("http", "storage") if rng.random() < 0.5})
+    if rng.random() < 0.25 and manifest["permissions"]:
+        grants.remove(rng.choice(manifest["permissions"]))  # granted less than it requires
+    plugin: dict[str, Any] = {"manifest": manifest, "grants": grants}
+    if rng.random() < 0.7:
+        plugin["upgrade"] = _population_manifest(pid, "1.1.0", rng)
+    return plugin
