@@ -71,7 +71,9 @@ def run_plugin(
         bundle = bundle_from_source(manifest, source)
     except HookRuntimeError as error:
         return {"activation": _entry(str(error.code), error.message, []), "results": []}
-    budgets = Budgets(timeout_ms=budget, activation_timeout_ms=budget)
+    # A worker start is not the guest's code: on a loaded machine it may take longer than a
+    # short per-invocation budget, so activation gets at least the default budget.
+    budgets = Budgets(timeout_ms=budget, activation_timeout_ms=max(budget, DEFAULT_TIMEOUT_MS))
     fake = FakeNetwork(network)
     results = []
     with vm_class(bundle, log_sink=logs.append, ids=SequentialIds(), budgets=budgets,
