@@ -759,3 +759,53 @@ def expand_limits(params: dict[str, Any], rng: random.Random) -> Iterator[Instan
 def expand_shapes(params: dict[str, Any], rng: random.Random) -> Iterator[Instance]:
     """Every §9 DTO and message valid, and broken in shape one way at a time (§9.1–§9.4)."""
     yield from _expand(params, rng, ("shape",))
+
+
+# ---- worker messages inside a real worker (guest.run) ------------------------------------
+
+#: The fixture that forges worker messages on the raw worker port (corpus/plugins/).
+FORGER = "hookconf.forged-worker-messages"
+_FORGED_MESSAGES = ("log", "storage", "exit-ok", "exit-error")
+#: fault → (invariant, expectation of the forging invocation, advisory reason or "")
+_FAULTS = {
+    "foreign": ("H3", {"code": "plugin.hook.concurrent_protocol_violation"}, ""),
+    "stale": ("H3", {"code": "plugin.hook.concurrent_protocol_violation"}, ""),
+    "missing": ("H3", {"code": "plugin.hook.concurrent_protocol_violation"}, ""),
+    "chain": ("H3", {"code": "plugin.hook.concurrent_protocol_violation"},
+              "§8 binds messages to the current invocation id; refusing a message whose "
+              "call-chain id alone differs is hookconf's reading of the published scope"),
+    "partial": ("H4", {"failed": True}, ""),
+}
+
+
+@template("dto.worker-messages", params={"type": "object", "additionalProperties": False,
+                                         "properties": {"timeoutMs": {"type": "number",
+                                                                      "exclusiveMinimum": 0}}})
+def expand_worker_messages(params: dict[str, Any], rng: random.Random) -> Iterator[Instance]:
+    """Every invocation-scoped worker message a guest can forge — a log call, an effectful
+    capability call, an exit with effects, an error exit — with a foreign, stale or missing
+    invocation id, another call chain, or an incomplete scope, posted on the raw worker
+    port by a real plugin in the candidate's own worker (§8, §9.1, §12).  The forging
+    invocation must fail closed; the benign invocation before it succeeds (it gives the
+    stale id)."""
+    from hookconf.reference.schemas.examples import example
+
+    context = example("BeforeFinalizeContextV1")
+    benign = {"hook": "beforeFinalize", "context": context}
+    for message in _FORGED_MESSAGES:
+        for fault, (invariant, expect, advisory) in _FAULTS.items():
+            forging = {**benign, "metadata": {"forge": {"message": message, "fault": fault}}}
+            given: dict[str, Any] = {"plugin": FORGER, "invocations": [benign, forging]}
+            if "timeoutMs" in params:
+                given["timeoutMs"] = params["timeoutMs"]
+            yield Instance(
+                f"{message}.{fault}",
+                f"a forged {message} message with {_FAULT_WORDS[fault]} fails closed", "guest.run", "negative", given,
+                {"results": [{"code": None, "logs": [{"message": "benign"}]}, expect]},
+                invariants=(invariant,), spec="§8" if invariant == "H3" else "§9.1",
+                advisory=advisory)
+
+
+_FAULT_WORDS = {"foreign": "another invocation's id", "stale": "the previous invocation's id",
+                "missing": "no invocation id", "chain": "another call chain",
+                "partial": "an incomplete invocation scope"}

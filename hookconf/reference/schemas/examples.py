@@ -111,7 +111,11 @@ def _enter(hook: str) -> dict[str, Any]:
 
 
 _BT_TASK = {**_TASK, "type": "bt", "kind": "bt", "infoHash": "c" * 40}
+_DETAILED_ERROR = {**_ERROR, "detailKey": "errors.http.status",
+                   "detailParams": {"status": "404", "host": "example.test"}}
 _VARIANTS: dict[str, dict[str, Any]] = {
+    "ErrorDescriptorV1": {"plain": _ERROR, "detailed": _DETAILED_ERROR},
+    "OnErrorContextV1": {"plain": _ON_ERROR, "detailed": {**_ON_ERROR, "error": _DETAILED_ERROR}},
     "HookEnterMessageV1": {hook.lower(): _enter(hook) for hook in _CONTEXT_BY_HOOK}
     | {"beforecreate-bt": {**_enter("beforeCreate"),
                            "ctxPayload": EXAMPLES["BeforeCreateBtContextV1"]}},
