@@ -3,7 +3,7 @@
 Run: ``python benchmarks/guest.py [--rounds N]``.  Prints medians in microseconds (µs) or
 milliseconds (ms).  The round-trip goal (§9.1, H4 at both boundaries): the worker and
 bridge add at most 50% on top of the two schema validations a round trip needs anyway
-(the ``hook.enter`` message before entering the guest, the ``hook.exit`` message after).
+(the hookEnter message before entering the guest, the hookExit message after).
 Validators are compiled once (``hookconf.reference.schemas.compiled`` caches them) and warmed up
 before timing.
 """
@@ -49,10 +49,12 @@ def activation(isolation: str, rounds: int) -> float:
 
 def messages(hook: str) -> tuple[dict, dict]:
     context = example(HOOKS[hook])
-    enter = {"type": "hook.enter", "invocationId": "inv-1", "hook": hook, "context": context,
-             "metadata": {"title": "Example", "a": {"b": [1, 2, 3]}}}
-    exit_ = {"type": "hook.exit", "invocationId": "inv-1", "hook": hook, "status": "ok",
-             "effects": {"contextPatches": [], "metadataOperations": []}}
+    scope = {"invocationId": "inv-1", "callChainId": "inv-1", "permissionGeneration": 0}
+    enter = {"type": "event", "event": "hookEnter", **scope, "taskId": context["taskId"],
+             "hook": hook, "ctxPayload": context,
+             "metadataSnapshot": {"title": "Example", "a": {"b": [1, 2, 3]}}}
+    exit_ = {"type": "event", "event": "hookExit", **scope, "ok": True,
+             "effects": {"schemaVersion": 1, "contextPatches": [], "metadataOperations": []}}
     return enter, exit_
 
 
@@ -72,7 +74,7 @@ def round_trip(hook: str, isolation: str, rounds: int) -> float:
     assert vm.activate().ok
 
     def once():
-        outcome = vm.invoke(hook, enter["context"], metadata=enter["metadata"])
+        outcome = vm.invoke(hook, enter["ctxPayload"], metadata=enter["metadataSnapshot"])
         assert outcome.ok, outcome
     once()
     try:

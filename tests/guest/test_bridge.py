@@ -15,8 +15,10 @@ def bridge(grants=("log", "storage")):
     return b, records
 
 
-def call(invocation_id="inv-1", capability="storage", method="get", args=("k",), call_id=1):
-    return {"type": "capability.call", "invocationId": invocation_id, "callId": call_id,
+def call(invocation_id="inv-1", capability="storage", method="get", args=("k",), call_id=1,
+         chain=None, generation=0):
+    return {"type": "call", "id": call_id, "invocationId": invocation_id,
+            "callChainId": chain or invocation_id, "permissionGeneration": generation,
             "capability": capability, "method": method, "args": list(args)}
 
 
@@ -25,14 +27,15 @@ def test_accepts_the_current_invocation():
     b.begin("inv-1", Phase.PRE_HOOK)
     reply = b.handle(call())
     assert reply.refusal is None
-    assert reply.result == {"type": "capability.result", "invocationId": "inv-1", "callId": 1,
-                            "ok": True, "value": {"value": None, "version": 0}}
+    assert reply.result == {"type": "response", "id": 1, "invocationId": "inv-1",
+                            "callChainId": "inv-1", "permissionGeneration": 0,
+                            "ok": True, "result": {"value": None, "version": 0}}
 
 
 @pytest.mark.parametrize("message", [
-    {"type": "capability.call", "callId": 1, "capability": "log", "method": "info", "args": []},
-    {"type": "capability.call", "invocationId": 7, "callId": 1, "capability": "log",
-     "method": "info", "args": []},
+    {"type": "call", "id": 1, "capability": "log", "method": "info", "args": []},
+    {"type": "call", "id": 1, "invocationId": 7, "callChainId": "c", "permissionGeneration": 0,
+     "capability": "log", "method": "info", "args": []},
     "not an object",
 ])
 def test_missing_id_fails_closed(message):
@@ -49,6 +52,30 @@ def test_stale_or_foreign_id_fails_closed(other):
     reply = b.handle(call(other, "log", "info", ["x", None]))
     assert reply.refusal.code is ErrorCode.CONCURRENT_PROTOCOL_VIOLATION
     assert records == []
+
+
+def test_foreign_call_chain_fails_closed():
+    b, records = bridge()
+    b.begin("inv-1", Phase.PRE_HOOK)
+    reply = b.handle(call("inv-1", "log", "info", ["x", None], chain="chain-9"))
+    assert reply.refusal.code is ErrorCode.CONCURRENT_PROTOCOL_VIOLATION
+    assert records == []
+
+
+def test_partial_scope_is_malformed():
+    b, records = bridge()
+    b.begin("inv-1", Phase.PRE_HOOK)
+    message = call("inv-1", "log", "info", ["x", None])
+    del message["callChainId"]
+    assert b.handle(message).refusal.code is ErrorCode.OUTPUT_INVALID
+    assert records == []
+
+
+def test_another_permission_generation_is_stale():
+    b, _ = bridge()
+    b.begin("inv-1", Phase.PRE_HOOK, permission_generation=3)
+    assert b.handle(call(generation=3)).refusal is None
+    assert b.handle(call(generation=2)).refusal.code is ErrorCode.PERMISSION_GENERATION_STALE
 
 
 def test_no_current_entry_fails_closed():
@@ -92,8 +119,9 @@ def test_http_without_transport_is_denied():
 junk = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
     lambda children: st.lists(children, max_size=3)
-    | st.dictionaries(st.sampled_from(["type", "invocationId", "callId", "capability",
-                                       "method", "args", "x"]), children, max_size=6),
+    | st.dictionaries(st.sampled_from(["type", "invocationId", "callChainId",
+                                       "permissionGeneration", "id", "capability",
+                                       "method", "args", "x"]), children, max_size=8),
     max_leaves=10,
 )
 

@@ -130,12 +130,13 @@ def test_a_capability_result_beyond_the_limits_reaches_the_guest_as_input_invali
     bridge = CapabilityBridge("p", frozenset({"http"}), ("*://api.test/*",), MemoryStorage(),
                               HttpCapability(transport, check))
     bridge.begin("inv-1", Phase.PRE_HOOK)
-    reply = bridge.handle({"type": "capability.call", "invocationId": "inv-1", "callId": 3,
+    reply = bridge.handle({"type": "call", "id": 3, "invocationId": "inv-1",
+                           "callChainId": "inv-1", "permissionGeneration": 0,
                            "capability": "http", "method": "request",
                            "args": [{"url": "https://api.test/deep", "responseType": "json"}]})
     assert reply.result["ok"] is False
     assert reply.result["error"]["code"] == ErrorCode.INPUT_INVALID
-    assert "/value/body" in reply.result["error"]["message"]
+    assert "/result/body" in reply.result["error"]["message"]
 
 
 @pytest.mark.parametrize("options", [

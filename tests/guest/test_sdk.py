@@ -178,7 +178,7 @@ def test_invalid_input_never_enters_or_activates_the_guest(host, contexts):
     context["task"]["status"] = "done"
     outcome = vm.invoke("beforeFinalize", context)
     assert (outcome.code, outcome.reason.split(":")[0]) == (ErrorCode.INPUT_INVALID,
-                                                            "/context/task/status")
+                                                            "/ctxPayload/task/status")
     assert vm.state is PluginState.INACTIVE and host.logs == []
 
 
@@ -258,7 +258,7 @@ hooks.beforeFinalize(async () => {
 def test_a_guest_replacing_json_cannot_change_what_the_prelude_sends(tmp_path, host, contexts):
     vm = inline(tmp_path, host, """
 hooks.beforeFinalize(async (ctx) => {
-  JSON.stringify = () => '{"type":"hook.exit","invocationId":"someone-else"}'
+  JSON.stringify = () => '{"type":"event","event":"hookExit","invocationId":"someone-else"}'
   JSON.parse = () => ({})
   ctx.metadata.set('k', [1, 2])
   log.info('json', { got: ctx.metadata.get('k') })
@@ -269,7 +269,7 @@ hooks.beforeFinalize(async (ctx) => {
     assert host.log("json").fields == {"got": [1, 2]}
 
 
-CONTEXT_SCHEMAS = {"beforeCreate": "BeforeCreateContextV1",
+CONTEXT_SCHEMAS = {"beforeCreate": "BeforeCreateHttpContextV1",
                    "beforeFinalize": "BeforeFinalizeContextV1",
                    "afterComplete": "AfterCompleteContextV1", "onError": "OnErrorContextV1"}
 
@@ -314,14 +314,20 @@ hooks.onError(async () => {
 
 @pytest.mark.parametrize("junk,code", [
     ("42", ErrorCode.CONCURRENT_PROTOCOL_VIOLATION),
-    ("{ type: 'capability.call' }", ErrorCode.CONCURRENT_PROTOCOL_VIOLATION),
-    ("{ type: 'capability.call', invocationId: ctx.invocationId, callId: -1, capability: 'log', "
-     "method: 'info', args: [] }", ErrorCode.OUTPUT_INVALID),
-    ("{ type: 'hook.exit', invocationId: ctx.invocationId, hook: 'beforeFinalize', "
-     "status: 'ok', effects: { contextPatches: [{ filePath: '' }], metadataOperations: [] } }",
+    ("{ type: 'call' }", ErrorCode.CONCURRENT_PROTOCOL_VIOLATION),
+    ("{ type: 'call', id: -1, invocationId: ctx.invocationId, callChainId: ctx.invocationId, "
+     "permissionGeneration: 0, capability: 'log', method: 'info', args: [] }",
      ErrorCode.OUTPUT_INVALID),
-    ("{ type: 'hook.exit', invocationId: ctx.invocationId, hook: 'onError', status: 'ok', "
-     "effects: { contextPatches: [], metadataOperations: [] } }",
+    ("{ type: 'event', event: 'hookExit', invocationId: ctx.invocationId, "
+     "callChainId: ctx.invocationId, permissionGeneration: 0, ok: true, effects: { "
+     "schemaVersion: 1, contextPatches: [{ filePath: '' }], metadataOperations: [] } }",
+     ErrorCode.OUTPUT_INVALID),
+    ("{ type: 'event', event: 'hookExit', invocationId: ctx.invocationId, "
+     "callChainId: ctx.invocationId, permissionGeneration: 0, ok: true, effects: { "
+     "contextPatches: [], metadataOperations: [] } }", ErrorCode.OUTPUT_INVALID),
+    ("{ type: 'event', event: 'hookExit', invocationId: ctx.invocationId, "
+     "callChainId: 'another-chain', permissionGeneration: 0, ok: true, effects: { "
+     "schemaVersion: 1, contextPatches: [], metadataOperations: [] } }",
      ErrorCode.CONCURRENT_PROTOCOL_VIOLATION),
 ])
 def test_junk_on_the_raw_worker_port_fails_closed(tmp_path, host, contexts, junk, code):

@@ -46,7 +46,8 @@ RACE_MUTANTS = [
 
 #: Permission and DTO mutants run their own family's cases (the corpus is large; the other
 #: families are unchanged by these mutants).
-FAMILY_CASES = {"H5": ("perm.*",), "H17": ("task-source.*",), "H4": ("dto.*",)}
+FAMILY_CASES = {"H5": ("perm.*",), "H17": ("task-source.*",),
+                "H4": ("dto.shape.*", "dto.gen.limits.*", "dto.gen.shapes.*")}
 MUTANTS = [
     ("tests.mutants.permissions.regex_whole_url:factory", "H5"),
     ("tests.mutants.permissions.suffix_without_boundary:factory", "H5"),
@@ -63,6 +64,18 @@ MUTANTS = [
     ("tests.mutants.permissions.task_source_policy:link_local_accepted", "H17"),
     ("tests.mutants.permissions.task_source_policy:private_by_spelling", "H17"),
     ("tests.mutants.schemas.codepoint_limits:factory", "H4"),
+    ("tests.mutants.schemas.detail_params_codepoints:factory", "H4"),
+    ("tests.mutants.schemas.snapshot_keys_unchecked:factory", "H4"),
+    ("tests.mutants.schemas.effects_without_schema_version:factory", "H4"),
+    ("tests.mutants.schemas.exclusive_byte_limits:factory", "H4"),
+    ("tests.mutants.schemas.enter_ids_unchecked:factory", "H4"),
+]
+#: Worker-boundary mutants run the generated worker-message cases (real guests forging
+#: messages on the raw worker port).
+WORKER_MESSAGE_CASES = ("dto.gen.worker-messages.*",)
+WORKER_MESSAGE_MUTANTS = [
+    ("tests.mutants.schemas.worker_scope:log_any_invocation", "H3"),
+    ("tests.mutants.schemas.worker_scope:unbound_error_exit", "H3"),
 ]
 
 
@@ -80,7 +93,8 @@ ALL = ([(c, i, FAMILY_CASES[i]) for c, i in MUTANTS]
        + [(c, i, ("task-source.*",)) for c, i in TASK_SOURCE_DTO_MUTANTS]
        + [(c, i, RUNTIME_CASES) for c, i in RUNTIME_MUTANTS]
        + [(c, i, ("race.*",)) for c, i in RACE_MUTANTS]
-       + [(c, i, GUEST_CASES) for c, i in GUEST_MUTANTS])
+       + [(c, i, GUEST_CASES) for c, i in GUEST_MUTANTS]
+       + [(c, i, WORKER_MESSAGE_CASES) for c, i in WORKER_MESSAGE_MUTANTS])
 
 
 @pytest.mark.parametrize(("candidate", "invariant", "cases"), ALL, ids=[_name(m) for m in ALL])

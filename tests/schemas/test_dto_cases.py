@@ -1,39 +1,32 @@
-"""The generated dto corpus: every §9.1 row has an at-limit and an over-limit case, the
-reference agrees with every case, and the files match the generator."""
+"""The dto corpus: hand-written shape cases and the dto.limits / dto.shapes templates.
+
+The templates claim their expectations from the schemas' structure and the §9.1 limits
+table; the reference's validator is an independent check of those claims (a disagreement
+is a bug in one of them).  Every limits-table row used by a schema is crossed both ways,
+with multi-byte text where the row counts bytes."""
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from hookconf.harness.generate import expand
+from hookconf.harness.generate.schemas import BOUNDARIES, encoded_len, text
 from hookconf.harness.markers import expand_markers
-from hookconf.reference.schemas import validate
+from hookconf.reference.schemas import SCHEMAS, validate
+from hookconf.reference.schemas.documents import DEFS
 from hookconf.reference.schemas.limits import LIMITS, utf8_len
 
 ROOT = Path(__file__).resolve().parents[2]
 CASE_DIR = ROOT / "hookconf" / "corpus" / "cases" / "dto"
-CASES = [case for path in sorted(CASE_DIR.glob("*.json"))
-         for case in json.loads(path.read_text(encoding="utf-8"))]
-REQUIRED = {"id", "title", "invariants", "spec", "kind", "polarity", "given", "expect", "source"}
+HAND = [case for case in json.loads((CASE_DIR / "shapes.json").read_text(encoding="utf-8"))]
+GENERATED = {name: expand(name, {"nested": 4}, seed=0, template_id=f"dto.gen.{name}")
+             for name in ("dto.limits", "dto.shapes")}
+INSTANCES = [i for found in GENERATED.values() for i in found]
 
 
-def test_ids_are_unique_dotted_lowercase():
-    ids = [case["id"] for case in CASES]
-    assert len(ids) == len(set(ids))
-    assert all(i == i.lower() and i.startswith("dto.") for i in ids)
-
-
-@pytest.mark.parametrize("row", LIMITS, ids=lambda row: row.name)
-def test_every_limit_row_has_both_boundary_cases(row):
-    ids = {case["id"] for case in CASES}
-    assert {f"dto.limit.{row.name}.at-limit", f"dto.limit.{row.name}.over-limit"} <= ids
-
-
-@pytest.mark.parametrize("case", CASES, ids=lambda case: case["id"])
-def test_reference_agrees_with_case(case):
-    assert set(case) == REQUIRED
+@pytest.mark.parametrize("case", HAND, ids=lambda case: case["id"])
+def test_reference_agrees_with_hand_written_case(case):
     assert case["kind"] == "dto.validate" and case["invariants"] == ["H4"]
     given = case["given"]
     result = validate(given["schema"], expand_markers(given["value"]),
@@ -43,26 +36,79 @@ def test_reference_agrees_with_case(case):
     assert (case["polarity"] == "positive") == case["expect"]["valid"]
 
 
-def _strings(value):
+def test_reference_agrees_with_every_generated_instance():
+    disagreements = []
+    for instance in INSTANCES:
+        given = instance.given
+        result = validate(given["schema"], expand_markers(given["value"]),
+                          direction=given["direction"])
+        expected = instance.expect
+        if result.valid != expected["valid"] or (
+                not result.valid and str(result.code) != expected["code"]):
+            disagreements.append((instance.key, result.path, result.reason))
+    assert disagreements == []
+
+
+def test_every_schema_is_generated_at_every_boundary_it_crosses():
+    assert set(BOUNDARIES) == set(SCHEMAS)
+    seen = {(i.given["schema"], i.given["direction"]) for i in GENERATED["dto.shapes"]
+            if i.polarity == "positive"}
+    assert seen == {(name, d) for name, directions in BOUNDARIES.items() for d in directions}
+
+
+def _rows_in(node, found):
+    if isinstance(node, dict):
+        found.update(node.get("hookconfLimits", {}).values())
+        for value in node.values():
+            _rows_in(value, found)
+    elif isinstance(node, list):
+        for value in node:
+            _rows_in(value, found)
+    return found
+
+
+@pytest.mark.parametrize("row", sorted(_rows_in(DEFS, set()) | {"json_depth", "object_keys",
+                                                                  "array_items", "string_bytes"}))
+def test_every_limit_row_is_crossed_both_ways(row):
+    notes = [i for i in GENERATED["dto.limits"] if f"row {row} (" in i.notes]
+    assert {i.polarity for i in notes} == {"positive", "negative"}, row
+
+
+@pytest.mark.parametrize("row", [r for r in LIMITS if r.unit == "bytes" and r.name not in
+                                 ("header_total_bytes",)], ids=lambda r: r.name)
+def test_byte_rows_count_bytes_not_code_points(row):
+    at = [i for i in GENERATED["dto.limits"] if f"row {row.name} (" in i.notes
+          and i.polarity == "positive"]
+    if not at:
+        pytest.skip(f"{row.name} bounds no field of the registry")
+    assert any(_has_multibyte(expand_markers(i.given["value"])) for i in at)
+
+
+def _has_multibyte(value):
     if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            yield key
-            yield from _strings(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _strings(item)
+        return utf8_len(value) != len(value)
+    if isinstance(value, dict):
+        return any(_has_multibyte(k) or _has_multibyte(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_has_multibyte(v) for v in value)
+    return False
 
 
-@pytest.mark.parametrize("row", [r for r in LIMITS if r.unit == "bytes"], ids=lambda r: r.name)
-def test_byte_rows_use_multibyte_characters(row):
-    case = next(c for c in CASES if c["id"] == f"dto.limit.{row.name}.at-limit")
-    value = expand_markers(case["given"]["value"])
-    assert any(utf8_len(s) != len(s) for s in _strings(value))
+def test_encoded_limits_are_exact():
+    filled = [i for i in GENERATED["dto.limits"] if i.key.endswith(".root.encoded-at")]
+    assert filled
+    for instance in filled:
+        cap = int(instance.title.split("(limit ")[1].split(",")[0])
+        assert encoded_len(instance.given["value"]) == cap, instance.key
 
 
-def test_generated_files_are_up_to_date():
-    result = subprocess.run([sys.executable, "scripts/gen_dto_cases.py", "--check"], cwd=ROOT,
-                            capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr
+def test_expansion_is_seeded_and_stable():
+    again = expand("dto.shapes", {"nested": 4}, seed=0, template_id="dto.gen.dto.shapes")
+    assert [i.key for i in again] == [i.key for i in GENERATED["dto.shapes"]]
+    other = expand("dto.shapes", {"nested": 4}, seed=1, template_id="dto.gen.dto.shapes")
+    assert [i.key for i in other] != [i.key for i in again]
+
+
+def test_text_has_exact_byte_length():
+    for n in range(0, 40):
+        assert utf8_len(text(n)) == n

@@ -11,7 +11,7 @@ from hookconf.reference.schemas.documents import DEFS
 HOOK_CTX_BASE = {"schemaVersion", "invocationId", "taskId", "sourceUrl", "createdBy",
                  "requestedAt"}
 SDK_21 = {
-    "BeforeCreateContextV1": HOOK_CTX_BASE | {"type", "uris", "saveDir", "filename",
+    "BeforeCreateHttpContextV1": HOOK_CTX_BASE | {"type", "uris", "saveDir", "filename",
                                               "connections", "headers", "proxy"},
     "BeforeFinalizeContextV1": HOOK_CTX_BASE | {"task", "inputFilePath", "filePath",
                                                 "targetFilePath"},
@@ -29,7 +29,7 @@ SDK_21 = {
     "BeforeCreatePatchV1": {"uris", "filename", "connections", "headers", "proxy"},
     "BeforeFinalizePatchV1": {"filePath"},
 }
-OPTIONAL = {"BeforeCreateContextV1": {"filename", "connections", "proxy"},
+OPTIONAL = {"BeforeCreateHttpContextV1": {"filename", "connections", "proxy"},
             "BeforeCreatePatchV1": {"uris", "filename", "connections", "headers", "proxy"}}
 
 

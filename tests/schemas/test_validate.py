@@ -77,17 +77,44 @@ def test_bool_is_not_a_count():
 
 def test_enter_message_context_is_checked_against_its_hook():
     message = example("HookEnterMessageV1")
-    message["hook"] = "afterComplete"  # context is a beforeFinalize DTO
+    message["hook"] = "afterComplete"  # ctxPayload is a beforeFinalize DTO
     assert not validate("HookEnterMessageV1", message).valid
-    message["context"] = example("AfterCompleteContextV1")
+    message["ctxPayload"] = example("AfterCompleteContextV1")
     assert validate("HookEnterMessageV1", message).valid
 
 
+def test_enter_message_ids_must_equal_its_payload_ids():
+    message = example("HookEnterMessageV1")
+    message["ctxPayload"]["invocationId"] = "inv-other"
+    assert validate("HookEnterMessageV1", message).path == "/ctxPayload/invocationId"
+    message = example("HookEnterMessageV1")
+    message["taskId"] = "task-other"
+    assert validate("HookEnterMessageV1", message).path == "/ctxPayload/taskId"
+
+
+def test_bt_finalize_source_is_a_canonical_identifier():
+    context = example("BeforeFinalizeContextV1")
+    context["task"] = {**context["task"], "type": "magnet", "kind": "bt"}
+    assert validate("BeforeFinalizeContextV1", context).path == "/sourceUrl"
+    for good in ("urn:btih:" + "0" * 40, "urn:btih:" + "a" * 32, "urn:motrix:bt:dGFzay0x"):
+        assert validate("BeforeFinalizeContextV1", {**context, "sourceUrl": good}).valid
+    for bad in ("magnet:?xt=urn:btih:" + "0" * 40, "urn:btih:" + "0" * 39,
+                "urn:motrix:bt:dGFzay0x\n", "/home/a/x.torrent"):
+        assert not validate("BeforeFinalizeContextV1", {**context, "sourceUrl": bad}).valid
+
+
 def test_exit_error_branch_rejects_a_stack():
-    message = {"type": "hook.exit", "invocationId": "i", "hook": "onError", "status": "error",
-               "error": {**example("ErrorDescriptorV1"), "stack": "at x"}}
+    message = {"type": "event", "event": "hookExit", "invocationId": "i", "callChainId": "c",
+               "permissionGeneration": 0, "ok": False,
+               "error": {"code": "guest.exception", "message": "boom", "stack": "at x"}}
     result = validate("HookExitMessageV1", message, direction="output")
     assert (result.valid, result.path) == (False, "/error/stack")
+
+
+def test_effects_carry_their_schema_version():
+    effects = example("HookEffectsV1")
+    del effects["schemaVersion"]
+    assert validate("HookEffectsV1", effects, direction="output").path == "/schemaVersion"
 
 
 def test_header_total_counts_names_and_values():

@@ -2,7 +2,9 @@
 (§8, §9.5, §12; H3).
 
 The worker is untrusted: guest code can reach the raw worker port and post anything.  For
-each ``capability.call`` message the bridge applies, in this order:
+each capability call — ``{"type": "call", "id", "capability", "method", "args"}`` plus the
+invocation scope ``invocationId``/``callChainId``/``permissionGeneration``, Motrix's
+published ``CapabilityCallMessageSchema`` (§9.1) — the bridge applies, in this order:
 
 1. **shape** — a JSON object whose ``invocationId`` is a string; otherwise
    ``plugin.hook.concurrent_protocol_violation`` (missing id fails closed, §8); then the
@@ -13,11 +15,13 @@ each ``capability.call`` message the bridge applies, in this order:
    (``plugin.hook.permission_denied``);
 3. **phase** — during activation only ``log`` is allowed: an effectful call fails
    activation (``plugin.hook.permission_denied``);
-4. **invocation** — the id must be the lane's current entry; stale or foreign ids fail
-   closed (``plugin.hook.concurrent_protocol_violation``);
+4. **invocation** — the id and call chain must be the lane's current entry's; stale or
+   foreign ones fail closed (``plugin.hook.concurrent_protocol_violation``); a call carrying
+   another permission generation is refused (``plugin.runtime.permission_generation_stale``,
+   §6);
 5. **path/host** — ``http`` hops go through the §7 matcher (``plugin.http.host_not_permitted``).
 
-An answer the host would post back is itself validated (``CapabilityResultMessageV1``,
+An answer the host would post back is itself validated (``CapabilityResponseMessageV1``,
 direction input): a response beyond the §9.1 limits reaches the guest as a rejection with
 ``plugin.hook.input_invalid``, never as an oversized or non-finite value.
 
@@ -99,14 +103,19 @@ class CapabilityBridge:
     log_sink: Callable[[LogRecord], None] = field(default=lambda record: None)
     _entry_id: str | None = None
     _phase: Phase | None = None
+    _chain: str | None = None
+    _generation: int = 0
 
-    def begin(self, entry_id: str, phase: Phase) -> None:
-        """Bind the lane's current entry; every later message must carry ``entry_id``."""
+    def begin(self, entry_id: str, phase: Phase, *, call_chain_id: str | None = None,
+              permission_generation: int = 0) -> None:
+        """Bind the lane's current entry; every later message must carry its scope:
+        ``entry_id``, ``call_chain_id`` (default ``entry_id``) and ``permission_generation``."""
         self._entry_id, self._phase = entry_id, phase
+        self._chain, self._generation = call_chain_id or entry_id, permission_generation
 
     def end(self) -> None:
         """Clear the current entry (§8: in ``finally`` after exit, timeout or crash)."""
-        self._entry_id, self._phase = None, None
+        self._entry_id, self._phase, self._chain, self._generation = None, None, None, 0
 
     @property
     def current(self) -> str | None:
@@ -114,7 +123,7 @@ class CapabilityBridge:
         return self._entry_id
 
     def handle(self, message: Any) -> Reply:
-        """Check and run one ``capability.call`` message; never raises for guest input."""
+        """Check and run one capability call message; never raises for guest input."""
         if not isinstance(message, dict) or not isinstance(message.get("invocationId"), str):
             return self._refuse(None, ErrorCode.CONCURRENT_PROTOCOL_VIOLATION,
                                 "message without an invocation id")
@@ -129,9 +138,13 @@ class CapabilityBridge:
         if self._phase is Phase.ACTIVATION and capability != "log":
             return self._refuse(message, ErrorCode.PERMISSION_DENIED,
                                 f"{capability} during activation")
-        if self._entry_id is None or message["invocationId"] != self._entry_id:
+        if self._entry_id is None or message["invocationId"] != self._entry_id \
+                or message.get("callChainId") != self._chain:
             return self._refuse(message, ErrorCode.CONCURRENT_PROTOCOL_VIOLATION,
                                 "stale or foreign invocation id")
+        if message.get("permissionGeneration") != self._generation:
+            return self._refuse(message, ErrorCode.PERMISSION_GENERATION_STALE,
+                                "call carries another permission generation")
         if not check.valid:  # a well-formed call whose arguments break §9.1: reject the call
             return Reply(_result(message, error=CapabilityError(
                 ErrorCode.OUTPUT_INVALID, f"arguments exceed §9.1 at {check.path}")))
@@ -145,7 +158,7 @@ class CapabilityBridge:
         if capability == "log" or value is PENDING:
             return Reply()
         result = _result(message, value=value)
-        checked = validate("CapabilityResultMessageV1", result, direction="input")
+        checked = validate("CapabilityResponseMessageV1", result, direction="input")
         if not checked.valid:  # H4: the host validates what it posts to the worker, too
             return Reply(_result(message, error=CapabilityError(
                 ErrorCode.INPUT_INVALID, f"capability result exceeds §9.1 at {checked.path}")))
@@ -171,7 +184,7 @@ class CapabilityBridge:
 
     def _refuse(self, message: Any, code: ErrorCode, reason: str) -> Reply:
         result = None
-        if isinstance(message, dict) and isinstance(message.get("callId"), int) \
+        if isinstance(message, dict) and isinstance(message.get("id"), int) \
                 and isinstance(message.get("invocationId"), str):
             result = _result(message, error=CapabilityError(code, reason))
         return Reply(result, Refusal(code, reason))
@@ -188,12 +201,14 @@ def _only_args(message: dict[str, Any], path: str | None) -> bool:
 
 def _result(message: dict[str, Any], *, value: Any = None,
             error: CapabilityError | None = None) -> dict[str, Any]:
-    result: dict[str, Any] = {"type": "capability.result",
-                              "invocationId": message["invocationId"],
-                              "callId": message["callId"]}
+    """The ``CapabilityResponseMessageV1`` answering ``message``, echoing its scope."""
+    result: dict[str, Any] = {"type": "response", "id": message["id"],
+                              "invocationId": message["invocationId"]}
+    for name in ("callChainId", "permissionGeneration"):
+        if name in message:
+            result[name] = message[name]
     if error is None:
-        result.update(ok=True, value=value)
+        result.update(ok=True, result=value)
     else:
-        result.update(ok=False, error={"code": error.code[:128], "message": error.message,
-                                       "detailKey": None, "detailParams": None})
+        result.update(ok=False, error={"code": error.code[:128], "message": error.message})
     return result

@@ -6,8 +6,10 @@
 // `URL` global, and `globalThis.__motrixHost.post`, the raw worker port a hostile guest
 // could reach in any worker design (the host bridge must defend against it, §8, §12).
 //
-// Every guest→host message is JSON text carrying the current entry id (§8).  Effects
-// are data returned at hook exit (§3, §9.3); nothing is applied by the worker.
+// Every guest→host message is JSON text carrying the current entry's scope — invocationId,
+// callChainId, permissionGeneration (§8) — in the shapes of Motrix's published worker
+// messages (§9.1).  Effects are data returned at hook exit (§3, §9.3); nothing is applied
+// by the worker.
 (function (global) {
   'use strict';
   const urlParse = global.__motrixUrlParse;
@@ -28,8 +30,9 @@
   const outbox = [];
   const registry = Object.create(null);
   const pending = new Map();
-  let nextCallId = 0;
-  let entry = null; // { id, phase: 'activation'|'pre'|'post', hook, sealed, control, patches, ops }
+  let nextCallId = 1; // a call's id is a positive safe integer
+  // { id, chain, generation, phase: 'activation'|'pre'|'post', hook, sealed, control, patches, ops }
+  let entry = null;
   let grants = [];
 
   function sdkError(code, message) {
@@ -41,6 +44,13 @@
 
   function post(message) {
     outbox.push(jsonStringify(message));
+  }
+
+  function scoped(current, message) {
+    message.invocationId = current.id;
+    message.callChainId = current.chain;
+    message.permissionGeneration = current.generation;
+    return message;
   }
 
   function finite(key, value) {
@@ -84,17 +94,16 @@
     const callId = nextCallId++;
     return new Promise((resolve, reject) => {
       pending.set(callId, { resolve, reject, current });
-      post({ type: 'capability.call', invocationId: current.id, callId, capability, method,
-        args: copied });
+      post(scoped(current, { type: 'call', id: callId, capability, method, args: copied }));
     });
   }
 
   function settle(results) {
     for (const result of results) {
-      const waiter = pending.get(result.callId);
+      const waiter = pending.get(result.id);
       if (!waiter || waiter.current.id !== result.invocationId) continue;
-      pending.delete(result.callId);
-      if (result.ok) waiter.resolve(result.value);
+      pending.delete(result.id);
+      if (result.ok) waiter.resolve(result.result);
       else waiter.reject(sdkError(result.error.code, result.error.message));
     }
   }
@@ -231,8 +240,9 @@
       if (isError && typeof error.name === 'string') name = error.name.slice(0, 64);
       text = String(isError && 'message' in error ? error.message : error);
     } catch (ignored) { /* keep the defaults */ }
-    return { code, message: text.slice(0, MAX_MESSAGE_UNITS), detailKey: null,
-      detailParams: { name } };
+    // The published exit error is { code, message }; a VM failure keeps its class in the code.
+    if (code === 'guest.exception' && name === 'InternalError') code = 'guest.internal_error';
+    return { code, message: text.slice(0, MAX_MESSAGE_UNITS) };
   }
 
   function exit(current, outcome) {
@@ -242,13 +252,13 @@
     for (const [callId, waiter] of pending) {
       if (waiter.current === current) pending.delete(callId); // answers can no longer come
     }
-    const message = { type: 'hook.exit', invocationId: current.id, hook: current.hook };
+    const message = scoped(current, { type: 'event', event: 'hookExit' });
     if (outcome.ok) {
-      message.status = 'ok';
-      message.effects = { contextPatches: current.patches,
+      message.ok = true;
+      message.effects = { schemaVersion: 1, contextPatches: current.patches,
         metadataOperations: Array.from(current.ops.values()) };
     } else {
-      message.status = 'error';
+      message.ok = false;
       message.error = describe(outcome.error);
     }
     post(message);
@@ -277,8 +287,8 @@
       try { copied = fields === undefined ? null : jsonCopy(fields, 'log fields'); } catch (e) {
         copied = null;
       }
-      post({ type: 'capability.call', invocationId: current.id, callId: nextCallId++,
-        capability: 'log', method: level, args: [String(message).slice(0, 4096), copied] });
+      post(scoped(current, { type: 'call', id: nextCallId++, capability: 'log', method: level,
+        args: [String(message).slice(0, 4096), copied] }));
     };
   }
 
@@ -354,9 +364,13 @@
 
   // ---- the private host port ----
 
-  function enter(message) {
+  function enter(envelope) {
+    // The published enter message: the DTO is its ctxPayload, the snapshot its metadataSnapshot.
+    const message = { hook: envelope.hook, context: envelope.ctxPayload,
+      metadata: envelope.metadataSnapshot };
     const pre = PRE_HOOKS.includes(message.hook);
-    const current = { id: message.invocationId, hook: message.hook, phase: pre ? 'pre' : 'post',
+    const current = { id: envelope.invocationId, chain: envelope.callChainId,
+      generation: envelope.permissionGeneration, hook: message.hook, phase: pre ? 'pre' : 'post',
       sealed: false, control: null, patches: [], ops: new Map() };
     current.control = makeAbortControl(current);
     entry = current;
@@ -378,7 +392,8 @@
     switch (op) {
       case 'configure': grants = jsonParse(arg).grants; return null;
       case 'beginActivation':
-        entry = { id: arg, phase: 'activation', hook: null, sealed: false, control: null };
+        entry = { id: arg, chain: arg, generation: 0, phase: 'activation', hook: null,
+          sealed: false, control: null };
         return null;
       case 'endActivation':
         if (entry !== null && entry.phase === 'activation') entry = null;

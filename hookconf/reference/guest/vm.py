@@ -38,6 +38,7 @@ from hookconf.reference.guest.process import (
 )
 from hookconf.reference.guest.vm_ports import Budgets, Clock, IdSource, MonotonicClock, RandomIds
 from hookconf.reference.schemas import PRE_HOOKS, validate
+from hookconf.reference.schemas.documents import EFFECTS_BY_HOOK
 
 __all__ = ["AbortReason", "ActivationOutcome", "HookOutcome", "PluginState", "PluginVm"]
 
@@ -244,7 +245,8 @@ class PluginVm:
 
     def invoke(self, hook: str, context: dict[str, Any], *, invocation_id: str | None = None,
                metadata: dict[str, Any] | None = None,
-               abort_when: Callable[[int], AbortReason | None] | None = None) -> HookOutcome:
+               abort_when: Callable[[int], AbortReason | None] | None = None,
+               call_chain_id: str | None = None, permission_generation: int = 0) -> HookOutcome:
         """Run one hook invocation and return its outcome (never raises for guest faults).
 
         Args:
@@ -254,12 +256,15 @@ class PluginVm:
             metadata: the ``(taskId, pluginId)`` metadata snapshot (§9.2).
             abort_when: called with the round number after each host↔worker exchange;
                 returning a reason aborts the guest's signal (§9.3).
+            call_chain_id, permission_generation: the entry's scope (§6, §8), carried by
+                every message of the invocation (default: the invocation id, generation 0).
 
         A call made while this VM is already running an entry (from a capability or log
         callback) fails at once with ``plugin.runtime.reentrant_call`` (§8, H2, H22).
         """
         invocation_id = invocation_id or self.ids.new_id("invocation")
-        outcome = _Outcome(hook, invocation_id)
+        outcome = _Outcome(hook, invocation_id, call_chain_id or invocation_id,
+                           permission_generation)
         if self._busy:  # H2: one host-initiated entry at a time; re-entry never waits (§8)
             return outcome.fail(ErrorCode.REENTRANT_CALL, "the plugin lane is running an entry")
         self._busy = True
@@ -272,10 +277,13 @@ class PluginVm:
                 metadata: dict[str, Any] | None,
                 abort_when: Callable[[int], AbortReason | None] | None) -> HookOutcome:
         invocation_id = outcome.invocation_id
+        task_id = None
         if isinstance(context, dict):  # shallow: only the top-level id is rebound
             context = {**context, "invocationId": invocation_id}
-        message = {"type": "hook.enter", "invocationId": invocation_id, "hook": hook,
-                   "context": context, "metadata": metadata if metadata is not None else {}}
+            task_id = context.get("taskId")
+        message = {"type": "event", "event": "hookEnter", **outcome.scope(), "taskId": task_id,
+                   "hook": hook, "ctxPayload": context,
+                   "metadataSnapshot": metadata if metadata is not None else {}}
         checked = validate("HookEnterMessageV1", message, direction="input")
         if not checked.valid:
             return outcome.fail(ErrorCode.INPUT_INVALID, f"{checked.path}: {checked.reason}")
@@ -288,7 +296,8 @@ class PluginVm:
         if hook not in self._registered:
             return outcome.fail(ErrorCode.NOT_REGISTERED, f"{hook} is not registered")
         phase = Phase.PRE_HOOK if hook in PRE_HOOKS else Phase.POST_HOOK
-        self.bridge.begin(invocation_id, phase)
+        self.bridge.begin(invocation_id, phase, call_chain_id=outcome.call_chain_id,
+                          permission_generation=outcome.permission_generation)
         try:
             result = self._run(message, outcome, abort_when)
         finally:
@@ -317,7 +326,8 @@ class PluginVm:
                 return outcome.fail(ErrorCode.WORKER_CRASHED, "message_flood", discard=True)
             results, exit_message = [], None
             for worker_message in step.messages:
-                if isinstance(worker_message, dict) and worker_message.get("type") == "hook.exit":
+                if isinstance(worker_message, dict) and worker_message.get("type") == "event" \
+                        and worker_message.get("event") == "hookExit":
                     exit_message = exit_message or worker_message
                     continue
                 reply = self.bridge.handle(worker_message)
@@ -336,33 +346,49 @@ class PluginVm:
                 if abort_when is not None and outcome.aborted is None else None
             if requested is not None:
                 outcome.aborted = str(requested)
-                op, arg = "abort", str(requested)
+                op, arg = "abort", self._abort_reason(outcome, requested)
             elif results:
                 op, arg = "settle", json.dumps(results)
             elif outcome.aborted is None:
                 # idle with nothing outstanding: it can never exit, so its time is up
                 outcome.aborted = str(AbortReason.TIMEOUT)
-                op, arg = "abort", str(AbortReason.TIMEOUT)
+                op, arg = "abort", self._abort_reason(outcome, AbortReason.TIMEOUT)
             else:
                 code = _ABORT_CODES.get(AbortReason(outcome.aborted), ErrorCode.WORKER_CRASHED)
                 return outcome.fail(code, f"no exit after abort: {outcome.aborted}",
                                     discard=True)
         return outcome.fail(ErrorCode.TIMEOUT, "round budget exceeded", discard=True)
 
+    @staticmethod
+    def _abort_reason(outcome: _Outcome, reason: AbortReason) -> str:
+        """The reason for the worker, once the ``HookAbortMessageV1`` carrying it validates."""
+        message = {"type": "event", "event": "abort", **outcome.scope(), "reason": str(reason)}
+        if not validate("HookAbortMessageV1", message, direction="input").valid:
+            raise AssertionError(f"the host built an invalid abort message for {reason!r}")
+        return str(reason)
+
     def _exit(self, message: Any, outcome: _Outcome, refusals: list[Refusal]) -> HookOutcome:
-        if message.get("invocationId") != outcome.invocation_id \
-                or message.get("hook") != outcome.hook:
+        # H3 (§8): the exit carries the invocation's whole scope; anything else fails closed.
+        if any(message.get(k) != v for k, v in outcome.scope().items()):
             return outcome.fail(ErrorCode.CONCURRENT_PROTOCOL_VIOLATION,
                                 "exit for another invocation", discard=True)
         checked = validate("HookExitMessageV1", message, direction="output")
+        if checked.valid and message["ok"]:  # §9.3/§9.4: what this hook may return at all
+            checked = validate(EFFECTS_BY_HOOK[outcome.hook], message["effects"],
+                               direction="output")
+            if not checked.valid:
+                checked = type(checked)(False, checked.code, "/effects" + (checked.path or ""),
+                                        checked.reason)
         if not checked.valid:
             return outcome.fail(ErrorCode.OUTPUT_INVALID, f"{checked.path}: {checked.reason}")
         if outcome.aborted is not None:
             code = _ABORT_CODES.get(AbortReason(outcome.aborted), ErrorCode.WORKER_CRASHED)
             return outcome.fail(code, f"aborted: {outcome.aborted}",
                                 guest_error=message.get("error"))
-        if message["status"] == "ok":
-            return outcome.success(message["effects"])
+        if message["ok"]:
+            effects = message["effects"]
+            return outcome.success({"contextPatches": effects["contextPatches"],
+                                    "metadataOperations": effects["metadataOperations"]})
         error = message["error"]
         failure = _vm_failure(error)
         if failure:
@@ -376,8 +402,7 @@ class PluginVm:
 def _vm_failure(error: dict[str, Any]) -> str | None:
     from hookconf.reference.guest.engine import classify_failure
 
-    params = error.get("detailParams") or {}
-    if params.get("name") != "InternalError":
+    if error.get("code") != "guest.internal_error":  # the prelude's code for an InternalError
         return None
     reason = classify_failure(error.get("message", ""))
     return reason if reason in _VM_FAILURES else None
@@ -386,9 +411,16 @@ def _vm_failure(error: dict[str, Any]) -> str | None:
 class _Outcome:
     """Mutable builder of one :class:`HookOutcome`."""
 
-    def __init__(self, hook: str, invocation_id: str) -> None:
+    def __init__(self, hook: str, invocation_id: str, call_chain_id: str,
+                 permission_generation: int) -> None:
         self.hook, self.invocation_id = hook, invocation_id
+        self.call_chain_id, self.permission_generation = call_chain_id, permission_generation
         self.aborted: str | None = None
+
+    def scope(self) -> dict[str, Any]:
+        """The invocation scope every message of this invocation carries (§8)."""
+        return {"invocationId": self.invocation_id, "callChainId": self.call_chain_id,
+                "permissionGeneration": self.permission_generation}
 
     def success(self, effects: dict[str, Any]) -> HookOutcome:
         return HookOutcome(self.hook, self.invocation_id, effects=effects, aborted=self.aborted)

@@ -3,7 +3,7 @@
 Without ``--out`` prints one document as JSON (exactly one NAME required); with ``--out``
 writes ``<NAME>.schema.json`` for each NAME (default: every schema) so a non-Python
 candidate can load them.  The hookconf keywords (``maxUtf8Bytes``, ``maxEncodedBytes``,
-``maxKeyBytes``, ``maxHeaderBytes``, ``jsonBounds``) are documented in
+``maxKeyBytes``, ``maxHeaderBytes``, ``jsonBounds``, ``sameValues``) are documented in
 ``hookconf.reference.schemas.keywords``; a generic validator ignores them, so byte-exact limits
 need that module's semantics.
 """

@@ -2,14 +2,17 @@
 
 ``example(name)`` returns a fresh deep copy each call, so callers may mutate it.  Values
 are deliberately plain ASCII; boundary cases swap one field for a multi-byte padded one.
+``variants(name)`` gives one valid value per branch of a schema that has branches (an
+enter message per hook, an exit with effects and with an error, a set and a delete
+operation, ...), so generated cases reach every branch.
 """
 
 from __future__ import annotations
 
-import copy
+import json
 from typing import Any
 
-__all__ = ["EXAMPLES", "example"]
+__all__ = ["EXAMPLES", "example", "variants"]
 
 _ERROR = {"code": "engine.http_404", "message": "Not Found", "detailKey": None,
           "detailParams": None}
@@ -46,7 +49,9 @@ _AFTER_COMPLETE = {**_COMMON, "task": _TASK, "filePath": "/downloads/file.bin",
 _ON_ERROR = {**_AFTER_COMPLETE, "task": {**_TASK, "status": "error", "error": _ERROR},
              "error": _ERROR}
 
-_PRE_EFFECTS = {"contextPatches": [], "metadataOperations": []}
+_PRE_EFFECTS = {"schemaVersion": 1, "contextPatches": [], "metadataOperations": []}
+
+_SCOPE = {"invocationId": "inv-1", "callChainId": "chain-1", "permissionGeneration": 1}
 
 EXAMPLES: dict[str, Any] = {
     "ErrorDescriptorV1": _ERROR,
@@ -54,18 +59,27 @@ EXAMPLES: dict[str, Any] = {
     "DeliveryEnvelopeV1": _DELIVERY,
     "BeforeCreateRequestV1": _REQUEST,
     "BeforeCreateContextV1": _BEFORE_CREATE,
+    "BeforeCreateHttpContextV1": _BEFORE_CREATE,
+    "BeforeCreateBtContextV1": {**_COMMON, "sourceUrl": "magnet:?xt=urn:btih:" + "a" * 40,
+                                "createdBy": "user", "requestedAt": 1767225600000,
+                                "type": "magnet", "trackers": ["udp://tracker.example.test/"]},
     "BeforeFinalizeContextV1": _BEFORE_FINALIZE,
     "AfterCompleteContextV1": _AFTER_COMPLETE,
     "OnErrorContextV1": _ON_ERROR,
-    "HookEnterMessageV1": {"type": "hook.enter", "invocationId": "inv-1",
-                           "hook": "beforeFinalize", "context": _BEFORE_FINALIZE,
-                           "metadata": {"title": "Example"}},
-    "HookExitMessageV1": {"type": "hook.exit", "invocationId": "inv-1",
-                          "hook": "beforeFinalize", "status": "ok",
-                          "effects": {"contextPatches": [{"filePath": "/downloads/x.bin"}],
+    "HookEnterMessageV1": {"type": "event", "event": "hookEnter", **_SCOPE, "taskId": "task-1",
+                           "hook": "beforeFinalize", "ctxPayload": _BEFORE_FINALIZE,
+                           "metadataSnapshot": {"title": "Example"}},
+    "HookAbortMessageV1": {"type": "event", "event": "abort", **_SCOPE, "reason": "timeout"},
+    "HookExitMessageV1": {"type": "event", "event": "hookExit", **_SCOPE, "ok": True,
+                          "effects": {"schemaVersion": 1,
+                                      "contextPatches": [{"filePath": "/downloads/x.bin"}],
                                       "metadataOperations": [
                                           {"op": "set", "key": "a", "value": {"b": 1}}]}},
-    "BeforeCreateEffectsV1": {"contextPatches": [{"uris": ["https://cdn.example.test/f"]}],
+    "HookEffectsV1": {"schemaVersion": 1, "contextPatches": [{"filePath": "/downloads/x.bin"}],
+                      "metadataOperations": [{"op": "delete", "key": "a"}]},
+    "HookContextPatchV1": {"filename": "renamed.bin", "connections": 4},
+    "BeforeCreateEffectsV1": {"schemaVersion": 1,
+                              "contextPatches": [{"uris": ["https://cdn.example.test/f"]}],
                               "metadataOperations": []},
     "BeforeFinalizeEffectsV1": _PRE_EFFECTS,
     "PostHookEffectsV1": _PRE_EFFECTS,
@@ -79,15 +93,76 @@ EXAMPLES: dict[str, Any] = {
     "UrlListV1": ["https://example.test/file.bin"],
     "PostDeliveryPayloadV1": {"task": _TASK, "filePath": "/downloads/file.bin",
                               "delivery": _DELIVERY},
-    "CapabilityCallMessageV1": {"type": "capability.call", "invocationId": "inv-1",
-                                "callId": 0, "capability": "storage", "method": "get",
-                                "args": ["k"]},
-    "CapabilityResultMessageV1": {"type": "capability.result", "invocationId": "inv-1",
-                                  "callId": 0, "ok": True,
-                                  "value": {"value": None, "version": 0}},
+    "CapabilityCallMessageV1": {"type": "call", "id": 1, **_SCOPE, "capability": "storage",
+                                "method": "get", "args": ["k"]},
+    "CapabilityResponseMessageV1": {"type": "response", "id": 1, **_SCOPE, "ok": True,
+                                    "result": {"value": None, "version": 0}},
 }
+
+
+_CONTEXT_BY_HOOK = {"beforeCreate": "BeforeCreateHttpContextV1",
+                    "beforeFinalize": "BeforeFinalizeContextV1",
+                    "afterComplete": "AfterCompleteContextV1", "onError": "OnErrorContextV1"}
+
+
+def _enter(hook: str) -> dict[str, Any]:
+    return {**EXAMPLES["HookEnterMessageV1"], "hook": hook,
+            "ctxPayload": EXAMPLES[_CONTEXT_BY_HOOK[hook]]}
+
+
+_BT_TASK = {**_TASK, "type": "bt", "kind": "bt", "infoHash": "c" * 40}
+_DETAILED_ERROR = {**_ERROR, "detailKey": "errors.http.status",
+                   "detailParams": {"status": "404", "host": "example.test"}}
+_VARIANTS: dict[str, dict[str, Any]] = {
+    "ErrorDescriptorV1": {"plain": _ERROR, "detailed": _DETAILED_ERROR},
+    "OnErrorContextV1": {"plain": _ON_ERROR, "detailed": {**_ON_ERROR, "error": _DETAILED_ERROR}},
+    "HookEnterMessageV1": {hook.lower(): _enter(hook) for hook in _CONTEXT_BY_HOOK}
+    | {"beforecreate-bt": {**_enter("beforeCreate"),
+                           "ctxPayload": EXAMPLES["BeforeCreateBtContextV1"]}},
+    "HookExitMessageV1": {
+        "ok": EXAMPLES["HookExitMessageV1"],
+        "error": {**{k: v for k, v in EXAMPLES["HookExitMessageV1"].items() if k != "effects"},
+                  "ok": False, "error": {"code": "guest.exception", "message": "boom"}},
+    },
+    "CapabilityResponseMessageV1": {
+        "ok": EXAMPLES["CapabilityResponseMessageV1"],
+        "error": {**{k: v for k, v in EXAMPLES["CapabilityResponseMessageV1"].items()
+                     if k != "result"},
+                  "ok": False, "error": {"code": "plugin.hook.permission_denied",
+                                         "message": "storage is not granted"}},
+        "unscoped": {"type": "response", "id": 1, "ok": True, "result": None},
+    },
+    "CapabilityCallMessageV1": {
+        "scoped": EXAMPLES["CapabilityCallMessageV1"],
+        "unscoped": {k: v for k, v in EXAMPLES["CapabilityCallMessageV1"].items()
+                     if k not in ("invocationId", "callChainId", "permissionGeneration")},
+        "command": {**EXAMPLES["CapabilityCallMessageV1"], "commandScope": {
+            "commandInvocationId": 9, "callChain": {"id": "chain-9", "plugins": ["pub.a"]}}},
+    },
+    "MetadataOperationV1": {"set": EXAMPLES["MetadataOperationV1"],
+                            "delete": {"op": "delete", "key": "title"}},
+    "BeforeCreateContextV1": {"http": _BEFORE_CREATE,
+                              "bt": EXAMPLES["BeforeCreateBtContextV1"]},
+    "BeforeFinalizeContextV1": {
+        "http": _BEFORE_FINALIZE,
+        "bt": {**_BEFORE_FINALIZE, "task": _BT_TASK, "sourceUrl": "urn:btih:" + "c" * 40},
+    },
+}
+
+
+def variants(name: str) -> dict[str, Any]:
+    """``{variant key: fresh valid value}`` of the named schema (``{"example": ...}`` when it
+    has one form); raises ``KeyError`` if unknown."""
+    found = _VARIANTS.get(name) or {"example": EXAMPLES[name]}
+    return _fresh(found)
 
 
 def example(name: str) -> Any:
     """A fresh valid value of the named schema; raises ``KeyError`` if unknown."""
-    return copy.deepcopy(EXAMPLES[name])
+    return _fresh(EXAMPLES[name])
+
+
+def _fresh(value: Any) -> Any:
+    """A deep copy sharing no container with another part of itself (unlike ``deepcopy``,
+    which keeps the sharing of the tables above), so one field can change alone."""
+    return json.loads(json.dumps(value))

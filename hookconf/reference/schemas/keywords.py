@@ -15,6 +15,10 @@ Draft 2020-12 validator:
     messages 2 MiB, metadata value 256 KiB, metadata snapshot 1 MiB).
 ``maxHeaderBytes: N``
     the sum of name and value bytes over a header list is at most ``N`` (256 KiB).
+``sameValues: [{"path": P, "as": Q}, ...]``
+    the values at the relative JSON pointers ``P`` and ``Q`` inside an object instance are
+    equal (the published schemas' cross-field rules); the error path points at ``P``.
+    Either pointer missing is left to ``required``.
 ``jsonBounds: {"maxDepth": D | null}``
     a structural walk of a JSON value: only JSON types, finite numbers, at most 1,024
     keys per object and 1,024 items per array, strings and keys within the generic 64 KiB,
@@ -138,6 +142,31 @@ def _json_bounds(validator, bounds, instance, schema):
         yield ValidationError(problem, path=list(path))
 
 
+_MISSING = object()
+
+
+def _at(instance: Any, pointer: str) -> Any:
+    node = instance
+    for part in pointer.split("/")[1:]:
+        part = part.replace("~1", "/").replace("~0", "~")
+        if not isinstance(node, dict) or part not in node:
+            return _MISSING
+        node = node[part]
+    return node
+
+
+def _same_values(validator, pairs, instance, schema):
+    if not isinstance(instance, dict):
+        return
+    for pair in pairs:
+        left, right = _at(instance, pair["path"]), _at(instance, pair["as"])
+        if left is _MISSING or right is _MISSING:
+            continue
+        if type(left) is not type(right) or left != right:
+            path = [p.replace("~1", "/").replace("~0", "~") for p in pair["path"].split("/")[1:]]
+            yield ValidationError(f"{pair['path']} must equal {pair['as']}", path=path)
+
+
 def _required(validator, required, instance, schema):
     if not isinstance(instance, dict):
         return
@@ -167,6 +196,7 @@ HookconfValidator = validators.extend(
         "maxEncodedBytes": _max_encoded_bytes,
         "maxHeaderBytes": _max_header_bytes,
         "jsonBounds": _json_bounds,
+        "sameValues": _same_values,
         "required": _required,
         "additionalProperties": _additional_properties,
     },

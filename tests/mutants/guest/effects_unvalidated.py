@@ -8,7 +8,7 @@ from hookconf.reference.guest.vm import PluginVm
 
 class UncheckedExitVm(PluginVm):
     def _exit(self, message: Any, outcome: Any, refusals: Any) -> Any:
-        if isinstance(message, dict) and message.get("status") == "ok" \
+        if isinstance(message, dict) and message.get("ok") is True \
                 and message.get("invocationId") == outcome.invocation_id:
             return outcome.success(message.get("effects"))
         return super()._exit(message, outcome, refusals)

@@ -16,10 +16,16 @@ hooks.afterComplete(async (ctx) => {
     setError,
   })
   globalThis.__motrixHost.post({
-    type: 'hook.exit',
+    type: 'event',
+    event: 'hookExit',
     invocationId: ctx.invocationId,
-    hook: 'afterComplete',
-    status: 'ok',
-    effects: { contextPatches: [], metadataOperations: [{ op: 'set', key: 'owned', value: true }] },
+    callChainId: ctx.invocationId,
+    permissionGeneration: 0,
+    ok: true,
+    effects: {
+      schemaVersion: 1,
+      contextPatches: [],
+      metadataOperations: [{ op: 'set', key: 'owned', value: true }],
+    },
   })
 })

@@ -2,9 +2,11 @@ import { hooks, log } from 'motrix:plugin-api'
 
 hooks.beforeFinalize(async (ctx) => {
   globalThis.__motrixHost.post({
-    type: 'capability.call',
+    type: 'call',
+    id: 424242,
     invocationId: ctx.invocationId + '-other',
-    callId: 424242,
+    callChainId: ctx.invocationId + '-other',
+    permissionGeneration: 0,
     capability: 'log',
     method: 'info',
     args: ['forged', null],
