@@ -719,11 +719,21 @@ def _expand(params: dict[str, Any], rng: random.Random, kinds: tuple[str, ...]) 
                     if key in seen:
                         continue
                     seen.add(key)
+                    if m.valid and _source_identity_site(name, variant, m.site):
+                        continue
                     try:
                         changed = m.apply(value)
                     except ValueError:  # no room to reach an encoded size: not generated
                         continue
                     yield _instance(key, name, direction, changed, m)
+
+
+def _source_identity_site(name: str, variant: str, site: str) -> bool:
+    """True for a beforeFinalize context's ``sourceUrl`` or ``task.infoHash``: §9.4 ties them to
+    each other and to the task type, so a value grown to a byte limit alone is no longer valid
+    there, and an at-limit *positive* case cannot be built (over-limit negatives still are)."""
+    finalize = name == "BeforeFinalizeContextV1" or variant == "beforefinalize"
+    return finalize and (site.endswith("/sourceUrl") or site.endswith("/task/infoHash"))
 
 
 def _slug(pointer: str) -> str:

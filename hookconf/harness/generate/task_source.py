@@ -251,9 +251,11 @@ def expand_finalize_source(params: dict[str, Any], rng: random.Random) -> Iterat
         context = _finalize_context(task_type, info_hash, source)
         for schema, value, pointer in (
             ("BeforeFinalizeContextV1", context, "/sourceUrl"),
-            ("HookEnterMessageV1", {"type": "hook.enter", "invocationId": "inv-1",
-                                    "hook": "beforeFinalize", "context": context, "metadata": {}},
-             "/context/sourceUrl"),
+            ("HookEnterMessageV1", {"type": "event", "event": "hookEnter", "invocationId": "inv-1",
+                                    "callChainId": "chain-1", "permissionGeneration": 1,
+                                    "taskId": _TASK, "hook": "beforeFinalize", "ctxPayload": context,
+                                    "metadataSnapshot": {}},
+             "/ctxPayload/sourceUrl"),
         ):
             expect: dict[str, Any] = {"valid": True} if valid else {
                 "valid": False, "code": "plugin.hook.input_invalid", "path": pointer}

@@ -56,6 +56,6 @@ def problem(schema_name: str, value: Any) -> tuple[str, str] | None:
         return _context_problem(value)
     if schema_name == "HookEnterMessageV1" and isinstance(value, dict) \
             and value.get("hook") == "beforeFinalize":
-        found = _context_problem(value.get("context"))
-        return None if found is None else ("/context" + found[0], found[1])
+        found = _context_problem(value.get("ctxPayload"))
+        return None if found is None else ("/ctxPayload" + found[0], found[1])
     return None
