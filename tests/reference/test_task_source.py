@@ -57,7 +57,9 @@ def test_a_bt_source_crosses_only_as_its_canonical_identity():
     raw = f"magnet:?xt=urn:btih:{hex_hash}&tr=https%3A%2F%2Ft.example%2Fa%3Fpasskey%3Dx"
     refused = validate("BeforeFinalizeContextV1", _context("magnet", hex_hash, raw))
     assert (refused.valid, refused.code, refused.path) == (False, ErrorCode.INPUT_INVALID, "/sourceUrl")
-    enter = {"type": "hook.enter", "invocationId": "i", "hook": "beforeFinalize",
-             "context": _context("bt", None, "/home/u/f.torrent"), "metadata": {}}
-    assert validate("HookEnterMessageV1", enter).path == "/context/sourceUrl"
+    context = _context("bt", None, "/home/u/f.torrent")
+    enter = {"type": "event", "event": "hookEnter", "invocationId": context["invocationId"],
+             "callChainId": "chain-1", "permissionGeneration": 1, "taskId": context["taskId"],
+             "hook": "beforeFinalize", "ctxPayload": context, "metadataSnapshot": {}}
+    assert validate("HookEnterMessageV1", enter).path == "/ctxPayload/sourceUrl"
     assert validate("BeforeFinalizeContextV1", _context("ftp", None, "ftp://h/f")).valid

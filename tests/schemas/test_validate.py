@@ -96,8 +96,11 @@ def test_bt_finalize_source_is_a_canonical_identifier():
     context = example("BeforeFinalizeContextV1")
     context["task"] = {**context["task"], "type": "magnet", "kind": "bt"}
     assert validate("BeforeFinalizeContextV1", context).path == "/sourceUrl"
-    for good in ("urn:btih:" + "0" * 40, "urn:btih:" + "a" * 32, "urn:motrix:bt:dGFzay0x"):
-        assert validate("BeforeFinalizeContextV1", {**context, "sourceUrl": good}).valid
+    # §9.4: a valid info hash gives urn:btih:<infoHash>, otherwise urn:motrix:bt:<base64url(taskId)>
+    for info_hash, good in (("0" * 40, "urn:btih:" + "0" * 40), ("a" * 32, "urn:btih:" + "a" * 32),
+                            (None, "urn:motrix:bt:dGFzay0x")):
+        task = {**context["task"], "infoHash": info_hash}
+        assert validate("BeforeFinalizeContextV1", {**context, "task": task, "sourceUrl": good}).valid
     for bad in ("magnet:?xt=urn:btih:" + "0" * 40, "urn:btih:" + "0" * 39,
                 "urn:motrix:bt:dGFzay0x\n", "/home/a/x.torrent"):
         assert not validate("BeforeFinalizeContextV1", {**context, "sourceUrl": bad}).valid
