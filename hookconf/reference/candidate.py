@@ -14,6 +14,7 @@ operation                  reference area                                       
 ``dto.validate``           :func:`hookconf.reference.schemas.validate.dto_validate`           §9.1
 ``guest.run``              :func:`hookconf.reference.guest.invoke.run_plugin`                 §8, §9
 ``runtime.*``              :class:`hookconf.reference.runtime.ops.RuntimeOps`                 §5, §6, §8
+``finalize.*``             :class:`hookconf.reference.finalize.ops.FinalizeOps`               §10
 =========================  ========================================================  ==========
 """
 
@@ -23,6 +24,7 @@ from collections.abc import Callable
 from typing import Any
 
 from hookconf.reference import __version__
+from hookconf.reference.finalize.ops import FinalizeOps
 from hookconf.reference.guest.invoke import run_plugin
 from hookconf.reference.guest.vm import PluginVm
 from hookconf.reference.permissions.matcher import InvalidPattern, PatternSet, check_request, parse_pattern
@@ -42,7 +44,7 @@ class UnknownOperation(Exception):
         self.message = f"operation {op!r} is not implemented"
 
 
-class ReferenceCandidate(RuntimeOps):
+class ReferenceCandidate(RuntimeOps, FinalizeOps):
     """The hookconf reference runtime behind the candidate protocol."""
 
     families: tuple[str, ...] = ("permissions", "dto", "runtime", "guest")
@@ -74,6 +76,7 @@ class ReferenceCandidate(RuntimeOps):
             "dto.validate": self.dto_validate,
             "guest.run": self.guest_run,
             **self.runtime_ops(),
+            **self.finalize_ops(),
         }
 
     # Each operation is a method so that a mutant can override exactly one of them.

@@ -1,0 +1,284 @@
+"""The executor: carries a route's effects out through the VFS port (§10.2, §10.3).
+
+:class:`JournalStore` appends journal records durably: the first record creates the file
+exclusively, writes, fsyncs the file and then its directory; later records write at the end
+and fsync.  :class:`Executor` runs stages in order — effects, then the stage's journal
+event through :func:`hookconf.reference.finalize.journal.step` — so a phase is appended only
+after the filesystem state it names is durable (H19), and ``prepared`` before the first
+file action (H13).  Install is always no-replace (:meth:`Vfs.rename_noreplace`, whose port
+falls back to link-then-unlink for a file and fails closed for a directory); a plain
+rename is never issued (H10).
+
+On a failure before ``db_committed`` the completed stages are undone in reverse, each
+undo identity-checked, then ``cancelled`` is journaled with the §13 code; if an undo meets
+a mismatch the journal is ``quarantined`` and nothing more is touched.  A cleanup
+mismatch after ``db_committed`` is quarantined too (the task stays completed).
+"""
+
+from __future__ import annotations
+
+import errno
+from dataclasses import dataclass
+
+from hookconf.faultinject.port import Kind, Vfs
+from hookconf.reference.errors import ErrorCode, Fault, HookRuntimeError
+from hookconf.reference.finalize import journal as j
+from hookconf.reference.finalize.identity import CHUNK_BYTES, artifact_identity
+from hookconf.reference.finalize.plan import (
+    CopyFile,
+    DiscardPrivate,
+    Effect,
+    FsyncDir,
+    FsyncFile,
+    HookPlan,
+    Link,
+    MoveBack,
+    RenameNoReplace,
+    Stage,
+    Unlink,
+    Verify,
+    parent_of,
+    route,
+)
+
+__all__ = ["Executor", "JournalStore", "Mismatch", "Outcome"]
+
+
+class Mismatch(HookRuntimeError):
+    """A path does not hold the identity the journal recorded (§10.1): bytes are kept."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(ErrorCode.RECOVERY_QUARANTINED, message, fault=Fault.ENVIRONMENT)
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What a finalization or a recovery ended with: ``status`` is ``completed``,
+    ``failed`` (``code`` set; the journal is ``cancelled`` or was never written),
+    ``quarantined`` (``code`` = ``plugin.finalize.recovery_quarantined``) or ``pending``
+    (the journal is left open for start-up recovery)."""
+
+    status: str
+    phase: str | None
+    code: str | None = None
+    final_path: str | None = None
+    reason: str = ""
+
+    def to_json(self) -> dict[str, object]:
+        out: dict[str, object] = {"status": self.status, "phase": self.phase}
+        if self.code is not None:
+            out["code"] = self.code
+        if self.final_path is not None:
+            out["finalPath"] = self.final_path
+        if self.reason:
+            out["reason"] = self.reason[:300]
+        return out
+
+
+class JournalStore:
+    """The journal file of one task: ``<state_dir>/finalize-<task_id>.journal``."""
+
+    def __init__(self, vfs: Vfs, state_dir: str, task_id: str) -> None:
+        self.vfs = vfs
+        self.state_dir = state_dir
+        self.path = f"{state_dir}/finalize-{task_id}.journal"
+        self.marker = f"{state_dir}/finalize-{task_id}.quarantined"
+
+    def read(self) -> bytes | None:
+        """The journal's bytes, or ``None`` when there is no journal."""
+        try:
+            fh = self.vfs.open(self.path, "r")
+        except FileNotFoundError:
+            return None
+        try:
+            parts, offset = [], 0
+            while chunk := self.vfs.read(fh, CHUNK_BYTES, offset):
+                parts.append(chunk)
+                offset += len(chunk)
+            return b"".join(parts)
+        finally:
+            self.vfs.close(fh)
+
+    def append(self, record: dict[str, object]) -> None:
+        """Append one record durably (see the module docstring)."""
+        line = j.encode(record)
+        try:
+            fh = self.vfs.open(self.path, "x")
+            created = True
+        except FileExistsError:
+            fh = self.vfs.open(self.path, "r+")
+            created = False
+        try:
+            size = self.vfs.fstat(fh).size
+            self.vfs.write(fh, line, size)
+            self.vfs.fsync(fh)
+        finally:
+            self.vfs.close(fh)
+        if created:
+            self.vfs.fsync_dir(self.state_dir)
+
+    def mark_quarantined(self) -> None:
+        """For a journal too damaged to append to: a durable marker file (idempotent)."""
+        try:
+            fh = self.vfs.open(self.marker, "x")
+        except FileExistsError:
+            return
+        self.vfs.close(fh)
+        self.vfs.fsync_dir(self.state_dir)
+
+
+class Executor:
+    """Runs one plan's stages against ``vfs``, journaling into ``store``."""
+
+    def __init__(self, vfs: Vfs, store: JournalStore, plan: HookPlan) -> None:
+        self.vfs = vfs
+        self.store = store
+        self.plan = plan
+        self.initial, self.stages = route(plan)
+        self.state = j.JournalState()
+
+    # ---- the journal -----------------------------------------------------------------
+    def record(self, event: j.Event) -> None:
+        """Step the journal machine and persist the record it asks for."""
+        self.state, effects = j.step(self.state, event)
+        for effect in effects:
+            self.store.append(effect.record)
+
+    # ---- a whole run -----------------------------------------------------------------
+    def finalize(self) -> Outcome:
+        """``prepared``, then every stage; compensation on failure (§10.2, §10.3)."""
+        self.record(j.Prepared(self.plan.to_json()))
+        return self.run_from(0, done=0)
+
+    def run_from(self, start: int, *, done: int) -> Outcome:
+        """Run stages ``start..``; ``done`` stages have their phase journaled already (a
+        re-run stage after recovery is not journaled twice)."""
+        for index in range(start, len(self.stages)):
+            stage = self.stages[index]
+            try:
+                for effect in stage.effects:
+                    self.apply(effect)
+            except HookRuntimeError as exc:
+                return self._fail(index, exc.code, exc.message)
+            except OSError as exc:
+                code = ErrorCode.TARGET_EXISTS if exc.errno == errno.EEXIST and \
+                    stage.name == "install" else ErrorCode.FILE_COMMIT_FAILED
+                return self._fail(index, code, f"{stage.name}: {exc.strerror} ({exc.filename})")
+            if index >= done:
+                self.record(stage.event)
+        return Outcome("completed", self.state.phase.value if self.state.phase else None,
+                       final_path=self.plan.target_path)
+
+    def _fail(self, index: int, code: ErrorCode, message: str) -> Outcome:
+        if self.state.committed:  # cleanup after db_committed: keep bytes, keep the task
+            self.record(j.Quarantined(str(ErrorCode.RECOVERY_QUARANTINED), message))
+            return Outcome("completed", self.state.phase.value if self.state.phase else None,
+                           ErrorCode.RECOVERY_QUARANTINED, self.plan.target_path, message)
+        if isinstance(code, ErrorCode) and code is ErrorCode.RECOVERY_QUARANTINED:
+            return self.quarantine(message)
+        try:
+            # Undo the failed stage's partial work and every completed stage, newest first.
+            for stage in reversed(self.stages[:index + 1]):
+                for effect in stage.undo:
+                    self.apply(effect)
+        except (HookRuntimeError, OSError) as exc:
+            return self.quarantine(f"{message}; compensation failed: {exc}")
+        self.record(j.Cancelled(str(code), message))
+        return Outcome("failed", self.state.phase.value if self.state.phase else None,
+                       str(code), reason=message)
+
+    def quarantine(self, reason: str) -> Outcome:
+        """Journal ``quarantined``; touch no byte (§10.3)."""
+        self.record(j.Quarantined(str(ErrorCode.RECOVERY_QUARANTINED), reason))
+        return Outcome("quarantined", j.Phase.QUARANTINED.value,
+                       str(ErrorCode.RECOVERY_QUARANTINED), reason=reason)
+
+    # ---- effects ---------------------------------------------------------------------
+    def holds(self, path: str, role: str) -> bool | None:
+        """Whether ``path`` holds ``role``'s identity; ``None`` when absent."""
+        try:
+            self.vfs.lstat(path)
+        except FileNotFoundError:
+            return None
+        try:
+            return artifact_identity(self.vfs, path) == self.plan.identity_of(role)
+        except HookRuntimeError:
+            return False
+
+    def apply(self, effect: Effect) -> None:
+        """Carry out one effect; raises ``OSError`` from the port or :class:`Mismatch`."""
+        vfs = self.vfs
+        if isinstance(effect, Verify):
+            if self.holds(effect.path, effect.role) is not True:
+                raise Mismatch(f"{effect.path} does not hold the recorded {effect.role} identity")
+        elif isinstance(effect, Link):
+            vfs.link(effect.src, effect.dst)
+        elif isinstance(effect, CopyFile):
+            self._copy(effect.src, effect.dst)
+        elif isinstance(effect, RenameNoReplace):
+            vfs.rename_noreplace(effect.src, effect.dst)
+        elif isinstance(effect, FsyncDir):
+            vfs.fsync_dir(effect.path)
+        elif isinstance(effect, FsyncFile):
+            fh = vfs.open(effect.path, "r")
+            try:
+                vfs.fsync(fh)
+            finally:
+                vfs.close(fh)
+        elif isinstance(effect, Unlink):
+            held = self.holds(effect.path, effect.role)
+            if held is False:
+                raise Mismatch(f"cleanup: {effect.path} no longer holds the recorded "
+                               f"{effect.role} identity; left in place")
+            if held:
+                vfs.unlink(effect.path)
+        elif isinstance(effect, MoveBack):
+            if self.holds(effect.src, effect.role):
+                vfs.rename_noreplace(effect.src, effect.dst)
+            elif self.holds(effect.dst, effect.role) is not True:
+                raise Mismatch(f"neither {effect.src} nor {effect.dst} holds the recorded "
+                               f"{effect.role} identity")
+        elif isinstance(effect, DiscardPrivate):
+            self.discard_private(effect.path, effect.role)
+        else:  # pragma: no cover - the Effect union is closed
+            raise TypeError(effect)
+
+    def discard_private(self, path: str, role: str) -> None:
+        """See :class:`~hookconf.reference.finalize.plan.DiscardPrivate`."""
+        try:
+            st = self.vfs.lstat(path)
+        except FileNotFoundError:
+            return
+        expected = self.plan.identity_of(role).to_json()
+        partial = st.kind is Kind.FILE and expected["kind"] == "file" \
+            and st.size <= int(expected["size"])
+        if not partial and self.holds(path, role) is not True:
+            raise Mismatch(f"the private item {path} holds unknown bytes; left in place")
+        self.vfs.unlink(path)
+
+    def _copy(self, src: str, dst: str) -> None:
+        vfs = self.vfs
+        fin = vfs.open(src, "r")
+        try:
+            fout = vfs.open(dst, "x")
+            try:
+                offset = 0
+                while chunk := vfs.read(fin, CHUNK_BYTES, offset):
+                    vfs.write(fout, chunk, offset)
+                    offset += len(chunk)
+                vfs.fsync(fout)
+            finally:
+                vfs.close(fout)
+        finally:
+            vfs.close(fin)
+
+
+def stage_parents(stage: Stage) -> tuple[str, ...]:
+    """Directories a stage's effects touch (recovery fsyncs them before journaling)."""
+    dirs: dict[str, None] = {}
+    for effect in stage.effects:
+        for path in (getattr(effect, "src", None), getattr(effect, "dst", None),
+                     getattr(effect, "path", None)):
+            if path is not None and not isinstance(effect, FsyncDir):
+                dirs[parent_of(path)] = None
+    return tuple(dirs)

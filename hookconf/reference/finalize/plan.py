@@ -1,0 +1,417 @@
+"""HookPlan (§10.1) and its route: the file actions of §10.2 as values.
+
+:func:`build_plan` reads identities (never mutates) and returns a :class:`HookPlan`;
+:func:`route` turns a plan into :class:`Stage` values — each stage a tuple of effects
+(:class:`Link`, :class:`CopyFile`, :class:`RenameNoReplace`, :class:`FsyncFile`,
+:class:`FsyncDir`, :class:`Verify`, :class:`Unlink`), the journal event recorded once they
+are durable, and the *layout* the named paths hold afterwards.  The executor
+(:mod:`hookconf.reference.finalize.execute`) carries effects out through the VFS port;
+recovery (:mod:`hookconf.reference.finalize.recovery`) compares layouts.
+
+Path branches (§10.1, §10.2) implemented here:
+
+==================  ==================================================================
+``in_place``        ``source == target``, no replacement: no path changes;
+                    ``prepared -> target_installed`` after making the artifact durable
+``direct``          distinct paths on one device, no replacement: the source (file or
+                    directory) is installed by one no-replace rename, no ``target_staged``
+``copy``            a regular file across devices: a private copy under the target's
+                    directory (written, fsynced, parent fsynced), then a no-replace install;
+                    the source is kept until ``db_committed``, then deleted
+``replace``         a staged replacement, distinct paths: the replacement is hard-linked
+                    (same device) or copied to the private name and installed; the
+                    obsolete source and the staging name are cleaned after commit
+``replace_in_place`` a staged replacement at ``source == target``: the source is moved
+                    no-replace to the rollback path (``source_preserved``) first
+==================  ==================================================================
+
+Not yet: a cross-device directory, a directory source with a replacement, case-folding
+equivalence (a target-filesystem collision) and the mutation lease (§10.1, H8); such plans
+fail with ``plugin.finalize.plan_invalid`` rather than run half-built.
+"""
+
+from __future__ import annotations
+
+import errno
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from hookconf.faultinject.port import Kind, Vfs, split_path
+from hookconf.reference.errors import ErrorCode, HookRuntimeError
+from hookconf.reference.finalize import journal as j
+from hookconf.reference.finalize.identity import (
+    ArtifactIdentity,
+    FileIdentity,
+    artifact_identity,
+    file_identity,
+    identity_from_json,
+)
+
+__all__ = [
+    "CopyFile",
+    "DiscardPrivate",
+    "Effect",
+    "FsyncDir",
+    "FsyncFile",
+    "HookPlan",
+    "Link",
+    "MoveBack",
+    "RenameNoReplace",
+    "Replacement",
+    "Stage",
+    "Unlink",
+    "Verify",
+    "build_plan",
+    "parent_of",
+    "route",
+]
+
+_TASK_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+SOURCE, REPLACEMENT = "source", "replacement"
+
+
+# ---- effects ---------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Link:
+    """Hard-link ``src`` as ``dst`` (never replaces)."""
+
+    src: str
+    dst: str
+
+
+@dataclass(frozen=True, slots=True)
+class CopyFile:
+    """Copy regular file ``src`` to a new ``dst`` created exclusively; fsync ``dst``."""
+
+    src: str
+    dst: str
+
+
+@dataclass(frozen=True, slots=True)
+class RenameNoReplace:
+    """Move ``src`` to ``dst`` only if ``dst`` does not exist (§10.1 no-clobber)."""
+
+    src: str
+    dst: str
+
+
+@dataclass(frozen=True, slots=True)
+class FsyncFile:
+    """Make a file's content durable."""
+
+    path: str
+
+
+@dataclass(frozen=True, slots=True)
+class FsyncDir:
+    """Make a directory's entries durable."""
+
+    path: str
+
+
+@dataclass(frozen=True, slots=True)
+class Verify:
+    """Recompute ``path``'s identity; it must equal the recorded ``role``'s identity."""
+
+    path: str
+    role: str
+
+
+@dataclass(frozen=True, slots=True)
+class Unlink:
+    """Delete ``path`` only if it still holds ``role``'s identity; absent is done."""
+
+    path: str
+    role: str
+
+
+@dataclass(frozen=True, slots=True)
+class MoveBack:
+    """Compensation: move ``src`` back to ``dst`` no-replace if ``src`` holds ``role``'s
+    identity; nothing to do if ``dst`` already holds it; any other layout is a mismatch."""
+
+    src: str
+    dst: str
+    role: str
+
+
+@dataclass(frozen=True, slots=True)
+class DiscardPrivate:
+    """Delete the invocation-private item ``path`` if it is absent, ``role``'s identity or
+    a shorter regular file (a partial private copy, §10.2: "partial copies are private");
+    anything else is a mismatch."""
+
+    path: str
+    role: str
+
+
+Effect = Link | CopyFile | RenameNoReplace | FsyncFile | FsyncDir | Verify | Unlink | MoveBack \
+    | DiscardPrivate
+#: A layout: for each path the plan names, the role whose identity it holds (None: absent).
+Layout = tuple[tuple[str, str | None], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Stage:
+    """One step of a route: ``effects`` in order, then ``event`` is journaled; afterwards
+    the plan's paths hold ``layout``.  ``undo`` reverses the stage before ``db_committed``
+    (compensation, §10.3)."""
+
+    name: str
+    effects: tuple[Effect, ...]
+    event: j.Event
+    layout: Layout
+    undo: tuple[Effect, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Replacement:
+    """§10.1 ``replacement``: the plugin, its staged path and the staged file's identity."""
+
+    plugin_id: str
+    staged_path: str
+    identity: ArtifactIdentity
+
+
+@dataclass(frozen=True)
+class HookPlan:
+    """§10.1 HookPlan plus what §10.2 requires ``prepared`` to record: the route, the
+    invocation-private name, the rollback path and whether the move crosses devices.
+    Paths are relative to the scenario root, ``/``-separated."""
+
+    task_id: str
+    source_path: str
+    target_path: str
+    source_identity: ArtifactIdentity
+    replacement: Replacement | None
+    route: str
+    private_path: str
+    rollback_path: str
+    cross_device: bool
+    metadata_ops: list[Any] = field(default_factory=list)
+    contributors: list[str] = field(default_factory=list)
+
+    def identity_of(self, role: str) -> ArtifactIdentity:
+        if role == SOURCE:
+            return self.source_identity
+        if role == REPLACEMENT and self.replacement is not None:
+            return self.replacement.identity
+        raise KeyError(role)
+
+    def to_json(self) -> dict[str, Any]:
+        rep = None
+        if self.replacement is not None:
+            rep = {"pluginId": self.replacement.plugin_id,
+                   "stagedPath": self.replacement.staged_path,
+                   "identity": self.replacement.identity.to_json()}
+        return {"taskId": self.task_id, "sourcePath": self.source_path,
+                "targetPath": self.target_path, "sourceIdentity": self.source_identity.to_json(),
+                "replacement": rep, "route": self.route, "privatePath": self.private_path,
+                "rollbackPath": self.rollback_path, "crossDevice": self.cross_device,
+                "metadataOps": self.metadata_ops, "contributors": self.contributors}
+
+    @classmethod
+    def from_json(cls, value: Any) -> HookPlan:
+        """Parse a recorded plan; raises ``ValueError`` for a malformed row (§12: persisted
+        recovery rows are untrusted)."""
+        if not isinstance(value, dict):
+            raise ValueError("plan is not an object")
+        try:
+            rep = value["replacement"]
+            replacement = None
+            if rep is not None:
+                replacement = Replacement(str(rep["pluginId"]), _path(rep["stagedPath"]),
+                                          identity_from_json(rep["identity"]))
+            route_name = value["route"]
+            if route_name not in _ROUTES:
+                raise ValueError(f"unknown route {route_name!r}")
+            return cls(str(value["taskId"]), _path(value["sourcePath"]), _path(value["targetPath"]),
+                       identity_from_json(value["sourceIdentity"]), replacement, route_name,
+                       _path(value["privatePath"]), _path(value["rollbackPath"]),
+                       bool(value["crossDevice"]), list(value.get("metadataOps") or []),
+                       list(value.get("contributors") or []))
+        except (KeyError, TypeError, OSError) as exc:
+            raise ValueError(f"malformed plan: {exc}") from exc
+
+
+def _path(value: Any) -> str:
+    if not isinstance(value, str):
+        raise ValueError("path is not a string")
+    split_path(value)  # raises OSError(EINVAL) for absolute, '..', NUL, '\\'
+    return value
+
+
+def parent_of(path: str) -> str:
+    """The ``/``-separated parent of a Vfs path (``"."`` at the top)."""
+    head, _, _ = path.rpartition("/")
+    return head or "."
+
+
+def _invalid(message: str, code: ErrorCode = ErrorCode.PLAN_INVALID) -> HookRuntimeError:
+    return HookRuntimeError(code, message)
+
+
+def _checked_path(value: Any, what: str) -> tuple[str, ...]:
+    if not isinstance(value, str):
+        raise _invalid(f"{what} is not a path")
+    try:
+        return split_path(value)
+    except OSError as exc:
+        raise _invalid(f"{what} {value!r:.120} is not a plain relative path") from exc
+
+
+def build_plan(vfs: Vfs, *, task_id: str, save_dir: str, source_path: str, target_path: str,
+               replacement: dict[str, Any] | None = None) -> HookPlan:
+    """Read identities and choose the route; never changes the filesystem.
+
+    Raises ``HookRuntimeError`` with ``plugin.finalize.plan_invalid`` (bad paths, a target
+    that is not a strict descendant of ``save_dir``, a symlink or special file, a
+    file/directory conflict, a branch not implemented), ``target_exists`` (an unrelated
+    entry at a distinct target, H10), ``staging_invalid`` (a replacement that is not one
+    regular file) or ``artifact_too_large``.
+    """
+    if not isinstance(task_id, str) or not _TASK_ID.match(task_id):
+        raise _invalid("taskId must be 1-64 of [A-Za-z0-9_-]")
+    save = _checked_path(save_dir, "saveDir")
+    _checked_path(source_path, "sourcePath")
+    target = _checked_path(target_path, "targetPath")
+    if len(target) <= len(save) or target[:len(save)] != save:
+        raise _invalid("targetPath must be a descendant of the save directory, not the "
+                       "directory itself (§10.1)")
+    try:
+        source_identity = artifact_identity(vfs, source_path)
+    except FileNotFoundError as exc:
+        raise _invalid(f"source {source_path} does not exist") from exc
+    rep = None
+    if replacement is not None:
+        staged = replacement.get("stagedPath")
+        _checked_path(staged, "replacement.stagedPath")
+        try:
+            st = vfs.lstat(staged)
+        except FileNotFoundError as exc:
+            raise _invalid("the staged replacement does not exist",
+                           ErrorCode.STAGING_INVALID) from exc
+        if st.kind is not Kind.FILE:
+            raise _invalid(f"the staged replacement is a {st.kind.value}, not one regular file",
+                           ErrorCode.STAGING_INVALID)
+        rep = Replacement(str(replacement.get("pluginId", "")), staged,
+                          file_identity(vfs, staged))
+    same = source_path == target_path
+    tdir = parent_of(target_path)
+    try:
+        tdev = vfs.device_of(tdir)
+        if vfs.lstat(tdir).kind is not Kind.DIR:
+            raise _invalid("the target's parent is not a directory")
+    except OSError as exc:
+        if exc.errno in (errno.ENOENT, errno.ENOTDIR, errno.ELOOP):
+            raise _invalid("the target's parent directory does not exist or is a symlink") from exc
+        raise
+    if not same:
+        try:
+            vfs.lstat(target_path)
+        except FileNotFoundError:
+            pass
+        else:
+            raise _invalid(f"{target_path} already exists; finalization never overwrites it",
+                           ErrorCode.TARGET_EXISTS)
+    moved = source_path if rep is None else rep.staged_path  # what reaches the target
+    cross = vfs.device_of(parent_of(moved)) != tdev
+    is_dir = source_identity.to_json()["kind"] == "directory"
+    if rep is None:
+        route_name = "in_place" if same else ("copy" if cross else "direct")
+        if route_name == "copy" and is_dir:
+            raise _invalid("a cross-device directory is not implemented by this reference")
+    else:
+        if is_dir:
+            raise _invalid("a file replacement for a directory source is a type mismatch")
+        route_name = "replace_in_place" if same else "replace"
+    private = f"{tdir}/.motrix-finalize.{task_id}.tmp" if tdir != "." else \
+        f".motrix-finalize.{task_id}.tmp"
+    rollback = private[:-len(".tmp")] + ".rollback"
+    return HookPlan(task_id, source_path, target_path, source_identity, rep, route_name,
+                    private, rollback, cross)
+
+
+def route(plan: HookPlan) -> tuple[Layout, list[Stage]]:
+    """The initial layout and the stages of ``plan``'s route (see the module table)."""
+    s, t, x, b = plan.source_path, plan.target_path, plan.private_path, plan.rollback_path
+    ps, pt = parent_of(s), parent_of(t)
+    stages: list[Stage] = []
+
+    def lay(d: dict[str, str | None]) -> Layout:
+        return tuple(sorted(d.items()))
+
+    db = lambda cur: Stage("db", (Verify(t, sel),), j.DbCommitted(t), lay(cur))  # noqa: E731
+    if plan.route == "in_place":
+        sel = SOURCE
+        cur = {t: SOURCE}
+        initial = lay(cur)
+        stages.append(Stage("install", (Verify(t, SOURCE), FsyncFile(t), FsyncDir(pt)),
+                            j.TargetInstalled(), lay(cur)))
+        stages += [db(cur), Stage("clean", (), j.Cleaned(), lay(cur))]
+        return initial, stages
+    if plan.route in ("direct", "copy"):
+        sel = SOURCE
+        if plan.route == "direct":
+            cur = {s: SOURCE, t: None}
+            initial = lay(cur)
+            syncs = (FsyncDir(pt),) + ((FsyncDir(ps),) if ps != pt else ())
+            cur = {s: None, t: SOURCE}
+            stages.append(Stage("install", (Verify(s, SOURCE), RenameNoReplace(s, t), *syncs,
+                                            Verify(t, SOURCE)),
+                                j.TargetInstalled(), lay(cur),
+                                undo=(MoveBack(t, s, SOURCE), *syncs)))
+            stages += [db(cur), Stage("clean", (), j.Cleaned(), lay(cur))]
+            return initial, stages
+        cur = {s: SOURCE, x: None, t: None}
+        initial = lay(cur)
+        cur = {s: SOURCE, x: SOURCE, t: None}
+        stages.append(Stage("stage", (Verify(s, SOURCE), CopyFile(s, x), FsyncDir(pt),
+                                      Verify(x, SOURCE)),
+                            j.TargetStaged(), lay(cur), undo=(DiscardPrivate(x, SOURCE), FsyncDir(pt))))
+        cur = {s: SOURCE, x: None, t: SOURCE}
+        stages.append(Stage("install", (Verify(x, SOURCE), RenameNoReplace(x, t), FsyncDir(pt),
+                                        Verify(t, SOURCE)),
+                            j.TargetInstalled(), lay(cur),
+                            undo=(MoveBack(t, x, SOURCE), FsyncDir(pt))))
+        stages.append(db(cur))
+        cur = {s: None, x: None, t: SOURCE}
+        stages.append(Stage("clean", (Unlink(s, SOURCE), FsyncDir(ps)), j.Cleaned(), lay(cur)))
+        return initial, stages
+    # replacement routes
+    assert plan.replacement is not None
+    sel = REPLACEMENT
+    r = plan.replacement.staged_path
+    pr = parent_of(r)
+    make = CopyFile(r, x) if plan.cross_device else Link(r, x)
+    if plan.route == "replace":
+        cur = {s: SOURCE, r: REPLACEMENT, x: None, t: None}
+    else:
+        cur = {t: SOURCE, r: REPLACEMENT, x: None, b: None}
+    initial = lay(cur)
+    cur = {**cur, x: REPLACEMENT}
+    stages.append(Stage("stage", (Verify(r, REPLACEMENT), make, FsyncDir(pt),
+                                  Verify(x, REPLACEMENT)),
+                        j.TargetStaged(), lay(cur), undo=(DiscardPrivate(x, REPLACEMENT), FsyncDir(pt))))
+    if plan.route == "replace_in_place":
+        cur = {**cur, t: None, b: SOURCE}
+        stages.append(Stage("preserve", (Verify(t, SOURCE), RenameNoReplace(t, b), FsyncDir(pt),
+                                         Verify(b, SOURCE)),
+                            j.SourcePreserved(), lay(cur),
+                            undo=(MoveBack(b, t, SOURCE), FsyncDir(pt))))
+    cur = {**cur, x: None, t: REPLACEMENT}
+    stages.append(Stage("install", (Verify(x, REPLACEMENT), RenameNoReplace(x, t), FsyncDir(pt),
+                                    Verify(t, REPLACEMENT)),
+                        j.TargetInstalled(), lay(cur),
+                        undo=(MoveBack(t, x, REPLACEMENT), FsyncDir(pt))))
+    stages.append(db(cur))
+    old = s if plan.route == "replace" else b
+    cur = {**cur, old: None, r: None}
+    syncs = tuple(FsyncDir(p) for p in dict.fromkeys((parent_of(old), pr)))
+    stages.append(Stage("clean", (Unlink(old, SOURCE), Unlink(r, REPLACEMENT), *syncs),
+                        j.Cleaned(), lay(cur)))
+    return initial, stages
+
+
+_ROUTES = ("in_place", "direct", "copy", "replace", "replace_in_place")

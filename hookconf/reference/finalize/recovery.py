@@ -1,0 +1,216 @@
+"""Start-up recovery (§10.3): a fold over the journal, then the adjacent-phase layouts.
+
+For each journal in the state directory, :func:`recover` folds the records through
+:func:`hookconf.reference.finalize.journal.step` to the recorded phase, then compares the
+files the plan names with the layouts of that phase and its neighbours (§10.3: "Recovery
+checks both the recorded phase and all possible adjacent-phase file layouts so a crash
+before a phase update is unambiguous"):
+
+- the layout of the recorded phase: continue with the next stage;
+- the layout of the *next* phase (the file action happened, the crash fell before its
+  journal write): make the stage's directories durable, journal its phase, continue;
+- the layout of the *previous* phase (the journaled action did not survive): redo it
+  without journaling it twice;
+- a partial invocation-private copy, or a no-replace install published by link whose
+  unlink did not happen: finish or discard only that private state, then continue;
+- ``db_committed``: keep the committed target and finish the idempotent cleanup;
+- anything else, a malformed journal or a malformed plan: ``quarantined`` with
+  ``plugin.finalize.recovery_quarantined``; no byte is deleted.
+
+A journal that ends ``cleaned``, ``cancelled`` or ``quarantined`` is left alone, so a
+second run changes nothing (idempotent).  Recovery always rolls forward when it can; §10.3
+allows "retry or cancel safely" at ``prepared``.
+"""
+
+from __future__ import annotations
+
+from hookconf.faultinject.port import Vfs
+from hookconf.reference.errors import ErrorCode
+from hookconf.reference.finalize import journal as j
+from hookconf.reference.finalize.execute import Executor, JournalStore, Outcome, stage_parents
+from hookconf.reference.finalize.identity import ArtifactIdentity, artifact_identity
+from hookconf.reference.finalize.plan import HookPlan, Layout, RenameNoReplace
+
+__all__ = ["journal_ids", "read_state", "recover", "recover_task"]
+
+_PREFIX, _SUFFIX = "finalize-", ".journal"
+
+
+def journal_ids(vfs: Vfs, state_dir: str) -> list[str]:
+    """Task ids with a journal in ``state_dir`` (sorted)."""
+    try:
+        names = vfs.listdir(state_dir)
+    except FileNotFoundError:
+        return []
+    return [n[len(_PREFIX):-len(_SUFFIX)] for n in names
+            if n.startswith(_PREFIX) and n.endswith(_SUFFIX)]
+
+
+def read_state(store: JournalStore) -> tuple[j.JournalState | None, str]:
+    """The folded journal, read only: ``(state, "")``; ``(None, reason)`` when the journal
+    is malformed or marked quarantined; ``JournalState()`` when there is none."""
+    try:
+        store.vfs.lstat(store.marker)
+        return None, "marked quarantined"
+    except FileNotFoundError:
+        pass
+    raw = store.read()
+    if raw is None:
+        return j.JournalState(), ""
+    try:
+        return j.fold(j.decode(raw)), ""
+    except j.JournalError as exc:
+        return None, str(exc)
+
+
+def outcome_of(state: j.JournalState | None, reason: str = "") -> Outcome:
+    """How a folded journal reads as a task state."""
+    if state is None or state.phase is j.Phase.QUARANTINED:
+        code = str(ErrorCode.RECOVERY_QUARANTINED)
+        return Outcome("quarantined" if state is None or not state.committed else "completed",
+                       j.Phase.QUARANTINED.value, code,
+                       state.final_path if state else None, reason or (state.reason if state else ""))
+    if state.phase is None:
+        return Outcome("pending", None)
+    if state.phase is j.Phase.CANCELLED:
+        return Outcome("failed", state.phase.value, state.code, reason=state.reason)
+    if state.committed:
+        return Outcome("completed", state.phase.value, final_path=state.final_path)
+    return Outcome("pending", state.phase.value)
+
+
+def recover(vfs: Vfs, state_dir: str) -> list[tuple[str, Outcome]]:
+    """Recover every journal in ``state_dir``; returns ``(taskId, outcome)`` pairs."""
+    return [(tid, recover_task(vfs, JournalStore(vfs, state_dir, tid)))
+            for tid in journal_ids(vfs, state_dir)]
+
+
+def recover_task(vfs: Vfs, store: JournalStore) -> Outcome:
+    """Recover one task's finalization (see the module docstring)."""
+    state, reason = read_state(store)
+    if state is None:
+        store.mark_quarantined()
+        return outcome_of(None, reason)
+    if state.phase in (None, j.Phase.CLEANED, j.Phase.CANCELLED, j.Phase.QUARANTINED):
+        return outcome_of(state)
+    try:
+        plan = HookPlan.from_json(state.plan)
+    except ValueError as exc:
+        state, effects = j.step(state, j.Quarantined(str(ErrorCode.RECOVERY_QUARANTINED),
+                                                     f"malformed plan: {exc}"))
+        for effect in effects:
+            store.append(effect.record)
+        return outcome_of(state)
+    ex = Executor(vfs, store, plan)
+    ex.state = state
+    done = _journaled(ex, state.phase)
+    if state.committed:
+        return ex.run_from(done, done=done)
+    return _resume(ex, done)
+
+
+def _journaled(ex: Executor, phase: j.Phase) -> int:
+    """How many stages the recorded ``phase`` covers (``prepared``: 0)."""
+    if phase is j.Phase.PREPARED:
+        return 0
+    for index, stage in enumerate(ex.stages):
+        if _PHASE_OF[type(stage.event)] is phase:
+            return index + 1
+    return len(ex.stages)
+
+
+_PHASE_OF = {j.TargetStaged: j.Phase.TARGET_STAGED, j.SourcePreserved: j.Phase.SOURCE_PRESERVED,
+             j.TargetInstalled: j.Phase.TARGET_INSTALLED, j.DbCommitted: j.Phase.DB_COMMITTED,
+             j.Cleaned: j.Phase.CLEANED}
+
+
+def _resume(ex: Executor, done: int) -> Outcome:
+    layouts: list[Layout] = [ex.initial] + [s.layout for s in ex.stages]
+    seen = _Observer(ex)
+    here = layouts[done]
+    if done < len(ex.stages) and layouts[done + 1] != here and seen.fits(layouts[done + 1]):
+        return _recorded(ex, done)  # the action happened; its phase write did not
+    if seen.fits(here):
+        return ex.run_from(done, done=done)
+    if done > 0 and layouts[done - 1] != here and seen.fits(layouts[done - 1]):
+        return ex.run_from(done - 1, done=done)
+    if done < len(ex.stages):
+        fixed = _finish_private(ex, seen, here, layouts[done + 1], ex.stages[done])
+        if fixed == 0:  # a partial private copy was discarded: redo the stage
+            return ex.run_from(done, done=done)
+        if fixed == 1:  # the install was finished: journal it
+            return _recorded(ex, done)
+    return ex.quarantine(f"no layout adjacent to {ex.state.phase.value if ex.state.phase else '-'}"
+                         f" matches the files: {seen.describe(here)}")
+
+
+def _recorded(ex: Executor, done: int) -> Outcome:
+    stage = ex.stages[done]
+    for parent in stage_parents(stage):
+        ex.vfs.fsync_dir(parent)
+    ex.record(stage.event)
+    return ex.run_from(done + 1, done=done + 1)
+
+
+def _finish_private(ex: Executor, seen: _Observer, here: Layout, nxt: Layout, stage) -> int | None:
+    """0: a partial private copy was discarded (redo the stage); 1: a link-published
+    install was finished (journal the stage); ``None``: neither applies."""
+    private = ex.plan.private_path
+    here_d, next_d = dict(here), dict(nxt)
+    if here_d.get(private, "absent") is None and seen.fits(tuple((p, r) for p, r in here
+                                                                  if p != private)):
+        role = next_d.get(private)
+        if role is not None:
+            ex.discard_private(private, role)
+            ex.vfs.fsync_dir(private.rpartition("/")[0] or ".")
+            return 0
+    for effect in stage.effects:
+        if isinstance(effect, RenameNoReplace) and next_d.get(effect.src, "x") is None:
+            role = next_d.get(effect.dst)
+            both = tuple((p, role if p == effect.src else r) for p, r in nxt)
+            if role is not None and seen.fits(both) and seen.same_inode(effect.src, effect.dst):
+                ex.vfs.unlink(effect.src)
+                return 1
+    return None
+
+
+class _Observer:
+    """Identities of the plan's paths, read once each."""
+
+    def __init__(self, ex: Executor) -> None:
+        self.ex = ex
+        self._cache: dict[str, ArtifactIdentity | str | None] = {}
+
+    def identity(self, path: str) -> ArtifactIdentity | str | None:
+        if path not in self._cache:
+            try:
+                self.ex.vfs.lstat(path)
+            except FileNotFoundError:
+                self._cache[path] = None
+            else:
+                try:
+                    self._cache[path] = artifact_identity(self.ex.vfs, path)
+                except Exception as exc:  # noqa: BLE001 - unreadable is simply "other"
+                    self._cache[path] = f"unreadable: {exc}"
+        return self._cache[path]
+
+    def fits(self, layout: Layout) -> bool:
+        for path, role in layout:
+            got = self.identity(path)
+            if role is None:
+                if got is not None:
+                    return False
+            elif got != self.ex.plan.identity_of(role):
+                return False
+        return True
+
+    def same_inode(self, a: str, b: str) -> bool:
+        return self.ex.vfs.lstat(a).ino == self.ex.vfs.lstat(b).ino
+
+    def describe(self, layout: Layout) -> str:
+        parts = []
+        for path, role in layout:
+            got = self.identity(path)
+            parts.append(f"{path}={'absent' if got is None else 'other' if isinstance(got, str) else 'an identity'}"
+                         f" (expected {role or 'absent'})")
+        return ", ".join(parts)[:400]
