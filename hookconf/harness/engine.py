@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from hookconf.harness.corpus import Case
+from hookconf.harness.finalize import CaseSkipped
 from hookconf.harness.judgement import Judgement
 from hookconf.harness.kinds import KINDS
 from hookconf.harness.oracles import judge
@@ -46,6 +47,8 @@ def run_one(case: Case, conn: Connection, hello: Hello) -> CaseResult:
     started = time.perf_counter()
     try:
         obs = observe(case, conn)
+    except CaseSkipped as exc:
+        return CaseResult(case, "skipped", reason=str(exc))
     except CandidateReplyError as exc:
         status, reason, obs = "errored", f"candidate answered error {exc.code}: {exc.message}", None
     except CandidateError as exc:

@@ -150,10 +150,17 @@ def _runtime_program(case: Case, conn: Connection, obs: Observation) -> None:
     run_program(case, conn, obs)
 
 
+def _runtime_finalize(case: Case, conn: Connection, obs: Observation) -> None:
+    from hookconf.harness.finalize import run_finalize
+
+    run_finalize(case, conn, obs)
+
+
 RUNNERS: dict[str, Callable[[Case, Connection, Observation], None]] = {
     "runtime.scenario": _runtime_scenario,
     "runtime.race": _runtime_race,
     "runtime.program": _runtime_program,
+    "runtime.finalize": _runtime_finalize,
     "permissions.parse": _parse,
     "permissions.match": _match,
     "permissions.redirect": _redirect,

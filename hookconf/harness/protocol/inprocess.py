@@ -79,6 +79,19 @@ class InProcessConnection:
             raise ProtocolViolation(f"{op} result is not JSON: {exc}") from exc
         return check_result(op, result)
 
+    def attach_vfs(self, root: str, vfs: Any) -> None:
+        """Hand the candidate the harness's file system for ``root`` (``runtime.finalize``).
+
+        Only an in-process candidate can take a Vfs object; one without ``attach_vfs``
+        makes the finalize cases skipped (:class:`hookconf.harness.finalize.CaseSkipped`).
+        """
+        from hookconf.harness.finalize import CaseSkipped
+
+        attach = getattr(self._candidate, "attach_vfs", None)
+        if not callable(attach):
+            raise CaseSkipped("the candidate has no attach_vfs(root, vfs)")
+        attach(root, vfs)
+
     def close(self) -> None:
         """Nothing to release for an in-process candidate."""
 

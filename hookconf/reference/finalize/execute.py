@@ -20,7 +20,7 @@ from __future__ import annotations
 import errno
 from dataclasses import dataclass
 
-from hookconf.faultinject.port import Kind, Vfs
+from hookconf.faultinject.port import FileHandle, Kind, Vfs
 from hookconf.reference.errors import ErrorCode, Fault, HookRuntimeError
 from hookconf.reference.finalize import journal as j
 from hookconf.reference.finalize.identity import CHUNK_BYTES, artifact_identity
@@ -76,7 +76,11 @@ class Outcome:
 
 
 class JournalStore:
-    """The journal file of one task: ``<state_dir>/finalize-<task_id>.journal``."""
+    """The journal file of one task: ``<state_dir>/finalize-<task_id>.journal``.
+
+    An append first cuts a torn last line (a write that never completed its fsync, so was
+    never acknowledged) so that the new record starts on a line of its own.
+    """
 
     def __init__(self, vfs: Vfs, state_dir: str, task_id: str) -> None:
         self.vfs = vfs
@@ -109,13 +113,28 @@ class JournalStore:
             fh = self.vfs.open(self.path, "r+")
             created = False
         try:
-            size = self.vfs.fstat(fh).size
-            self.vfs.write(fh, line, size)
+            end = self._end_of_records(fh)
+            if end < self.vfs.fstat(fh).size:
+                self.vfs.truncate(fh, end)  # drop a torn, never-acknowledged append
+            self.vfs.write(fh, line, end)
             self.vfs.fsync(fh)
         finally:
             self.vfs.close(fh)
         if created:
             self.vfs.fsync_dir(self.state_dir)
+
+    def _end_of_records(self, fh: FileHandle) -> int:
+        """The byte offset just past the last complete line (0 for none)."""
+        size = self.vfs.fstat(fh).size
+        offset = size
+        while offset > 0:
+            start = max(0, offset - CHUNK_BYTES)
+            chunk = self.vfs.read(fh, offset - start, start)
+            cut = chunk.rfind(b"\n")
+            if cut >= 0:
+                return start + cut + 1
+            offset = start
+        return 0
 
     def mark_quarantined(self) -> None:
         """For a journal too damaged to append to: a durable marker file (idempotent)."""

@@ -13,6 +13,8 @@ before a phase update is unambiguous"):
   without journaling it twice;
 - a partial invocation-private copy, or a no-replace install published by link whose
   unlink did not happen: finish or discard only that private state, then continue;
+- the recorded layout except an unrelated entry at the target: retry, which fails at the
+  no-replace install without touching it and compensates (``target_exists``);
 - ``db_committed``: keep the committed target and finish the idempotent cleanup;
 - anything else, a malformed journal or a malformed plan: ``quarantined`` with
   ``plugin.finalize.recovery_quarantined``; no byte is deleted.
@@ -131,6 +133,12 @@ def _resume(ex: Executor, done: int) -> Outcome:
     if done < len(ex.stages) and layouts[done + 1] != here and seen.fits(layouts[done + 1]):
         return _recorded(ex, done)  # the action happened; its phase write did not
     if seen.fits(here):
+        return ex.run_from(done, done=done)
+    target = ex.plan.target_path
+    if dict(here).get(target, "") is None and seen.identity(target) is not None \
+            and seen.fits(tuple((p, r) for p, r in here if p != target)):
+        # An unrelated target appeared (§10.1): retrying meets it at the no-replace
+        # install, which fails without touching it and compensates (target_exists).
         return ex.run_from(done, done=done)
     if done > 0 and layouts[done - 1] != here and seen.fits(layouts[done - 1]):
         return ex.run_from(done - 1, done=done)

@@ -1,0 +1,13 @@
+"""The finalize part of the ``runtime`` family in the harness (§10): scenario, crash explorer, oracles.
+
+Public surface::
+
+    run_finalize(case, conn, obs)   runtime.finalize runner (records, explores, checks)
+    CaseSkipped                     raised when the candidate cannot take the harness's file system
+    FINALIZE_ORACLES                {"H10": h10, "H13": h13, "H19": h19, "H23": h23}
+"""
+
+from hookconf.harness.finalize.explorer import CaseSkipped, run_finalize
+from hookconf.harness.finalize.oracles import FINALIZE_ORACLES
+
+__all__ = ["FINALIZE_ORACLES", "CaseSkipped", "run_finalize"]

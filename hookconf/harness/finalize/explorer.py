@@ -1,0 +1,192 @@
+"""The ``runtime.finalize`` runner: one recorded run, then a crash at every point (§10.3).
+
+1. **Record.**  The harness builds the scenario's file system
+   (:class:`~hookconf.harness.finalize.scenario.FinalizeScenario`), wraps it in a
+   :class:`~hookconf.faultinject.injector.FaultyVfs`, hands it to the candidate
+   (``attach_vfs``) and sends ``finalize.prepare`` then ``finalize.run``.  The answer is
+   judged against the case's expectation; the end state is recovered and checked like a
+   crash state (variant ``clean``).
+2. **Explore.**  For every mutating operation ``k`` of the recorded trace and ``when`` in
+   (before, after) — at most ``given.explore.maxPoints`` points, an evenly spread subset
+   when there are more — the scenario is re-run from a fresh file system with a
+   ``crash-<when>`` fault at ``k``: the crash is something the harness does to the
+   candidate.  The harness then sends ``finalize.crash`` (forget everything volatile) and,
+   for each post-crash state the persistence model allows (``given.explore.variants``:
+   ``all`` (default) or ``durable``), hands that state to the candidate, reads
+   ``finalize.state``, runs ``finalize.recover`` twice and reads the state again.
+   Identical post-crash states are judged once.
+3. **Judge.**  :mod:`hookconf.harness.finalize.checks` runs before and after recovery; the
+   first problems per invariant are kept with the crash point that showed them.
+
+The record (``obs.extra["finalize"]``; counts also in ``obs.metrics``)::
+
+    {"prepared": {...}, "run": {...}, "outcome": [...], "identity": [...],
+     "crashPoints": n, "pointsTotal": m, "crashStates": s, "statesGenerated": g,
+     "problems": {"H13": {"at": "crash after #12 rename_noreplace(...) variant all",
+                          "problems": [...]}}}
+
+A candidate that cannot take a file system from the harness (a subprocess today; later a
+mounted file system) gets the case skipped, so its invariants stay *not covered*.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hookconf.faultinject.faults import Crash, Fault, FaultPlan
+from hookconf.faultinject.injector import FaultyVfs
+from hookconf.faultinject.snapshot import digest, snapshot
+from hookconf.harness.corpus import Case
+from hookconf.harness.finalize import checks
+from hookconf.harness.finalize.scenario import ROOT, STATE_DIR, FinalizeScenario, user_tree
+from hookconf.harness.protocol import CandidateReplyError, Connection
+
+__all__ = ["CaseSkipped", "run_finalize"]
+
+_MAX_POINTS = 400
+
+
+class CaseSkipped(Exception):
+    """The candidate cannot run this case (reported skipped; its invariants stay not covered)."""
+
+
+def _attach(conn: Connection) -> Any:
+    attach = getattr(conn, "attach_vfs", None)
+    return attach if callable(attach) else None
+
+
+class _Run:
+    """One exploration's bookkeeping."""
+
+    def __init__(self, case: Case, conn: Connection, attach: Any) -> None:
+        self.case = case
+        self.conn = conn
+        self.attach = attach
+        self.sc = FinalizeScenario.from_given(case.given)
+        self.task = self.sc.task
+        self.problems: dict[str, dict[str, Any]] = {}
+        self.expect_completed = case.expect.get("outcome") == "completed"
+
+    def note(self, found: dict[str, list[str]], at: str) -> None:
+        for inv, items in found.items():
+            if items and inv not in self.problems:
+                self.problems[inv] = {"at": at, "problems": items[:3]}
+
+    def drive(self, vfs: Any) -> tuple[dict[str, Any], dict[str, Any] | None]:
+        """Prepare and run the finalization on ``vfs``; ``Crash`` propagates."""
+        self.attach(ROOT, vfs)
+        args = {"root": ROOT, "stateDir": STATE_DIR, "taskId": self.task["taskId"],
+                "saveDir": self.task["saveDir"], "sourcePath": self.task["sourcePath"],
+                "targetPath": self.task["targetPath"]}
+        if self.task.get("replacement"):
+            args["replacement"] = dict(self.task["replacement"])
+        prepared = self.conn.call("finalize.prepare", args)
+        if not prepared.get("planned"):
+            return prepared, None
+        return prepared, self.conn.call("finalize.run", {"taskId": self.task["taskId"]})
+
+    def judge_state(self, state_vfs: Any, fired: bool, at: str) -> None:
+        """Check a post-crash (or end) state, recover it twice, check again."""
+        ask = {"root": ROOT, "stateDir": STATE_DIR}
+        self.conn.call("finalize.crash", {})
+        self.attach(ROOT, state_vfs)
+        crash_tree = user_tree(state_vfs)
+        before = self.conn.call("finalize.state", {**ask, "taskId": self.task["taskId"]})
+        self.note(checks.before_recovery(self.sc, before, crash_tree, fired), at)
+        try:
+            first = self.conn.call("finalize.recover", ask)
+            snap1 = snapshot(state_vfs)
+            second = self.conn.call("finalize.recover", ask)
+        except CandidateReplyError as exc:
+            self.note({"H13": [f"recovery failed: {exc.code}: {exc.message}"[:300]]}, at)
+            return
+        snap2 = snapshot(state_vfs)
+        after = self.conn.call("finalize.state", {**ask, "taskId": self.task["taskId"]})
+        found = checks.after_recovery(self.sc, after, user_tree(state_vfs), fired,
+                                      self.expect_completed)
+        if snap1 != snap2:
+            found["H13"].append("recovery is not idempotent: the second run changed the files "
+                                "or the journal")
+        elif _tasks(first) != _tasks(second):
+            found["H13"].append(f"recovery is not idempotent: it answered {_tasks(first)} "
+                                f"then {_tasks(second)}")
+        self.note(found, at)
+
+
+def _tasks(answer: dict[str, Any]) -> list[tuple]:
+    return sorted((t.get("taskId"), t.get("status"), t.get("phase"), t.get("code"))
+                  for t in answer.get("tasks", []))
+
+
+def _spread(points: list[tuple[int, str]], limit: int) -> list[tuple[int, str]]:
+    if len(points) <= limit:
+        return points
+    step = len(points) / limit
+    return [points[int(i * step)] for i in range(limit)]
+
+
+def run_finalize(case: Case, conn: Connection, obs: Any) -> None:
+    """Record, explore and check one ``runtime.finalize`` case (see the module docstring)."""
+    attach = _attach(conn)
+    if attach is None:
+        raise CaseSkipped("crash-testing a finalization needs the harness's file system in "
+                          "the candidate: in-process today, a mounted file system later")
+    try:
+        run = _Run(case, conn, attach)
+        run.sc.fresh()
+    except (OSError, KeyError, ValueError, TypeError) as exc:
+        raise CaseSkipped(f"the case's scenario cannot be built: {exc}") from exc
+    explore = case.given.get("explore", {})
+    variants = explore.get("variants", "all")
+    limit = int(explore.get("maxPoints", _MAX_POINTS))
+    sc = run.sc
+    faults = sc.faults()
+
+    model = sc.fresh()
+    vfs = FaultyVfs(model, FaultPlan(faults))
+    prepared, answer = run.drive(vfs)
+    trace = list(vfs.trace)
+    obs.calls.append(_call("finalize.prepare", prepared))
+    if answer is not None:
+        obs.calls.append(_call("finalize.run", answer))
+    outcome = checks.outcome_problems(sc, case.expect, prepared, answer)
+    identity = checks.identity_problems(sc, prepared)
+    run.judge_state(model, bool(sc.fired), "the uncrashed run")
+
+    points = [(ev.index, when) for ev in trace if ev.mutating for when in ("before", "after")]
+    chosen = _spread(points, limit)
+    seen: set[bytes] = set()
+    generated = states = 0
+    for k, when in chosen:
+        model = sc.fresh()
+        vfs = FaultyVfs(model, FaultPlan(faults + (Fault(f"crash-{when}", k),)))
+        try:
+            run.drive(vfs)
+        except Crash:
+            pass
+        label = f"crash {when} {trace[k]}"
+        if vfs.crashed is None:
+            run.note({"H13": ["the candidate never reached this operation: the finalization "
+                              "is not deterministic"]}, label)
+            continue
+        fired = bool(sc.fired)
+        for variant, state in model.crash_states(explore=variants == "all"):
+            generated += 1
+            key = digest(snapshot(state)) + bytes([fired])
+            if key in seen:
+                continue
+            seen.add(key)
+            states += 1
+            run.judge_state(state, fired, f"{label}, variant {variant}")
+    record = {"prepared": prepared, "run": answer, "outcome": outcome, "identity": identity,
+              "crashPoints": len(chosen), "pointsTotal": len(points), "crashStates": states,
+              "statesGenerated": generated, "variants": variants, "problems": run.problems}
+    obs.extra["finalize"] = record
+    obs.metrics.update({"crashPoints": len(chosen), "crashStates": states,
+                        "statesGenerated": generated})
+
+
+def _call(op: str, result: dict[str, Any]) -> Any:
+    from hookconf.harness.runners import Call
+
+    return Call(op.split(".")[1], op, {}, result)
