@@ -21,7 +21,8 @@ def publish_by_link(vfs: Vfs, src: str, dst: str, *, src_at: DirHandle | None = 
                     dst_at: DirHandle | None = None) -> Publication:
     """Publish ``src`` as ``dst`` by link-then-unlink; returns :attr:`Publication.LINKED`.
 
-    Raises ``OSError(EINVAL)`` for a directory (fail closed, nothing changed),
+    The destination's directory is fsynced between the two calls, so no crash state holds
+    neither name.  Raises ``OSError(EINVAL)`` for a directory (fail closed, nothing changed),
     ``EEXIST`` if ``dst`` exists (nothing changed), and whatever ``link``/``unlink`` raise.
     If ``unlink`` fails or a crash falls between the two calls, both names remain and
     refer to the same inode: a state recovery must accept (compare identities, §10.3).
@@ -29,5 +30,9 @@ def publish_by_link(vfs: Vfs, src: str, dst: str, *, src_at: DirHandle | None = 
     if vfs.lstat(src, at=src_at).kind is Kind.DIR:
         raise fs_error(errno.EINVAL, src, dst)
     vfs.link(src, dst, src_at=src_at, dst_at=dst_at)
+    # The new name must be durable before the old one goes: without this a crash may keep
+    # the unlink and lose the link (both are pending entry changes), losing the file.
+    head, _, _ = dst.rpartition("/")
+    vfs.fsync_dir(head or ".", at=dst_at)
     vfs.unlink(src, at=src_at)
     return Publication.LINKED

@@ -90,6 +90,27 @@ def test_a_scenario_that_stops_early_is_reported_as_non_deterministic():
     assert any("not deterministic" in v.problems[0] for v in report.violations)
 
 
+def test_link_publication_keeps_a_name_in_every_crash_state():
+    """publish_by_link makes the new name durable before removing the old one: no crash
+    state the model allows (reordered entry changes included) holds neither name."""
+    def setup(vfs):
+        fh = vfs.open("staged", "x")
+        vfs.write(fh, b"artifact", 0)
+        vfs.close(fh)
+
+    def publish(vfs, notes):
+        vfs.rename_noreplace("staged", "target")
+
+    def check(vfs, notes):
+        names = set(vfs.listdir())
+        return [] if names & {"staged", "target"} else ["the file has no name left"]
+
+    scenario = Scenario("demo.link-keeps-name", publish, setup=setup,
+                        faults=(Fault("einval-noreplace"),))
+    report = explore(scenario, lambda vfs: None, check)
+    assert report.states > 1 and report.ok, report.violations[:1]
+
+
 def test_scenario_faults_are_armed_in_every_run():
     """Under einval-noreplace a publication is link + unlink: the crash between them
     leaves both names, which this check accepts and recovery cleans."""
@@ -116,7 +137,8 @@ def test_scenario_faults_are_armed_in_every_run():
     scenario = Scenario("demo.nfs-publish", publish, faults=(Fault("einval-noreplace"),))
     report = explore(scenario, recover, check)
     assert report.ok
-    assert [e.op for e in report.trace][3:7] == ["rename_noreplace", "lstat", "link", "unlink"]
+    assert [e.op for e in report.trace][3:8] == ["rename_noreplace", "lstat", "link", "fsync_dir",
+                                                 "unlink"]
 
 
 def test_replay_reproduces_a_reported_violation():

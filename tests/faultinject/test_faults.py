@@ -84,8 +84,8 @@ def test_einval_noreplace_falls_back_to_traced_link_and_unlink():
     put(vfs, "staged", b"x")
     vfs.mkdir("tree")
     assert vfs.rename_noreplace("staged", "target") is Publication.LINKED
-    ops = [e.op for e in vfs.trace[-4:]]
-    assert ops == ["rename_noreplace", "lstat", "link", "unlink"]
+    ops = [e.op for e in vfs.trace[-5:]]
+    assert ops == ["rename_noreplace", "lstat", "link", "fsync_dir", "unlink"]
     assert errno_of(lambda: vfs.rename_noreplace("tree", "tree2")) == errno.EINVAL
     assert vfs.inner.listdir() == ["target", "tree"]
 

@@ -78,9 +78,11 @@ def _unrelated(sc: FinalizeScenario, tree: UserTree, when: str) -> list[str]:
 
 
 def before_recovery(sc: FinalizeScenario, state: dict[str, Any], tree: UserTree,
-                    fired: bool) -> dict[str, list[str]]:
+                    fired: bool, forward: bool) -> dict[str, list[str]]:
     """Problems in the state a crash left; ``fired``: the outside writer created its file
-    in this run."""
+    in this run; ``forward``: the uncrashed run completed, so no crash point falls inside
+    a compensation (which may undo a phase's layout before journaling ``cancelled``, as
+    §10.3 allows), and every recorded phase must name a durable layout."""
     out: dict[str, list[str]] = {"H10": _writer_kept(sc, fired, tree, "after the crash")
                                  + _unrelated(sc, tree, "after the crash"), "H19": []}
     phase = state.get("phase")
@@ -91,7 +93,9 @@ def before_recovery(sc: FinalizeScenario, state: dict[str, Any], tree: UserTree,
         if lost:
             out["H19"].append(f"journal at {phase or 'no row'}: the bytes of "
                               f"{len(lost)} user file(s) exist nowhere (sha256:{_sha(lost[0])})")
-    if phase in ("target_installed", "db_committed") and not sc.holds_selected(tree):
+    if not forward:
+        pass
+    elif phase in ("target_installed", "db_committed") and not sc.holds_selected(tree):
         out["H19"].append(f"journal at {phase} but {tgt} does not durably hold the selected "
                           "artifact (the phase was recorded before its file/dir fsync)")
     elif phase == "target_staged" and not sc.holds_selected(tree):

@@ -66,6 +66,7 @@ class _Run:
         self.task = self.sc.task
         self.problems: dict[str, dict[str, Any]] = {}
         self.expect_completed = case.expect.get("outcome") == "completed"
+        self.forward = False  # set once the uncrashed run is known to complete
 
     def note(self, found: dict[str, list[str]], at: str) -> None:
         for inv, items in found.items():
@@ -92,7 +93,7 @@ class _Run:
         self.attach(ROOT, state_vfs)
         crash_tree = user_tree(state_vfs)
         before = self.conn.call("finalize.state", {**ask, "taskId": self.task["taskId"]})
-        self.note(checks.before_recovery(self.sc, before, crash_tree, fired), at)
+        self.note(checks.before_recovery(self.sc, before, crash_tree, fired, self.forward), at)
         try:
             first = self.conn.call("finalize.recover", ask)
             snap1 = snapshot(state_vfs)
@@ -149,6 +150,7 @@ def run_finalize(case: Case, conn: Connection, obs: Any) -> None:
     obs.calls.append(_call("finalize.prepare", prepared))
     if answer is not None:
         obs.calls.append(_call("finalize.run", answer))
+    run.forward = answer is not None and answer.get("status") == "completed"
     outcome = checks.outcome_problems(sc, case.expect, prepared, answer)
     identity = checks.identity_problems(sc, prepared)
     run.judge_state(model, bool(sc.fired), "the uncrashed run")

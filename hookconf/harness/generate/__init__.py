@@ -17,7 +17,7 @@ candidate meets it.  Expansion is deterministic for a given ``--seed`` (the expa
 (:data:`MAX_INSTANCES` per template); the report counts instances per template and invariant.
 
 An expander is registered with :func:`template` in the module of its spec area (this
-package's ``permissions``, ``schemas``, ``guest``, ``runtime`` modules) and has the shape::
+package's ``permissions``, ``schemas``, ``guest``, ``runtime``, ``finalize`` modules) and has the shape::
 
     expand(params: dict, rng: random.Random) -> Iterable[Instance]
 
@@ -45,6 +45,7 @@ _AREAS = (
     "hookconf.harness.generate.schemas",
     "hookconf.harness.generate.guest",
     "hookconf.harness.generate.runtime",
+    "hookconf.harness.generate.finalize",
 )
 
 

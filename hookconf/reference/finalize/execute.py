@@ -32,6 +32,7 @@ from hookconf.reference.finalize.plan import (
     FsyncFile,
     HookPlan,
     Link,
+    MakeDurable,
     MoveBack,
     RenameNoReplace,
     Stage,
@@ -257,10 +258,29 @@ class Executor:
             elif self.holds(effect.dst, effect.role) is not True:
                 raise Mismatch(f"neither {effect.src} nor {effect.dst} holds the recorded "
                                f"{effect.role} identity")
+        elif isinstance(effect, MakeDurable):
+            self._make_durable(effect.path)
+            vfs.fsync_dir(parent_of(effect.path))
         elif isinstance(effect, DiscardPrivate):
             self.discard_private(effect.path, effect.role)
         else:  # pragma: no cover - the Effect union is closed
             raise TypeError(effect)
+
+    def _make_durable(self, path: str) -> None:
+        vfs = self.vfs
+        st = vfs.lstat(path)
+        if st.kind is Kind.DIR:
+            for name in vfs.listdir(path):
+                self._make_durable(f"{path}/{name}")
+            vfs.fsync_dir(path)  # postorder: children first
+        elif st.kind is Kind.FILE:
+            fh = vfs.open(path, "r")
+            try:
+                vfs.fsync(fh)
+            finally:
+                vfs.close(fh)
+        else:
+            raise Mismatch(f"{path} became a {st.kind.value}")
 
     def discard_private(self, path: str, role: str) -> None:
         """See :class:`~hookconf.reference.finalize.plan.DiscardPrivate`."""

@@ -56,6 +56,7 @@ __all__ = [
     "FsyncFile",
     "HookPlan",
     "Link",
+    "MakeDurable",
     "MoveBack",
     "RenameNoReplace",
     "Replacement",
@@ -104,6 +105,14 @@ class FsyncFile:
 
 
 @dataclass(frozen=True, slots=True)
+class MakeDurable:
+    """Make an artifact durable in place: every file fsynced, directories fsynced in
+    postorder (§10.2), then its parent."""
+
+    path: str
+
+
+@dataclass(frozen=True, slots=True)
 class FsyncDir:
     """Make a directory's entries durable."""
 
@@ -147,7 +156,7 @@ class DiscardPrivate:
 
 
 Effect = Link | CopyFile | RenameNoReplace | FsyncFile | FsyncDir | Verify | Unlink | MoveBack \
-    | DiscardPrivate
+    | DiscardPrivate | MakeDurable
 #: A layout: for each path the plan names, the role whose identity it holds (None: absent).
 Layout = tuple[tuple[str, str | None], ...]
 
@@ -347,7 +356,7 @@ def route(plan: HookPlan) -> tuple[Layout, list[Stage]]:
         sel = SOURCE
         cur = {t: SOURCE}
         initial = lay(cur)
-        stages.append(Stage("install", (Verify(t, SOURCE), FsyncFile(t), FsyncDir(pt)),
+        stages.append(Stage("install", (Verify(t, SOURCE), MakeDurable(t)),
                             j.TargetInstalled(), lay(cur)))
         stages += [db(cur), Stage("clean", (), j.Cleaned(), lay(cur))]
         return initial, stages

@@ -134,12 +134,6 @@ def _resume(ex: Executor, done: int) -> Outcome:
         return _recorded(ex, done)  # the action happened; its phase write did not
     if seen.fits(here):
         return ex.run_from(done, done=done)
-    target = ex.plan.target_path
-    if dict(here).get(target, "") is None and seen.identity(target) is not None \
-            and seen.fits(tuple((p, r) for p, r in here if p != target)):
-        # An unrelated target appeared (§10.1): retrying meets it at the no-replace
-        # install, which fails without touching it and compensates (target_exists).
-        return ex.run_from(done, done=done)
     if done > 0 and layouts[done - 1] != here and seen.fits(layouts[done - 1]):
         return ex.run_from(done - 1, done=done)
     if done < len(ex.stages):
@@ -148,8 +142,22 @@ def _resume(ex: Executor, done: int) -> Outcome:
             return ex.run_from(done, done=done)
         if fixed == 1:  # the install was finished: journal it
             return _recorded(ex, done)
+    target = ex.plan.target_path
+    for back in (0, 1):  # the recorded layout, or the one before it (a compensation)
+        lay = layouts[done - back] if done - back >= 0 else None
+        if lay is None or dict(lay).get(target, "") is not None:
+            continue
+        if seen.identity(target) not in (None, ex.plan.identity_of(_selected(ex))) \
+                and seen.fits(tuple((p, r) for p, r in lay if p != target)):
+            # An unrelated target appeared (§10.1): retrying meets it at the no-replace
+            # install, which fails without touching it and compensates (target_exists).
+            return ex.run_from(done - back, done=done)
     return ex.quarantine(f"no layout adjacent to {ex.state.phase.value if ex.state.phase else '-'}"
                          f" matches the files: {seen.describe(here)}")
+
+
+def _selected(ex: Executor) -> str:
+    return "replacement" if ex.plan.replacement is not None else "source"
 
 
 def _recorded(ex: Executor, done: int) -> Outcome:
