@@ -44,6 +44,19 @@ RACE_MUTANTS = [
     ("tests.mutants.runtime.uncoalesced_activation:factory", "H2"),
 ]
 
+#: Finalize mutants (§10) run only the finalize cases, crash-explored inside `hookconf run`.
+FINALIZE_CASES = ("fin.*",)
+FINALIZE_MUTANTS = [
+    ("tests.mutants.finalize.plain_rename_install:factory", "H10"),
+    ("tests.mutants.finalize.compensation_deletes_target:factory", "H10"),
+    ("tests.mutants.finalize.journal_after_first_change:factory", "H13"),
+    ("tests.mutants.finalize.recovery_trusts_phase:factory", "H13"),
+    ("tests.mutants.finalize.phase_before_fsync:factory", "H19"),
+    ("tests.mutants.finalize.copy_without_fsync:factory", "H19"),
+    ("tests.mutants.finalize.identity_follows_symlinks:factory", "H23"),
+    ("tests.mutants.finalize.identity_ignores_empty_dirs:factory", "H23"),
+]
+
 #: Permission and DTO mutants run their own family's cases (the corpus is large; the other
 #: families are unchanged by these mutants).
 FAMILY_CASES = {"H5": ("perm.*",), "H17": ("task-source.*",),
@@ -94,7 +107,8 @@ ALL = ([(c, i, FAMILY_CASES[i]) for c, i in MUTANTS]
        + [(c, i, RUNTIME_CASES) for c, i in RUNTIME_MUTANTS]
        + [(c, i, ("race.*",)) for c, i in RACE_MUTANTS]
        + [(c, i, GUEST_CASES) for c, i in GUEST_MUTANTS]
-       + [(c, i, WORKER_MESSAGE_CASES) for c, i in WORKER_MESSAGE_MUTANTS])
+       + [(c, i, WORKER_MESSAGE_CASES) for c, i in WORKER_MESSAGE_MUTANTS]
+       + [(c, i, FINALIZE_CASES) for c, i in FINALIZE_MUTANTS])
 
 
 @pytest.mark.parametrize(("candidate", "invariant", "cases"), ALL, ids=[_name(m) for m in ALL])
@@ -150,7 +164,8 @@ def test_reference_passes_what_is_covered_and_honestly_covers_nothing_else(hookc
     code, report = hookconf("run")
     assert code == 1  # not conformant: most invariants have no cases yet
     rows = {i["id"]: i for i in report["invariants"]}
-    for inv in ("H1", "H2", "H3", "H4", "H5", "H6", "H17", "H18", "H21", "H22"):
+    for inv in ("H1", "H2", "H3", "H4", "H5", "H6", "H10", "H13", "H17", "H18", "H19", "H21",
+                "H22", "H23"):
         assert rows[inv]["status"] == "pass"
         assert rows[inv]["positive"]["run"] > 0 and rows[inv]["negative"]["run"] > 0
     assert not any(i["status"] in ("fail", "error") for i in report["invariants"])
@@ -162,3 +177,20 @@ def test_allow_not_covered_exits_zero_only_without_failures(hookconf):
     assert hookconf("run", "--allow-not-covered")[0] == 0
     code, _ = hookconf("run", "--allow-not-covered", "--candidate", MUTANTS[0][0], "--case", "perm.*")
     assert code == 1
+
+
+def test_reference_report_counts_crash_points_and_states_per_finalize_case(hookconf):
+    _, report = hookconf("run", "--case", "fin.*")
+    cases = [c for c in report["cases"] if c["kind"] == "runtime.finalize"]
+    assert cases and all(c["status"] == "passed" for c in cases)
+    completing = [c for c in cases if c["polarity"] == "positive"]
+    assert completing and all(c["metrics"]["crashPoints"] >= 10 and c["metrics"]["crashStates"] >= 3
+                              for c in completing)
+    assert any(c["metrics"]["statesGenerated"] > c["metrics"]["crashStates"] for c in cases)
+
+
+def test_finalize_mutant_failure_names_the_crash_point(hookconf):
+    _, report = hookconf("run", "--candidate", FINALIZE_MUTANTS[4][0], "--case", "fin.matrix.file.distinct")
+    (case,) = report["cases"]
+    detail = next(j["detail"] for j in case["judgements"] if j["invariant"] == "H19" and not j["passed"])
+    assert detail.startswith("at crash ") and "variant" in detail

@@ -69,6 +69,15 @@ def render_terminal(report: Report, console: Console, *, allow_not_covered: bool
                       f"{m.get('engine', '?')}, seed {m.get('seed', 0)}) — {result.status}",
                       markup=False, highlight=False)
 
+    crashed = [r for r in report.results
+               if r.observation is not None and "crashPoints" in r.observation.metrics]
+    if crashed:
+        points = sum(r.observation.metrics["crashPoints"] for r in crashed)
+        states = sum(r.observation.metrics["crashStates"] for r in crashed)
+        console.print(f"crash explorer: {points} crash points, {states} distinct post-crash states "
+                      f"(each recovered twice) over {len(crashed)} finalize scenarios "
+                      "(per case in --json: metrics)", markup=False, highlight=False)
+
     generated = report.generated()
     if generated:
         total = sum(g["instances"] for g in generated.values())

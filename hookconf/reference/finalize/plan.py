@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import errno
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -271,14 +272,16 @@ def _checked_path(value: Any, what: str) -> tuple[str, ...]:
 
 
 def build_plan(vfs: Vfs, *, task_id: str, save_dir: str, source_path: str, target_path: str,
-               replacement: dict[str, Any] | None = None) -> HookPlan:
+               replacement: dict[str, Any] | None = None,
+               identify: Callable[..., ArtifactIdentity] = artifact_identity) -> HookPlan:
     """Read identities and choose the route; never changes the filesystem.
 
     Raises ``HookRuntimeError`` with ``plugin.finalize.plan_invalid`` (bad paths, a target
     that is not a strict descendant of ``save_dir``, a symlink or special file, a
     file/directory conflict, a branch not implemented), ``target_exists`` (an unrelated
     entry at a distinct target, H10), ``staging_invalid`` (a replacement that is not one
-    regular file) or ``artifact_too_large``.
+    regular file) or ``artifact_too_large``.  ``identify`` computes the source's
+    ArtifactIdentity (a seam for tests).
     """
     if not isinstance(task_id, str) or not _TASK_ID.match(task_id):
         raise _invalid("taskId must be 1-64 of [A-Za-z0-9_-]")
@@ -289,7 +292,7 @@ def build_plan(vfs: Vfs, *, task_id: str, save_dir: str, source_path: str, targe
         raise _invalid("targetPath must be a descendant of the save directory, not the "
                        "directory itself (§10.1)")
     try:
-        source_identity = artifact_identity(vfs, source_path)
+        source_identity = identify(vfs, source_path)
     except FileNotFoundError as exc:
         raise _invalid(f"source {source_path} does not exist") from exc
     rep = None
