@@ -29,7 +29,6 @@ from hookconf.reference.finalize.plan import (
     DiscardPrivate,
     Effect,
     FsyncDir,
-    FsyncFile,
     HookPlan,
     Link,
     MakeDurable,
@@ -239,12 +238,6 @@ class Executor:
             vfs.rename_noreplace(effect.src, effect.dst)
         elif isinstance(effect, FsyncDir):
             vfs.fsync_dir(effect.path)
-        elif isinstance(effect, FsyncFile):
-            fh = vfs.open(effect.path, "r")
-            try:
-                vfs.fsync(fh)
-            finally:
-                vfs.close(fh)
         elif isinstance(effect, Unlink):
             held = self.holds(effect.path, effect.role)
             if held is False:

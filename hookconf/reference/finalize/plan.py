@@ -2,7 +2,7 @@
 
 :func:`build_plan` reads identities (never mutates) and returns a :class:`HookPlan`;
 :func:`route` turns a plan into :class:`Stage` values — each stage a tuple of effects
-(:class:`Link`, :class:`CopyFile`, :class:`RenameNoReplace`, :class:`FsyncFile`,
+(:class:`Link`, :class:`CopyFile`, :class:`RenameNoReplace`, :class:`MakeDurable`,
 :class:`FsyncDir`, :class:`Verify`, :class:`Unlink`), the journal event recorded once they
 are durable, and the *layout* the named paths hold afterwards.  The executor
 (:mod:`hookconf.reference.finalize.execute`) carries effects out through the VFS port;
@@ -43,7 +43,6 @@ from hookconf.reference.errors import ErrorCode, HookRuntimeError
 from hookconf.reference.finalize import journal as j
 from hookconf.reference.finalize.identity import (
     ArtifactIdentity,
-    FileIdentity,
     artifact_identity,
     file_identity,
     identity_from_json,
@@ -54,7 +53,6 @@ __all__ = [
     "DiscardPrivate",
     "Effect",
     "FsyncDir",
-    "FsyncFile",
     "HookPlan",
     "Link",
     "MakeDurable",
@@ -96,13 +94,6 @@ class RenameNoReplace:
 
     src: str
     dst: str
-
-
-@dataclass(frozen=True, slots=True)
-class FsyncFile:
-    """Make a file's content durable."""
-
-    path: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,7 +147,7 @@ class DiscardPrivate:
     role: str
 
 
-Effect = Link | CopyFile | RenameNoReplace | FsyncFile | FsyncDir | Verify | Unlink | MoveBack \
+Effect = Link | CopyFile | RenameNoReplace | FsyncDir | Verify | Unlink | MoveBack \
     | DiscardPrivate | MakeDurable
 #: A layout: for each path the plan names, the role whose identity it holds (None: absent).
 Layout = tuple[tuple[str, str | None], ...]

@@ -1,0 +1,76 @@
+"""Finalization and start-up recovery on the model file system (§10.2, §10.3)."""
+
+from hookconf.faultinject import Fault, FaultPlan, FaultyVfs, snapshot
+from hookconf.faultinject.faults import Crash
+from hookconf.reference.finalize import build_plan, finalize, recover
+from hookconf.reference.finalize import journal as j
+from hookconf.reference.finalize.execute import JournalStore
+from tests.finalize.helpers import put, world
+
+
+def _plan(vfs, **kw):
+    args = {"task_id": "t1", "save_dir": "save", "source_path": "save/a.part",
+            "target_path": "save/a.mkv", **kw}
+    return build_plan(vfs, **args)
+
+
+def test_direct_install_journals_every_phase_after_its_state():
+    vfs = world(files={"save/a.part": b"data"})
+    outcome = finalize(vfs, "state", _plan(vfs))
+    assert (outcome.status, outcome.phase) == ("completed", "cleaned")
+    records = j.decode(JournalStore(vfs, "state", "t1").read())
+    assert [r["phase"] for r in records] == ["prepared", "target_installed", "db_committed",
+                                             "cleaned"]
+    assert sorted(p for p in snapshot(vfs) if p.startswith("save/")) == ["save/a.mkv"]
+
+
+def test_an_unrelated_target_is_refused_at_plan_time_and_kept():
+    vfs = world(files={"save/a.part": b"data", "save/a.mkv": b"theirs"})
+    try:
+        _plan(vfs)
+    except Exception as exc:  # noqa: BLE001
+        assert exc.code == "plugin.finalize.target_exists"
+    else:
+        raise AssertionError("planned over an existing target")
+    assert snapshot(vfs)["save/a.mkv"][1] == b"theirs"
+
+
+def test_recovery_after_a_crash_between_install_and_its_phase_finishes_once():
+    vfs = world(files={"save/a.part": b"data"})
+    plan = _plan(vfs)
+    faulty = FaultyVfs(vfs, FaultPlan.of(Fault("crash-after", 0, op="fsync_dir", path="save")))
+    try:
+        finalize(faulty, "state", plan)
+    except Crash:
+        pass
+    state = vfs.crash()
+    assert j.fold(j.decode(JournalStore(state, "state", "t1").read())).phase is j.Phase.PREPARED
+    first = recover(state, "state")
+    after_first = snapshot(state)
+    second = recover(state, "state")
+    assert first[0][1].status == second[0][1].status == "completed"
+    assert snapshot(state) == after_first
+    assert after_first["save/a.mkv"][1] == b"data" and "save/a.part" not in after_first
+
+
+def test_a_malformed_journal_is_quarantined_and_no_byte_is_touched():
+    vfs = world(files={"save/a.part": b"data"})
+    put(vfs, "state/finalize-t1.journal",
+        j.encode({"phase": "prepared", "plan": {"sourcePath": "../etc"}}) + b"garbage\n" +
+        j.encode({"phase": "cleaned"}))
+    before = {p: e for p, e in snapshot(vfs).items() if p.startswith("save")}
+    (tid, outcome), = recover(vfs, "state")
+    assert (tid, outcome.status, outcome.code) == ("t1", "quarantined",
+                                                   "plugin.finalize.recovery_quarantined")
+    assert {p: e for p, e in snapshot(vfs).items() if p.startswith("save")} == before
+    assert recover(vfs, "state")[0][1].status == "quarantined"
+
+
+def test_a_recorded_plan_naming_paths_outside_the_root_is_quarantined():
+    vfs = world(files={"save/a.part": b"data"})
+    good = _plan(vfs).to_json()
+    put(vfs, "state/finalize-t1.journal",
+        j.encode({"phase": "prepared", "plan": {**good, "sourcePath": "/etc/passwd"}}))
+    (_, outcome), = recover(vfs, "state")
+    assert outcome.status == "quarantined" and "malformed plan" in outcome.reason
+    assert "save/a.part" in snapshot(vfs)

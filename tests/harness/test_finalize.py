@@ -1,0 +1,60 @@
+"""The runtime.finalize kind in `hookconf run`: who owns the file system, what is skipped, hostile cases."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+
+from tests.conftest import status
+
+CASE = {
+    "id": "fin.local.direct", "title": "a direct file install", "invariants": ["H10", "H13"],
+    "spec": "§10.2", "kind": "runtime.finalize", "polarity": "positive",
+    "given": {"tree": [{"path": "save/a.part", "file": "bytes"}],
+              "task": {"taskId": "t1", "saveDir": "save", "sourcePath": "save/a.part",
+                       "targetPath": "save/a.mkv"}},
+    "expect": {"outcome": "completed"}, "source": {"from": "spec", "ref": "§10.2"},
+}
+
+
+def _corpus(tmp_path, *cases):
+    path = tmp_path / "cases"
+    path.mkdir(parents=True)
+    (path / "fin.json").write_text(json.dumps(list(cases)))
+    return str(path)
+
+
+def test_a_subprocess_candidate_gets_finalize_cases_skipped_never_passed(hookconf):
+    served = f"cmd:{sys.executable} -m hookconf.harness serve reference"
+    code, report = hookconf("run", "--candidate", served, "--case", "fin.matrix.file.*")
+    cases = report["cases"]
+    assert cases and all(c["status"] == "skipped" for c in cases)
+    assert "file system" in cases[0]["reason"]
+    for inv in ("H10", "H13", "H19", "H23"):
+        assert status(report, inv) == "not_covered"
+
+
+def test_a_local_case_is_crash_explored_in_the_run(hookconf, tmp_path):
+    code, report = hookconf("run", "--no-embedded", "--corpus", _corpus(tmp_path, CASE))
+    (case,) = report["cases"]
+    assert case["status"] == "passed"
+    assert case["metrics"]["crashPoints"] > 0 and case["metrics"]["crashStates"] > 0
+    assert status(report, "H10") == "pass"
+
+
+def test_a_case_whose_tree_cannot_be_built_is_a_stated_outcome(hookconf, tmp_path):
+    twice = {**CASE, "id": "fin.local.twice",
+             "given": {**CASE["given"], "tree": [{"path": "save/a.part", "file": "x"},
+                                                 {"path": "save/a.part", "file": "y"}]}}
+    code, report = hookconf("run", "--no-embedded", "--corpus", _corpus(tmp_path, twice))
+    (case,) = report["cases"]
+    assert case["status"] == "skipped" and "cannot be built" in case["reason"]
+
+
+@pytest.mark.parametrize("path", ["../etc/passwd", "/etc/passwd", "motrix-state/x", "save/./a"])
+def test_paths_leaving_the_root_or_naming_the_state_directory_are_corpus_errors(hookconf, tmp_path,
+                                                                                path):
+    bad = {**CASE, "given": {**CASE["given"], "task": {**CASE["given"]["task"], "sourcePath": path}}}
+    assert hookconf("lint", _corpus(tmp_path, bad))[0] == 2
