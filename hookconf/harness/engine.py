@@ -13,11 +13,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from hookconf.harness.corpus import Case
-from hookconf.harness.finalize import CaseSkipped
 from hookconf.harness.judgement import Judgement
 from hookconf.harness.kinds import KINDS
 from hookconf.harness.oracles import judge
-from hookconf.harness.protocol import CandidateError, CandidateReplyError, Connection, Hello
+from hookconf.harness.protocol import (
+    CandidateError,
+    CandidateReplyError,
+    CaseSkipped,
+    Connection,
+    Hello,
+)
 from hookconf.harness.runners import Observation, observe
 
 __all__ = ["CaseResult", "run_cases"]

@@ -39,15 +39,11 @@ from hookconf.faultinject.snapshot import digest, snapshot
 from hookconf.harness.corpus import Case
 from hookconf.harness.finalize import checks
 from hookconf.harness.finalize.scenario import ROOT, STATE_DIR, FinalizeScenario, user_tree
-from hookconf.harness.protocol import CandidateReplyError, Connection
+from hookconf.harness.protocol import CandidateReplyError, CaseSkipped, Connection
 
 __all__ = ["CaseSkipped", "run_finalize"]
 
 _MAX_POINTS = 400
-
-
-class CaseSkipped(Exception):
-    """The candidate cannot run this case (reported skipped; its invariants stay not covered)."""
 
 
 def _attach(conn: Connection) -> Any:
@@ -73,18 +69,24 @@ class _Run:
             if items and inv not in self.problems:
                 self.problems[inv] = {"at": at, "problems": items[:3]}
 
-    def drive(self, vfs: Any) -> tuple[dict[str, Any], dict[str, Any] | None]:
-        """Prepare and run the finalization on ``vfs``; ``Crash`` propagates."""
+    def drive(self, vfs: Any, obs: Any = None) -> tuple[dict[str, Any], dict[str, Any] | None]:
+        """Prepare and run the finalization on ``vfs``; ``Crash`` propagates.  With ``obs``
+        (the recording run) the calls are kept as the case's observation."""
+        def call(op: str, args: dict[str, Any]) -> dict[str, Any]:
+            if obs is None:
+                return self.conn.call(op, args)
+            return obs.ask(self.conn, op.split(".")[1], op, args)
+
         self.attach(ROOT, vfs)
         args = {"root": ROOT, "stateDir": STATE_DIR, "taskId": self.task["taskId"],
                 "saveDir": self.task["saveDir"], "sourcePath": self.task["sourcePath"],
                 "targetPath": self.task["targetPath"]}
         if self.task.get("replacement"):
             args["replacement"] = dict(self.task["replacement"])
-        prepared = self.conn.call("finalize.prepare", args)
+        prepared = call("finalize.prepare", args)
         if not prepared.get("planned"):
             return prepared, None
-        return prepared, self.conn.call("finalize.run", {"taskId": self.task["taskId"]})
+        return prepared, call("finalize.run", {"taskId": self.task["taskId"]})
 
     def judge_state(self, state_vfs: Any, fired: bool, at: str) -> None:
         """Check a post-crash (or end) state, recover it twice, check again."""
@@ -145,11 +147,8 @@ def run_finalize(case: Case, conn: Connection, obs: Any) -> None:
 
     model = sc.fresh()
     vfs = FaultyVfs(model, FaultPlan(faults))
-    prepared, answer = run.drive(vfs)
+    prepared, answer = run.drive(vfs, obs)
     trace = list(vfs.trace)
-    obs.calls.append(_call("finalize.prepare", prepared))
-    if answer is not None:
-        obs.calls.append(_call("finalize.run", answer))
     run.forward = answer is not None and answer.get("status") == "completed"
     outcome = checks.outcome_problems(sc, case.expect, prepared, answer)
     identity = checks.identity_problems(sc, prepared)
@@ -187,8 +186,3 @@ def run_finalize(case: Case, conn: Connection, obs: Any) -> None:
     obs.metrics.update({"crashPoints": len(chosen), "crashStates": states,
                         "statesGenerated": generated})
 
-
-def _call(op: str, result: dict[str, Any]) -> Any:
-    from hookconf.harness.runners import Call
-
-    return Call(op.split(".")[1], op, {}, result)

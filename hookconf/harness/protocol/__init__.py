@@ -24,6 +24,7 @@ from hookconf.harness.protocol.messages import (
     CandidateReplyError,
     CandidateTimeout,
     CandidateUnreachable,
+    CaseSkipped,
     Hello,
     ProtocolViolation,
 )
@@ -36,6 +37,7 @@ __all__ = [
     "CandidateSpecError",
     "CandidateTimeout",
     "CandidateUnreachable",
+    "CaseSkipped",
     "Connection",
     "Hello",
     "InProcessConnection",

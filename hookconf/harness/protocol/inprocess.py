@@ -23,6 +23,7 @@ from hookconf.harness.protocol.messages import (
     CandidateError,
     CandidateReplyError,
     CandidateUnreachable,
+    CaseSkipped,
     Hello,
     ProtocolViolation,
     check_args,
@@ -83,10 +84,8 @@ class InProcessConnection:
         """Hand the candidate the harness's file system for ``root`` (``runtime.finalize``).
 
         Only an in-process candidate can take a Vfs object; one without ``attach_vfs``
-        makes the finalize cases skipped (:class:`hookconf.harness.finalize.CaseSkipped`).
+        makes the finalize cases skipped (:class:`CaseSkipped`).
         """
-        from hookconf.harness.finalize import CaseSkipped
-
         attach = getattr(self._candidate, "attach_vfs", None)
         if not callable(attach):
             raise CaseSkipped("the candidate has no attach_vfs(root, vfs)")

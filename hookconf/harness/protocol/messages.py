@@ -22,6 +22,7 @@ __all__ = [
     "CandidateReplyError",
     "CandidateTimeout",
     "CandidateUnreachable",
+    "CaseSkipped",
     "Hello",
     "OpSpec",
     "ProtocolViolation",
@@ -57,6 +58,11 @@ class ProtocolViolation(CandidateError):
 
 class CandidateUnreachable(CandidateError):
     """The candidate cannot be started or does not complete the handshake (exit code 3)."""
+
+
+class CaseSkipped(Exception):
+    """This candidate cannot run this case (e.g. it cannot take the harness's file system):
+    the case is *skipped*, so its invariants stay not covered; never a pass."""
 
 
 class CandidateReplyError(Exception):
