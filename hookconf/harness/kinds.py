@@ -35,7 +35,7 @@ KINDS: dict[str, KindSpec] = {
         KindSpec("dto.validate", "dto", ("H4",)),
         KindSpec("runtime.scenario", "runtime", ("H1", "H2", "H3", "H6", "H18", "H21", "H22")),
         KindSpec("runtime.race", "runtime", ("H2", "H3", "H21", "H22")),
-        KindSpec("runtime.finalize", "runtime", ("H10", "H13", "H19", "H23")),
+        KindSpec("runtime.finalize", "runtime", ("H10", "H11", "H13", "H19", "H23")),
         KindSpec("guest.run", "guest", ("H3", "H4", "H5", "H7")),
         KindSpec("runtime.program", "runtime", ("H1", "H18", "H21")),
     )

@@ -32,7 +32,7 @@ def test_a_subprocess_candidate_gets_finalize_cases_skipped_never_passed(hookcon
     cases = report["cases"]
     assert cases and all(c["status"] == "skipped" for c in cases)
     assert "file system" in cases[0]["reason"]
-    for inv in ("H10", "H13", "H19", "H23"):
+    for inv in ("H10", "H11", "H13", "H19", "H23"):
         assert status(report, inv) == "not_covered"
 
 

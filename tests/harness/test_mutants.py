@@ -49,6 +49,8 @@ FINALIZE_CASES = ("fin.*",)
 FINALIZE_MUTANTS = [
     ("tests.mutants.finalize.plain_rename_install:factory", "H10"),
     ("tests.mutants.finalize.compensation_deletes_target:factory", "H10"),
+    ("tests.mutants.finalize.source_over_replacement:factory", "H11"),
+    ("tests.mutants.finalize.replacement_ignored:factory", "H11"),
     ("tests.mutants.finalize.journal_after_first_change:factory", "H13"),
     ("tests.mutants.finalize.recovery_trusts_phase:factory", "H13"),
     ("tests.mutants.finalize.phase_before_fsync:factory", "H19"),
@@ -164,8 +166,8 @@ def test_reference_passes_what_is_covered_and_honestly_covers_nothing_else(hookc
     code, report = hookconf("run")
     assert code == 1  # not conformant: most invariants have no cases yet
     rows = {i["id"]: i for i in report["invariants"]}
-    for inv in ("H1", "H2", "H3", "H4", "H5", "H6", "H10", "H13", "H17", "H18", "H19", "H21",
-                "H22", "H23"):
+    for inv in ("H1", "H2", "H3", "H4", "H5", "H6", "H10", "H11", "H13", "H17", "H18", "H19",
+                "H21", "H22", "H23"):
         assert rows[inv]["status"] == "pass"
         assert rows[inv]["positive"]["run"] > 0 and rows[inv]["negative"]["run"] > 0
     assert not any(i["status"] in ("fail", "error") for i in report["invariants"])
@@ -190,7 +192,8 @@ def test_reference_report_counts_crash_points_and_states_per_finalize_case(hookc
 
 
 def test_finalize_mutant_failure_names_the_crash_point(hookconf):
-    _, report = hookconf("run", "--candidate", FINALIZE_MUTANTS[4][0], "--case", "fin.matrix.file.distinct")
+    _, report = hookconf("run", "--candidate", "tests.mutants.finalize.phase_before_fsync:factory",
+                         "--case", "fin.matrix.file.distinct")
     (case,) = report["cases"]
     detail = next(j["detail"] for j in case["judgements"] if j["invariant"] == "H19" and not j["passed"])
     assert detail.startswith("at crash ") and "variant" in detail

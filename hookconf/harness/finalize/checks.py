@@ -5,12 +5,13 @@ user tree (:func:`hookconf.harness.finalize.scenario.user_tree`) with what the s
 allows, and the candidate's durable state (``finalize.state``: ``status`` and ``phase``)
 with the files:
 
-``before_recovery`` (H10, H19) — the state a crash left, before the candidate recovers
+``before_recovery`` (H10, H11, H19) — the state a crash left, before the candidate recovers
     H19: the recorded phase names a durable state (§10.2 "Every phase update occurs after
     the filesystem state it names is durable"), and until ``db_committed`` every byte of
     the source and replacement still exists somewhere.  H10: an outside target keeps its
-    bytes.
-``after_recovery`` (H10, H13) — after two recoveries
+    bytes.  H11: once installed, the target holds the staged replacement, never the
+    original source.
+``after_recovery`` (H10, H11, H13) — after two recoveries
     H13: the task is completed with exactly the final tree, or still pending/failed with
     exactly the initial tree (plus the outside writer's file); never left mid-journal,
     never quarantined for a layout a crash can produce (§10.3 "so a crash before a phase
@@ -77,6 +78,25 @@ def _unrelated(sc: FinalizeScenario, tree: UserTree, when: str) -> list[str]:
     return problems[:3]
 
 
+def _replacement_on_top(sc: FinalizeScenario, state: dict[str, Any], tree: UserTree,
+                        when: str) -> list[str]:
+    """H11: once the install is journaled (or the task completed), the target holds the
+    staged replacement — never the original source moved over or under it."""
+    rep = (sc.task.get("replacement") or {}).get("stagedPath")
+    if not rep or sc.initial.get(rep, ("",))[0] != "file":
+        return []
+    installed = state.get("phase") in ("target_installed", "db_committed", "cleaned") or \
+        state.get("status") == "completed"
+    got = tree.get(sc.task["targetPath"])
+    if installed and got != sc.initial[rep]:
+        src = sc.initial.get(sc.task["sourcePath"])
+        what = "the original source" if got is not None and got == src else \
+            ("nothing" if got is None else "other bytes")
+        return [f"{when}: journal at {state.get('phase')} ({state.get('status')}) but the target "
+                f"holds {what}, not the staged replacement"]
+    return []
+
+
 def before_recovery(sc: FinalizeScenario, state: dict[str, Any], tree: UserTree,
                     fired: bool, forward: bool) -> dict[str, list[str]]:
     """Problems in the state a crash left; ``fired``: the outside writer created its file
@@ -84,7 +104,8 @@ def before_recovery(sc: FinalizeScenario, state: dict[str, Any], tree: UserTree,
     a compensation (which may undo a phase's layout before journaling ``cancelled``, as
     §10.3 allows), and every recorded phase must name a durable layout."""
     out: dict[str, list[str]] = {"H10": _writer_kept(sc, fired, tree, "after the crash")
-                                 + _unrelated(sc, tree, "after the crash"), "H19": []}
+                                 + _unrelated(sc, tree, "after the crash"), "H19": [],
+                                 "H11": _replacement_on_top(sc, state, tree, "after the crash")}
     phase = state.get("phase")
     files = {e[1] for e in tree.values() if e[0] == "file"}
     tgt = sc.task["targetPath"]
@@ -118,7 +139,8 @@ def after_recovery(sc: FinalizeScenario, state: dict[str, Any], tree: UserTree,
     run must fail may still complete when a crash came before the outside writer."""
     expect_completed = expect_completed or (sc.writer is not None and not fired)
     out: dict[str, list[str]] = {"H10": _writer_kept(sc, fired, tree, "after recovery")
-                                 + _unrelated(sc, tree, "after recovery"), "H13": []}
+                                 + _unrelated(sc, tree, "after recovery"), "H13": [],
+                                 "H11": _replacement_on_top(sc, state, tree, "after recovery")}
     status, phase = state.get("status"), state.get("phase")
     h13 = out["H13"]
     if phase in _OPEN:

@@ -1,4 +1,4 @@
-"""Oracles of finalization under crashes: H10, H13, H19, H23 (§10).
+"""Oracles of finalization under crashes: H10, H11, H13, H19, H23 (§10).
 
 Each reads the record of the ``runtime.finalize`` runner (``obs.extra["finalize"]``,
 :mod:`hookconf.harness.finalize.explorer`): the uncrashed run's answer and the first problems
@@ -13,7 +13,7 @@ from typing import Any
 from hookconf.harness.corpus import Case
 from hookconf.harness.judgement import Judgement
 
-__all__ = ["FINALIZE_ORACLES", "h10", "h13", "h19", "h23"]
+__all__ = ["FINALIZE_ORACLES", "h10", "h11", "h13", "h19", "h23"]
 
 
 def _judge(invariant: str, case: Case, obs: Any, *, outcome: bool = True,
@@ -47,6 +47,18 @@ def h10(case: Case, obs: Any) -> Judgement:
     after recovery — the unrelated file's bytes are changed or gone.
     """
     return _judge("H10", case, obs)
+
+
+def h11(case: Case, obs: Any) -> Judgement:
+    """H11 (§10.1, §10.2): a replacement is installed instead of, never underneath, the
+    original source rename.
+
+    §10.2: "For a replacement, only the replacement temporary item is installed. The
+    original is never renamed over it."  Fails when, in any explored state whose journal
+    is at ``target_installed`` or later (or whose task completed), the target does not hold
+    the staged replacement — e.g. the original source was moved over it.
+    """
+    return _judge("H11", case, obs)
 
 
 def h13(case: Case, obs: Any) -> Judgement:
@@ -86,4 +98,4 @@ def h23(case: Case, obs: Any) -> Judgement:
     return _judge("H23", case, obs, identity=True, also=("H13", "H19"))
 
 
-FINALIZE_ORACLES = {"H10": h10, "H13": h13, "H19": h19, "H23": h23}
+FINALIZE_ORACLES = {"H10": h10, "H11": h11, "H13": h13, "H19": h19, "H23": h23}

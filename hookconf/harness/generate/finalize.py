@@ -166,6 +166,8 @@ def finalize_matrix(params: dict[str, Any], rng: random.Random) -> Iterator[Inst
                     (placement == "distinct" and replacement == "none" and noreplace == "native"):
                 invariants = (*invariants, "H23")
             spec, sentence = _PHASES
+        if replacement != "none":
+            invariants = (*invariants, "H11")
         key = ".".join(d for d in dims if d not in ("none", "native", "absent"))
         yield Instance(key, _describe(*dims), "runtime.finalize",
                        "positive" if expect["outcome"] == "completed" else "negative",
