@@ -73,7 +73,7 @@ class FinalizeScenario:
     @classmethod
     def from_given(cls, given: dict[str, Any]) -> FinalizeScenario:
         task = dict(given["task"])
-        probe = cls._build(given, None)
+        probe = cls._build(given)
         initial = user_tree(probe)
         src, tgt = task["sourcePath"], task["targetPath"]
         rep = (task.get("replacement") or {}).get("stagedPath")
@@ -95,7 +95,7 @@ class FinalizeScenario:
 
     # ---- the file system ---------------------------------------------------------------
     @staticmethod
-    def _build(given: dict[str, Any], _unused: None) -> ModelVfs:
+    def _build(given: dict[str, Any]) -> ModelVfs:
         vfs = ModelVfs(devices=tuple(given.get("devices", ())),
                        noreplace_native=bool(given.get("noreplaceNative", True)))
         vfs.mkdir(STATE_DIR)
@@ -120,7 +120,7 @@ class FinalizeScenario:
     def fresh(self) -> ModelVfs:
         """A new, fully durable file system holding the case's tree."""
         self.fired.clear()
-        return self._build(self.given, None)
+        return self._build(self.given)
 
     def faults(self) -> tuple[Fault, ...]:
         """The outside writer as ``mutate-tree`` faults (one per op it may precede)."""

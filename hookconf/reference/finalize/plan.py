@@ -345,27 +345,30 @@ def route(plan: HookPlan) -> tuple[Layout, list[Stage]]:
     def lay(d: dict[str, str | None]) -> Layout:
         return tuple(sorted(d.items()))
 
-    db = lambda cur: Stage("db", (Verify(t, sel),), j.DbCommitted(t), lay(cur))  # noqa: E731
+    def db(cur: dict[str, str | None], selected: str) -> Stage:
+        # §10.1: the target identity is matched again immediately before db_committed.
+        return Stage("db", (Verify(t, selected),), j.DbCommitted(t), lay(cur))
+
     if plan.route == "in_place":
-        sel = SOURCE
         cur = {t: SOURCE}
         initial = lay(cur)
         stages.append(Stage("install", (Verify(t, SOURCE), MakeDurable(t)),
                             j.TargetInstalled(), lay(cur)))
-        stages += [db(cur), Stage("clean", (), j.Cleaned(), lay(cur))]
+        stages += [db(cur, SOURCE), Stage("clean", (), j.Cleaned(), lay(cur))]
         return initial, stages
     if plan.route in ("direct", "copy"):
-        sel = SOURCE
         if plan.route == "direct":
             cur = {s: SOURCE, t: None}
             initial = lay(cur)
+            # §10.2: directories fsync the renamed root and affected parents
+            root = (FsyncDir(t),) if plan.source_identity.to_json()["kind"] == "directory" else ()
             syncs = (FsyncDir(pt),) + ((FsyncDir(ps),) if ps != pt else ())
             cur = {s: None, t: SOURCE}
-            stages.append(Stage("install", (Verify(s, SOURCE), RenameNoReplace(s, t), *syncs,
-                                            Verify(t, SOURCE)),
+            stages.append(Stage("install", (Verify(s, SOURCE), RenameNoReplace(s, t), *root,
+                                            *syncs, Verify(t, SOURCE)),
                                 j.TargetInstalled(), lay(cur),
                                 undo=(MoveBack(t, s, SOURCE), *syncs)))
-            stages += [db(cur), Stage("clean", (), j.Cleaned(), lay(cur))]
+            stages += [db(cur, SOURCE), Stage("clean", (), j.Cleaned(), lay(cur))]
             return initial, stages
         cur = {s: SOURCE, x: None, t: None}
         initial = lay(cur)
@@ -378,13 +381,12 @@ def route(plan: HookPlan) -> tuple[Layout, list[Stage]]:
                                         Verify(t, SOURCE)),
                             j.TargetInstalled(), lay(cur),
                             undo=(MoveBack(t, x, SOURCE), FsyncDir(pt))))
-        stages.append(db(cur))
+        stages.append(db(cur, SOURCE))
         cur = {s: None, x: None, t: SOURCE}
         stages.append(Stage("clean", (Unlink(s, SOURCE), FsyncDir(ps)), j.Cleaned(), lay(cur)))
         return initial, stages
     # replacement routes
     assert plan.replacement is not None
-    sel = REPLACEMENT
     r = plan.replacement.staged_path
     pr = parent_of(r)
     make = CopyFile(r, x) if plan.cross_device else Link(r, x)
@@ -408,7 +410,7 @@ def route(plan: HookPlan) -> tuple[Layout, list[Stage]]:
                                     Verify(t, REPLACEMENT)),
                         j.TargetInstalled(), lay(cur),
                         undo=(MoveBack(t, x, REPLACEMENT), FsyncDir(pt))))
-    stages.append(db(cur))
+    stages.append(db(cur, REPLACEMENT))
     old = s if plan.route == "replace" else b
     cur = {**cur, old: None, r: None}
     syncs = tuple(FsyncDir(p) for p in dict.fromkeys((parent_of(old), pr)))
