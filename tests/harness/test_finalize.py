@@ -7,6 +7,7 @@ import sys
 
 import pytest
 
+from hookconf.reference.candidate import ReferenceCandidate
 from tests.conftest import status
 
 CASE = {
@@ -58,3 +59,22 @@ def test_paths_leaving_the_root_or_naming_the_state_directory_are_corpus_errors(
                                                                                 path):
     bad = {**CASE, "given": {**CASE["given"], "task": {**CASE["given"]["task"], "sourcePath": path}}}
     assert hookconf("lint", _corpus(tmp_path, bad))[0] == 2
+
+
+class _WithoutFinalizeOps(ReferenceCandidate):
+    """A runtime candidate that takes a file system but has no finalize.* operations."""
+
+    def _ops(self):
+        return {op: fn for op, fn in super()._ops().items() if not op.startswith("finalize.")}
+
+
+def without_finalize_ops():
+    return _WithoutFinalizeOps()
+
+
+def test_a_candidate_without_the_finalize_ops_is_skipped_not_errored(hookconf):
+    code, report = hookconf("run", "--candidate", "tests.harness.test_finalize:without_finalize_ops",
+                            "--case", "fin.matrix.file.distinct")
+    (case,) = report["cases"]
+    assert case["status"] == "skipped" and "finalize" in case["reason"]
+    assert status(report, "H10") == "not_covered"
