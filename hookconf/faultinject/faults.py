@@ -17,6 +17,8 @@ Registered names (stable; corpus files and reports use them):
 ``exdev``                the Nth matching rename/link fails with ``EXDEV``
 ``einval-noreplace``     from the Nth ``rename_noreplace`` on, the filesystem refuses the
                          flag with ``EINVAL`` (NFS); the port falls back or fails closed
+``eperm-link``           from the Nth ``link`` on, the filesystem refuses hard links with
+                         ``EPERM`` (some FUSE and network filesystems)
 ``fsync-dir-eio-transient`` the Nth ``fsync_dir`` fails with ``EIO`` once; nothing in the
                          directory became durable
 ``crash-before``         the world stops before the Nth matching call
@@ -97,6 +99,8 @@ FAULTS: dict[str, FaultKind] = {k.name: k for k in (
               False, "EXDEV once"),
     FaultKind("einval-noreplace", frozenset({"rename_noreplace"}), None, True,
               "RENAME_NOREPLACE unsupported from the Nth call on"),
+    FaultKind("eperm-link", frozenset({"link"}), errno.EPERM, True,
+              "hard links refused from the Nth call on"),
     FaultKind("fsync-dir-eio-transient", frozenset({"fsync_dir"}), errno.EIO, False,
               "directory fsync EIO once"),
     FaultKind("crash-before", None, None, False, "stop before the call"),

@@ -19,7 +19,7 @@ def wrapped(*faults, inner=None):
 
 def test_registry_names_are_exactly_the_published_ones():
     assert set(FAULTS) == {
-        "eio-transient", "eio-persistent", "enospc", "exdev", "einval-noreplace",
+        "eio-transient", "eio-persistent", "enospc", "exdev", "einval-noreplace", "eperm-link",
         "fsync-dir-eio-transient", "crash-before", "crash-after", "mutate-tree"}
 
 
@@ -159,3 +159,12 @@ def test_path_filter_counts_only_matching_calls():
             vfs.write(fh, b"1", 0)
         vfs.close(fh)
     assert vfs.injected == [(7, "eio-transient")]
+
+
+def test_eperm_link_refuses_hard_links_from_the_nth_on_and_the_fallback_fails_closed():
+    vfs = wrapped(Fault("eperm-link", nth=1), Fault("einval-noreplace"))
+    put(vfs, "a", b"x")
+    vfs.link("a", "b")  # the 0th link is allowed
+    assert errno_of(lambda: vfs.link("a", "c")) == errno.EPERM
+    assert errno_of(lambda: vfs.rename_noreplace("a", "d")) == errno.EPERM
+    assert vfs.inner.listdir() == ["a", "b"]

@@ -136,8 +136,10 @@ def before_recovery(sc: FinalizeScenario, state: dict[str, Any], tree: UserTree,
 def after_recovery(sc: FinalizeScenario, state: dict[str, Any], tree: UserTree,
                    fired: bool, expect_completed: bool) -> dict[str, list[str]]:
     """Problems after two recoveries (idempotence is checked by the runner).  A case whose
-    run must fail may still complete when a crash came before the outside writer."""
-    expect_completed = expect_completed or (sc.writer is not None and not fired)
+    run fails because of its environment (an outside writer, an injected error) may still
+    complete after a crash: recovery retries in a world where the writer has not come yet
+    or the error does not recur (§10.3 "retry or cancel safely")."""
+    expect_completed = expect_completed or sc.environmental
     out: dict[str, list[str]] = {"H10": _writer_kept(sc, fired, tree, "after recovery")
                                  + _unrelated(sc, tree, "after recovery"), "H13": [],
                                  "H11": _replacement_on_top(sc, state, tree, "after recovery")}
@@ -178,9 +180,20 @@ def outcome_problems(sc: FinalizeScenario, expect: dict[str, Any], prepared: dic
     want = {"outcome": expect.get("outcome"), "code": expect.get("code")}
     if want["outcome"] == "completed":
         want["code"] = observed["code"] if observed["outcome"] == "completed" else None
+    elif isinstance(want["code"], list) and observed["code"] in want["code"]:
+        want["code"] = observed["code"]  # the spec leaves these codes open
     if observed != want:
         return [f"finalization answered {observed}, expected {want}"]
     return []
+
+
+def plain_renames(trace: list[Any]) -> list[str]:
+    """H10 (§10.1: "Node's overwrite-capable rename is not sufficient"): a plain ``rename``
+    whose destination is user data, anywhere in the recorded run."""
+    from hookconf.harness.finalize.scenario import STATE_DIR
+
+    return [f"a plain, overwrite-capable rename was issued: {ev}" for ev in trace
+            if ev.op == "rename" and not ev.paths[1].startswith(STATE_DIR + "/")][:2]
 
 
 def identity_problems(sc: FinalizeScenario, prepared: dict[str, Any]) -> list[str]:

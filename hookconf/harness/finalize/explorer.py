@@ -156,6 +156,7 @@ def run_finalize(case: Case, conn: Connection, obs: Any) -> None:
     trace = list(vfs.trace)
     run.forward = answer is not None and answer.get("status") == "completed"
     outcome = checks.outcome_problems(sc, case.expect, prepared, answer)
+    run.note({"H10": checks.plain_renames(trace)}, "the uncrashed run")
     identity = checks.identity_problems(sc, prepared)
     run.judge_state(model, bool(sc.fired), "the uncrashed run")
 

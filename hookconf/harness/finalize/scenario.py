@@ -123,9 +123,12 @@ class FinalizeScenario:
         return self._build(self.given)
 
     def faults(self) -> tuple[Fault, ...]:
-        """The outside writer as ``mutate-tree`` faults (one per op it may precede)."""
+        """The case's named faults, then the outside writer as ``mutate-tree`` faults (one
+        per op it may precede).  Raises ``ValueError`` for a fault the registry refuses."""
+        named = tuple(Fault(f["name"], int(f.get("nth", 0)), op=f.get("op"), path=f.get("path"))
+                      for f in self.given.get("faults", ()))
         if self.writer is None:
-            return ()
+            return named
         path, data = self.writer
 
         def write(vfs: Vfs, paths: tuple[str, ...]) -> None:
@@ -143,9 +146,15 @@ class FinalizeScenario:
             vfs.close(fh)
             vfs.fsync_dir(path.rpartition("/")[0] or ".")
 
-        return tuple(Fault("mutate-tree", 0, op=op, path=path, mutate=write) for op in _WRITER_OPS)
+        return named + tuple(Fault("mutate-tree", 0, op=op, path=path, mutate=write)
+                             for op in _WRITER_OPS)
 
     # ---- expectations ------------------------------------------------------------------
+    @property
+    def environmental(self) -> bool:
+        """Whether the run's failure comes from outside (a writer, an injected error)."""
+        return self.writer is not None or bool(self.given.get("faults"))
+
     def holds_selected(self, tree: UserTree) -> bool:
         """Whether the target holds exactly the selected artifact."""
         tgt = self.task["targetPath"]
