@@ -38,6 +38,7 @@ KINDS: dict[str, KindSpec] = {
         KindSpec("runtime.finalize", "runtime", ("H10", "H11", "H13", "H19", "H23")),
         KindSpec("guest.run", "guest", ("H3", "H4", "H5", "H7")),
         KindSpec("runtime.program", "runtime", ("H1", "H18", "H21")),
+        KindSpec("guest.metadata_model", "guest", ("H7",)),
     )
 }
 

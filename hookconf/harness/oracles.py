@@ -14,6 +14,7 @@ from hookconf.harness.corpus import Case
 from hookconf.harness.finalize.oracles import FINALIZE_ORACLES
 from hookconf.harness.guest import judge_guest
 from hookconf.harness.judgement import Judgement, Oracle
+from hookconf.harness.metadata_explorer import judge_metadata
 from hookconf.harness.runners import Observation
 from hookconf.harness.runtime.oracles import RUNTIME_ORACLES
 
@@ -150,7 +151,10 @@ ORACLES: dict[str, Oracle] = {"H4": h4, "H5": h5, "H7": h7, "H17": h17, **RUNTIM
 #: Kinds whose cases carry their own expectation of what the candidate must show, whatever
 #: invariant they evidence: a ``guest.run`` case is judged on the guest's observed codes,
 #: logs, effects and requests for each of H3, H4, H5 and H7 it names.
-KIND_JUDGES: dict[str, Callable[[str, Case, Observation], Judgement]] = {"guest.run": _guest}
+KIND_JUDGES: dict[str, Callable[[str, Case, Observation], Judgement]] = {
+    "guest.run": _guest,
+    "guest.metadata_model": judge_metadata,
+}
 
 
 def judge(invariant: str, case: Case, obs: Observation) -> Judgement:

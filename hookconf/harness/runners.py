@@ -14,6 +14,7 @@ from typing import Any
 
 from hookconf.harness.corpus import Case
 from hookconf.harness.guest import run_guest
+from hookconf.harness.metadata_explorer import run_metadata
 from hookconf.harness.protocol import CandidateReplyError, Connection
 
 __all__ = ["RUNNERS", "Call", "Observation", "observe"]
@@ -167,6 +168,7 @@ RUNNERS: dict[str, Callable[[Case, Connection, Observation], None]] = {
     "task_source.admit": _admit,
     "dto.validate": _validate,
     "guest.run": run_guest,
+    "guest.metadata_model": run_metadata,
 }
 
 

@@ -78,6 +78,19 @@ def render_terminal(report: Report, console: Console, *, allow_not_covered: bool
                       f"(each recovered twice) over {len(crashed)} finalize scenarios "
                       "(per case in --json: metrics)", markup=False, highlight=False)
 
+    programs = [r for r in report.results
+                if r.observation is not None and "programs" in r.observation.metrics]
+    if programs:
+        total = sum(r.observation.metrics["programs"] for r in programs)
+        calls = sum(r.observation.metrics["ops"] for r in programs)
+        console.print(f"metadata programs: {total} programs, {calls} calls over {len(programs)} cases "
+                      "(bounded and seeded per case: given.count, given.seed)", markup=False, highlight=False)
+    for result in programs:
+        m = result.observation.metrics
+        console.print(f"  {result.case.id}: {m['programs']} programs, {m['ops']} calls, {m['failing']} failing "
+                      f"({m['shrinkRuns']} shrink requests, seed {m['seed']}) — {result.status}",
+                      markup=False, highlight=False)
+
     generated = report.generated()
     if generated:
         total = sum(g["instances"] for g in generated.values())

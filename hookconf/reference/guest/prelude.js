@@ -18,6 +18,7 @@
   // change what the prelude sends (the host validates every message regardless).
   const jsonParse = JSON.parse;
   const jsonStringify = JSON.stringify;
+  const defineProperty = Object.defineProperty;
 
   const PRE_HOOKS = ['beforeCreate', 'beforeFinalize'];
   const HOOK_NAMES = ['beforeCreate', 'beforeFinalize', 'afterComplete', 'onError'];
@@ -178,8 +179,13 @@
       },
       has(key) { return data.has(String(key)); },
       getAll() {
+        // Own data properties, never assignment: a key such as '__proto__' must stay a key
+        // (assignment would call the prototype setter and drop it), §9.3.
         const all = {};
-        for (const [key, text] of data) all[key] = jsonParse(text);
+        for (const [key, text] of data) {
+          defineProperty(all, key, { value: jsonParse(text), writable: true, enumerable: true,
+            configurable: true });
+        }
         return all;
       },
       keys() { return Array.from(data.keys()); },
