@@ -38,6 +38,14 @@ GUEST_MUTANTS = [
     ("tests.mutants.guest.guest_prelude:context_bleed", "H3"),
     ("tests.mutants.guest.effects_unvalidated:factory", "H4"),
 ]
+#: ``ctx.metadata`` mutants (§9.3) run only the metadata cases: the programs must catch each.
+METADATA_CASES = ("guest.metadata.*",)
+METADATA_MUTANTS = [
+    (f"tests.mutants.guest.metadata_prelude:{name}", "H7") for name in (
+        "get_all_ignores_staged_writes", "keys_list_deleted", "delete_not_staged", "delete_not_applied",
+        "get_reads_snapshot", "has_deleted_key", "has_by_in_operator", "get_all_by_assignment",
+        "post_hook_set_accepted")
+]
 #: Mutants only some interleavings expose: the race explorer must find them.
 RACE_MUTANTS = [
     ("tests.mutants.runtime.reclaim_busy_worker:factory", "H2"),
@@ -110,7 +118,8 @@ ALL = ([(c, i, FAMILY_CASES[i]) for c, i in MUTANTS]
        + [(c, i, ("race.*",)) for c, i in RACE_MUTANTS]
        + [(c, i, GUEST_CASES) for c, i in GUEST_MUTANTS]
        + [(c, i, WORKER_MESSAGE_CASES) for c, i in WORKER_MESSAGE_MUTANTS]
-       + [(c, i, FINALIZE_CASES) for c, i in FINALIZE_MUTANTS])
+       + [(c, i, FINALIZE_CASES) for c, i in FINALIZE_MUTANTS]
+       + [(c, i, METADATA_CASES) for c, i in METADATA_MUTANTS])
 
 
 @pytest.mark.parametrize(("candidate", "invariant", "cases"), ALL, ids=[_name(m) for m in ALL])
@@ -197,3 +206,15 @@ def test_finalize_mutant_failure_names_the_crash_point(hookconf):
     (case,) = report["cases"]
     detail = next(j["detail"] for j in case["judgements"] if j["invariant"] == "H19" and not j["passed"])
     assert detail.startswith("at crash ") and "variant" in detail
+
+
+def test_metadata_explorer_prints_the_shrunk_program_and_its_seed(hookconf):
+    _, report = hookconf("run", "--candidate", "tests.mutants.guest.metadata_prelude:has_by_in_operator",
+                         "--case", "guest.metadata.programs.pre-hooks")
+    (case,) = report["cases"]
+    assert case["status"] == "failed" and case["metrics"]["failing"] >= 1
+    detail = case["judgements"][0]["detail"]
+    assert "minimal failing program" in detail and "seed 0" in detail
+    # one step suffices: has() of an inherited name on a map without it
+    assert len(case["judgements"][0]["observed"]["program"]["ops"]) == 1
+    assert case["metrics"]["shrinkRuns"] >= 1
