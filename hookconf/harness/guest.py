@@ -20,6 +20,9 @@ Expectation, per invocation (``expect.results[i]``), every key optional:
     the returned effects.
 ``effectsExclude``
     the same shape: no listed item may be in the returned effects.
+``logsExclude``
+    records of which none may appear (matched as in ``logs``): a forged call that must
+    never reach the log.
 ``requests``
     the exact list of URLs the guest's HTTP hops sent to the network (the harness plays the
     network from ``given.network``); a hop the §7 matcher refuses must never be sent.
@@ -75,6 +78,9 @@ def _entry_problems(expected: dict[str, Any], observed: dict[str, Any]) -> list[
             problems.append(f"no log record matching {json.dumps(wanted, ensure_ascii=False)}")
             break
         position += 1
+    for unwanted in expected.get("logsExclude", []):
+        if any(_log_matches(unwanted, record) for record in logs):
+            problems.append(f"a log record matches {json.dumps(unwanted, ensure_ascii=False)}")
     effects = observed.get("effects") or {}
     for key, items in expected.get("effects", {}).items():
         for item in items:

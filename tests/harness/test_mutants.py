@@ -37,6 +37,8 @@ GUEST_MUTANTS = [
     ("tests.mutants.guest.guest_prelude:post_hook_writable", "H7"),
     ("tests.mutants.guest.guest_prelude:context_bleed", "H3"),
     ("tests.mutants.guest.effects_unvalidated:factory", "H4"),
+    # the same unbound log call, caught here by the post-hook forgeries (guest.forged-ids)
+    ("tests.mutants.schemas.worker_scope:log_any_invocation", "H3"),
 ]
 #: ``ctx.metadata`` mutants (§9.3) run only the metadata cases: the programs must catch each.
 METADATA_CASES = ("guest.metadata.*",)
