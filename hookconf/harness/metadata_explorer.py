@@ -167,20 +167,17 @@ def run_metadata(case: Case, conn: Connection, obs: Any) -> None:
 def _shrink_into(record: dict[str, Any], program: Program, conn: Connection, budget: int, obs: Any) -> None:
     runs = [0]
 
-    def fails(batch: list[Program]) -> list[bool]:
+    def verdicts(batch: list[Program], tag: str) -> list[list[str]]:
         runs[0] += 1
-        return [bool(found) for found in _verdicts(batch, conn.call("guest.run", _request(batch, "s")))]
+        return _verdicts(batch, conn.call("guest.run", _request(batch, tag)))
 
     try:
-        alone = _verdicts([program], conn.call("guest.run", _request([program], "a")))[0]
-        runs[0] += 1
-        if not alone:
+        if not verdicts([program], "a")[0]:
             record["confirmed"] = False
             record["note"] = "passes alone: the departure needs the earlier programs in the same worker"
             return
-        shrunk, _ = shrink(program, fails, budget)
-        final = _verdicts([shrunk], conn.call("guest.run", _request([shrunk], "m")))[0]
-        runs[0] += 1
+        shrunk, _ = shrink(program, lambda batch: [bool(v) for v in verdicts(batch, "s")], budget)
+        final = verdicts([shrunk], "m")[0]
         record.update(shrunk=shrunk.to_json(), confirmed=bool(final),
                       problems=final or record["problems"], shown=shrunk.show())
     except CandidateError as exc:

@@ -9,7 +9,9 @@ Both implement :class:`Engine`: ``call(op, args, deadline_ms=…)`` runs one
   injected clock between slices; at the deadline it kills the worker (SIGKILL) and raises
   :class:`EngineTimeout`.  A worker that dies (crash, OOM kill) raises
   :class:`EngineCrashed`.  This is how a guest that loops, or catches every interrupt and
-  loops again, fails only its own invocation and the host never hangs (§5.1, §8).
+  loops again, fails only its own invocation and the host never hangs (§5.1, §8).  The
+  worker's start-up is waited for (on real time, ``STARTUP_TIMEOUT_S``) before any guest
+  budget starts, so a slow machine never charges it to the plugin's activation.
 * :class:`InProcessEngine` — the same engine on the calling thread, no kill: for trusted
   fixtures and benchmarks only (a synchronous guest loop would hang the host).
 """
@@ -21,12 +23,18 @@ import os
 import select
 import subprocess
 import sys
+import time
 import weakref
+from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
 from hookconf.reference.guest.engine import GuestEngine, Step
 from hookconf.reference.guest.vm_ports import Clock
+
+#: Real seconds a worker may take to start (interpreter, imports, prelude) before the host
+#: gives up with ``OSError``: the environment's time, never the guest's budget.
+STARTUP_TIMEOUT_S = 30.0
 
 __all__ = ["Engine", "EngineCrashed", "EngineTimeout", "InProcessEngine", "ProcessEngine"]
 
@@ -109,6 +117,13 @@ class ProcessEngine:
         if prelude is not None:
             config["prelude"] = prelude
         self._write(json.dumps(config).encode("utf-8") + b"\n")
+        # Start-up (interpreter, imports, prelude) is the host's cost, so it is waited for
+        # here, on real time, and never charged to the guest's activation budget.
+        started = time.monotonic()
+        try:
+            self._read_line("start-up", lambda: time.monotonic() - started >= STARTUP_TIMEOUT_S)
+        except (EngineTimeout, EngineCrashed) as error:
+            raise OSError(f"worker did not start: {error}") from None
 
     @property
     def pid(self) -> int | None:
@@ -122,6 +137,10 @@ class ProcessEngine:
         if "\n" in payload:
             raise ValueError("engine payloads are single-line JSON text")
         self._write(f"{op}\t{payload}\n".encode())
+        return self._read_line(op, lambda: self._clock.now_ms() >= deadline_ms)
+
+    def _read_line(self, op: str, expired: Callable[[], bool]) -> Step:
+        """The worker's next step line; kills it and raises when ``expired()`` first."""
         stdout = self._process.stdout
         assert stdout is not None
         while b"\n" not in self._buffer:
@@ -132,7 +151,7 @@ class ProcessEngine:
                     self.close()
                     raise EngineCrashed("worker died")
                 self._buffer += chunk
-            elif self._clock.now_ms() >= deadline_ms:
+            elif expired():
                 self.close()
                 raise EngineTimeout(f"no answer to {op} before the deadline")
         line, _, self._buffer = self._buffer.partition(b"\n")

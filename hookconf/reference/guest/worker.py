@@ -2,7 +2,8 @@
 
 Run as ``python -m hookconf.reference.guest.worker``.  The first line is the VM configuration
 (``{"grants": [...], "memory_limit_bytes": N, "stack_limit_bytes": N, "prelude"?: text}``);
-every later
+the worker
+answers it with one empty step line once its VM is built (ready), and every later
 line is one request ``<op>\t<payload>``: for ``enter``, ``settle`` and ``abort`` the
 payload is the operation's one argument (JSON text or a reason word, never a newline);
 for ``activate`` it is the JSON array ``[script, entry_id]``.  Each request is answered
@@ -40,6 +41,13 @@ def main() -> int:
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     config = json.loads(stdin.readline())
     engine: GuestEngine | None = None
+    try:
+        engine = GuestEngine(**config)
+    except Exception:  # noqa: BLE001 - the first request reports it as a vm_error
+        engine = None
+    # Ready: start-up is the host's time; the guest's budgets start after this line.
+    stdout.write(RawStep().to_line())
+    stdout.flush()
     for line in stdin:
         try:
             op, _, payload = line.rstrip(b"\n").decode("utf-8").partition("\t")
