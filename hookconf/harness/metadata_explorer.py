@@ -23,10 +23,10 @@ re-run command the report prints reproduces the same programs and the same shrin
 ``programs`` are written out programs (a shrunk failure kept as a regression case), run
 before the ``count`` generated ones.  The record, ``obs.extra["metadata"]``::
 
-    {"programs": n, "ops": total steps, "failing": k, "first": index,
+    {"programs": n, "calls": total steps, "failing": k, "first": index,
      "problems": [...], "shrunk": {"hook", "snapshot", "ops"}, "confirmed": bool}
 
-and ``obs.metrics`` holds ``programs``, ``ops``, ``failing``, ``shrinkRuns`` and ``seed``.
+and ``obs.metrics`` holds ``programs``, ``calls``, ``failing``, ``shrinkRuns`` and ``seed``.
 """
 
 from __future__ import annotations
@@ -154,7 +154,7 @@ def run_metadata(case: Case, conn: Connection, obs: Any) -> None:
     result = obs.ask(conn, "programs", "guest.run", _request(programs, "p"))
     verdicts = _verdicts(programs, result)
     failing = [i for i, found in enumerate(verdicts) if found]
-    record: dict[str, Any] = {"programs": len(programs), "ops": sum(len(p.ops) for p in programs),
+    record: dict[str, Any] = {"programs": len(programs), "calls": sum(len(p.ops) for p in programs),
                               "failing": len(failing)}
     obs.metrics.update({**record, "seed": int(given["seed"]), "shrinkRuns": 0})
     if failing:
@@ -193,7 +193,7 @@ def judge_metadata(invariant: str, case: Case, obs: Any) -> Judgement:
     expected = {"programs agreeing with the map model": record.get("programs", 0)}
     if not record.get("failing"):
         return Judgement(invariant, True, expected, {"programs": record.get("programs", 0),
-                                                     "ops": record.get("ops", 0)})
+                                                     "calls": record.get("calls", 0)})
     program = Program.from_json(record.get("shrunk") or record["original"])
     minimal = "minimal failing program" if record.get("shrunk") else "failing program"
     detail = (f"{record['failing']} of {record['programs']} programs depart from the map model; "

@@ -79,15 +79,15 @@ def render_terminal(report: Report, console: Console, *, allow_not_covered: bool
                       "(per case in --json: metrics)", markup=False, highlight=False)
 
     programs = [r for r in report.results
-                if r.observation is not None and "programs" in r.observation.metrics]
+                if r.case.kind == "guest.metadata_model" and r.observation is not None]
     if programs:
         total = sum(r.observation.metrics["programs"] for r in programs)
-        calls = sum(r.observation.metrics["ops"] for r in programs)
+        calls = sum(r.observation.metrics["calls"] for r in programs)
         console.print(f"metadata programs: {total} programs, {calls} calls over {len(programs)} cases "
                       "(bounded and seeded per case: given.count, given.seed)", markup=False, highlight=False)
     for result in programs:
         m = result.observation.metrics
-        console.print(f"  {result.case.id}: {m['programs']} programs, {m['ops']} calls, {m['failing']} failing "
+        console.print(f"  {result.case.id}: {m['programs']} programs, {m['calls']} calls, {m['failing']} failing "
                       f"({m['shrinkRuns']} shrink requests, seed {m['seed']}) — {result.status}",
                       markup=False, highlight=False)
 
