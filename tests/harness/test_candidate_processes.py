@@ -58,6 +58,16 @@ def test_no_path_leaves_the_candidate_or_its_children_running(hookconf, tmp_path
     assert gone(pids), f"still running: {[p for p in pids if alive(p)]}"
 
 
+def test_a_crash_is_reported_as_one_even_when_a_child_still_holds_the_pipes(hookconf, tmp_path):
+    state = tmp_path / "pids"
+    started = time.monotonic()
+    _, report = hookconf("run", "--candidate", fake("crash-spawn", str(state)), *MINI_ARGS[:-1], "10")
+    assert all(c["reason"].startswith("candidate exited with status 3 before replying: fake candidate: "
+                                      "crashing on purpose") for c in report["cases"]), report["cases"][0]
+    assert time.monotonic() - started < 10
+    assert gone(spawned(state))
+
+
 def test_bad_handshake_is_unreachable_and_kills_the_group(tmp_path):
     state = tmp_path / "pids"
     conn = SubprocessConnection(fake("bad-hello-spawn", str(state))[4:], timeout_s=5)

@@ -53,6 +53,8 @@ _EOF = object()
 STDERR_KEEP_BYTES = 4096
 #: Seconds a closing candidate gets to exit by itself once its stdin is closed.
 _CLOSE_GRACE_S = 1.0
+#: Seconds between checks that the candidate is still alive while waiting for a reply.
+_POLL_S = 0.05
 #: Words that mark the stderr line saying what went wrong.
 _TROUBLE = ("error", "exception", "fatal", "panic", "abort", "killed", "failed", "traceback")
 
@@ -171,9 +173,13 @@ class SubprocessConnection:
             self._finalizer = None
         for pump in self._pumps:
             pump.join(timeout=1.0)
+        # A pipe still being read (a process that left the group holds it open) is left to its
+        # daemon reader: closing it under the reader could block on the buffer's lock.
+        readers = {id(proc.stdout): self._pumps[0], id(proc.stderr): self._pumps[1]} if self._pumps else {}
         for stream in (proc.stdin, proc.stdout, proc.stderr):
+            reader = readers.get(id(stream))
             try:
-                if stream is not None:
+                if stream is not None and (reader is None or not reader.is_alive()):
                     stream.close()
             except OSError:
                 pass
@@ -207,10 +213,7 @@ class SubprocessConnection:
         assert proc is not None
         deadline = time.monotonic() + self.timeout_s
         self._write(proc, boundedjson.dumpb(message) + b"\n", deadline, op)
-        try:
-            raw = self._lines.get(timeout=max(0.0, deadline - time.monotonic()))
-        except queue.Empty as exc:
-            raise CandidateTimeout(f"no reply to {op} within {self.timeout_s:g} s (timeout)") from exc
+        raw = self._next_line(proc, deadline, op)
         if raw is _EOF:
             code = _wait_unreaped(proc, _CLOSE_GRACE_S)
             self._pumps[1].join(timeout=1.0)  # the last words on stderr
@@ -229,6 +232,23 @@ class SubprocessConnection:
             where = f" at {exc.pointer}" if exc.pointer else ""
             raise ProtocolViolation(f"reply refused: {exc.reason}{where}: {_shown(raw)!r}") from None
         return check_reply(reply, request_id)
+
+    def _next_line(self, proc: subprocess.Popen[bytes], deadline: float, op: str) -> Any:
+        """The next stdout item, or ``_EOF`` once the candidate has exited — even when a child
+        it left behind still holds the pipe open."""
+        exited_at: float | None = None
+        while True:
+            now = time.monotonic()
+            if now >= deadline:
+                raise CandidateTimeout(f"no reply to {op} within {self.timeout_s:g} s (timeout)")
+            try:
+                return self._lines.get(timeout=min(_POLL_S, deadline - now))
+            except queue.Empty:
+                pass
+            if exited_at is None and _wait_unreaped(proc, 0.0) is not None:
+                exited_at = time.monotonic()  # let a last line written before the exit arrive
+            elif exited_at is not None and time.monotonic() - exited_at >= _POLL_S:
+                return _EOF
 
     def _write(self, proc: subprocess.Popen[bytes], data: bytes, deadline: float, op: str) -> None:
         assert proc.stdin is not None
