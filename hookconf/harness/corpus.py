@@ -15,6 +15,7 @@ names must exist (in its corpus's own ``plugins/`` folder or the embedded one) a
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 from collections.abc import Iterable, Sequence
@@ -148,6 +149,7 @@ def load_corpus(extra: Sequence[Path] = (), *, embedded_corpus: bool = True, see
             _load_file(path, folders, validator, template_validator, seen, digest, budget, seed, result)
     result.cases.sort(key=lambda c: c.id)
     result.digest = "sha256:" + digest.hexdigest()
+    _fixture_problem.cache_clear()  # a later load sees the files as they are then
     return result
 
 
@@ -269,10 +271,9 @@ def _load_case(
         return None
     missing = False
     for pointer, plugin_id in plugin_ids(entry["kind"], given):
-        try:
-            load_fixture(plugin_id, folders)
-        except FixtureError as exc:
-            problems.append(Problem(name, base + "/given" + pointer, str(exc)))
+        problem = _fixture_problem(plugin_id, folders)
+        if problem:
+            problems.append(Problem(name, base + "/given" + pointer, problem))
             missing = True
     if missing:
         return None
@@ -308,6 +309,16 @@ def _load_case(
         advisory=entry.get("advisory", ""),
         plugins=folders,
     )
+
+
+@functools.lru_cache(maxsize=1024)
+def _fixture_problem(plugin_id: str, folders: tuple[Path, ...]) -> str:
+    """Why the fixture cannot be sent (``""`` if it can); read once per corpus load."""
+    try:
+        load_fixture(plugin_id, folders)
+    except FixtureError as exc:
+        return str(exc)
+    return ""
 
 
 def _message(error: jsonschema.ValidationError) -> str:
