@@ -12,7 +12,7 @@ One request per line, one reply per line, correlated by ``id``; the first exchan
 
 A crash, a hang, garbage or a reply with the wrong id raises :class:`CandidateError`; the
 candidate is then killed and the next call starts a fresh one, so one bad case never
-poisons the rest of a run.  The candidate runs in its own process group (session), and
+poisons the rest of a run.  The candidate leads a process group of its own, and
 "killed" means the whole group gets SIGKILL and the leader is reaped — after a bad
 handshake, a timeout, a crash, garbage, an interrupt (``KeyboardInterrupt``) or a normal
 :meth:`~SubprocessConnection.close` alike — so no child it started is left behind.
@@ -352,7 +352,7 @@ def _wait_unreaped(proc: subprocess.Popen[bytes], grace_s: float) -> int | None:
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
-    """SIGKILL the candidate's process group (its session), then reap the leader."""
+    """SIGKILL the candidate's process group, then reap the leader."""
     if proc.returncode is None:
         try:
             os.killpg(proc.pid, signal.SIGKILL)
