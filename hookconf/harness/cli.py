@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import fnmatch
-import json
 import os
 import sys
 import time
@@ -19,6 +18,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from hookconf import boundedjson
 from hookconf.harness import __version__
 from hookconf.harness.corpus import Case, Corpus, load_corpus
 from hookconf.harness.engine import CaseResult, run_cases
@@ -223,7 +223,8 @@ def _run(args: argparse.Namespace) -> int:
     try:
         if args.json:
             data = report.as_json(allow_not_covered=args.allow_not_covered)
-            text = json.dumps(data, indent=2, ensure_ascii=False, default=repr) + "\n"
+            # bounded and UTF-8-safe: a lone surrogate a candidate sent is kept as its escape
+            text = boundedjson.dumps(data, indent=2, default=repr, max_depth=4 * boundedjson.MAX_DEPTH) + "\n"
             args.json.write_text(text, encoding="utf-8")
         if args.junit:
             write_junit(report, args.junit)

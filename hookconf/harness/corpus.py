@@ -4,11 +4,18 @@ A case file is a JSON file holding one case object or an array of case objects. 
 embedded corpus lives in the ``corpus`` package; ``--corpus PATH`` adds folders or files.
 Every problem is reported with its file and JSON pointer; a corpus with any problem is
 refused as a whole (exit 2) so that a malformed case can never be silently skipped.
+
+Case files are other people's files.  Each is read through :mod:`hookconf.boundedjson`: at
+most :data:`MAX_CASE_FILE_BYTES`, strict UTF-8, at most
+:data:`~hookconf.boundedjson.MAX_DEPTH` nested containers; markers expand within one
+corpus-wide :class:`~hookconf.harness.markers.MarkerBudget`; every fixture plugin a case
+names must exist (in its corpus's own ``plugins/`` folder or the embedded one) and parse.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 from collections.abc import Iterable, Sequence
@@ -18,12 +25,19 @@ from typing import Any
 
 import jsonschema
 
+from hookconf import boundedjson
 from hookconf import corpus as embedded
 from hookconf.harness import generate
+from hookconf.harness.fixtures import FixtureError, load_fixture, plugin_folders, plugin_ids
 from hookconf.harness.kinds import KINDS
-from hookconf.harness.markers import MarkerError, expand_markers
+from hookconf.harness.markers import MarkerBudget, MarkerError, expand_markers
 
-__all__ = ["Case", "Corpus", "Problem", "load_corpus"]
+__all__ = ["MAX_CASE_FILE_BYTES", "Case", "Corpus", "Problem", "load_corpus"]
+
+#: Largest case file read (bytes); the embedded corpus's largest is under 1 MiB.
+MAX_CASE_FILE_BYTES = 64 * 1024 * 1024
+#: Longest problem message (characters); a schema error can quote a huge value.
+_MAX_MESSAGE_CHARS = 300
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +69,9 @@ class Case:
     pointer: str
     advisory: str = ""
     template: str = ""
+    #: Folders its fixture plugins are looked up in, in order: its corpus's own
+    #: ``plugins/`` first, then the embedded ``hookconf/corpus/plugins/``.
+    plugins: tuple[Path, ...] = (embedded.PLUGINS,)
 
     @property
     def normative(self) -> bool:
@@ -79,13 +96,24 @@ def _validator() -> jsonschema.Draft202012Validator:
 
 
 def _case_files(paths: Iterable[Path]) -> list[Path]:
+    """Case files under each root; a root's own ``plugins/`` folder holds fixtures, not cases."""
     files: list[Path] = []
     for path in paths:
         if path.is_dir():
-            files.extend(sorted(p for p in path.rglob("*.json") if p.is_file()))
+            fixtures = path / "plugins"
+            files.extend(sorted(p for p in path.rglob("*.json")
+                                if p.is_file() and not p.is_relative_to(fixtures)))
         else:
             files.append(path)
     return files
+
+
+def _read_case_file(path: Path) -> bytes:
+    with path.open("rb") as handle:
+        raw = handle.read(MAX_CASE_FILE_BYTES + 1)
+    if len(raw) > MAX_CASE_FILE_BYTES:
+        raise boundedjson.JsonBoundsError(f"file is more than {MAX_CASE_FILE_BYTES} bytes")
+    return raw
 
 
 def _display(path: Path) -> str:
@@ -109,47 +137,56 @@ def load_corpus(extra: Sequence[Path] = (), *, embedded_corpus: bool = True, see
     template_validator = _template_validator()
     seen: dict[str, str] = {}
     digest = hashlib.sha256()
+    budget = MarkerBudget()
     for root in roots:
         if not root.exists():
             result.problems.append(Problem(str(root), "", "no such file or folder"))
         elif root.is_dir() and root is not embedded.CASES and not _case_files([root]):
             result.problems.append(Problem(str(root), "", "folder holds no *.json case file"))
-    for path in _case_files(r for r in roots if r.exists()):
-        name = _display(path)
-        result.files.append(name)
-        try:
-            raw = path.read_bytes()
-            data = json.loads(raw)
-        except (OSError, UnicodeDecodeError) as exc:
-            result.problems.append(Problem(name, "", f"cannot read: {exc}"))
-            continue
-        except json.JSONDecodeError as exc:
-            result.problems.append(
-                Problem(name, "", f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}")
-            )
-            continue
-        digest.update(name.encode() + b"\0" + raw + b"\0")
-        entries = list(enumerate(data)) if isinstance(data, list) else [(None, data)]
-        for index, entry in entries:
-            base = "" if index is None else f"/{index}"
-            if isinstance(entry, dict) and "template" in entry:
-                cases = _expand_template(entry, name, base, template_validator, validator,
-                                         result.problems, seed)
-            else:
-                cases = [_load_case(entry, name, base, validator, result.problems)]
-            for case in cases:
-                if case is None:
-                    continue
-                if case.id in seen:
-                    result.problems.append(
-                        Problem(name, base + "/id", f"duplicate id {case.id!r} (first in {seen[case.id]})")
-                    )
-                    continue
-                seen[case.id] = f"{name}#{base or '/'}"
-                result.cases.append(case)
+    for root in (r for r in roots if r.exists()):
+        folders = plugin_folders(root)
+        for path in _case_files([root]):
+            _load_file(path, folders, validator, template_validator, seen, digest, budget, seed, result)
     result.cases.sort(key=lambda c: c.id)
     result.digest = "sha256:" + digest.hexdigest()
+    _fixture_problem.cache_clear()  # a later load sees the files as they are then
     return result
+
+
+def _load_file(path: Path, folders: tuple[Path, ...], validator: jsonschema.Draft202012Validator,
+               template_validator: jsonschema.Draft202012Validator, seen: dict[str, str],
+               digest: Any, budget: MarkerBudget, seed: int, result: Corpus) -> None:
+    """Load one case file into ``result`` (cases, or problems with file and pointer)."""
+    name = _display(path)
+    result.files.append(name)
+    try:
+        raw = _read_case_file(path)
+        data = boundedjson.loads(raw)
+    except OSError as exc:
+        result.problems.append(Problem(name, "", f"cannot read: {exc.strerror or exc}"))
+        return
+    except boundedjson.JsonBoundsError as exc:
+        result.problems.append(Problem(name, exc.pointer, exc.reason))
+        return
+    digest.update(name.encode() + b"\0" + raw + b"\0")
+    entries = list(enumerate(data)) if isinstance(data, list) else [(None, data)]
+    for index, entry in entries:
+        base = "" if index is None else f"/{index}"
+        if isinstance(entry, dict) and "template" in entry:
+            cases = _expand_template(entry, name, base, template_validator, validator,
+                                     result.problems, seed, budget, folders)
+        else:
+            cases = [_load_case(entry, name, base, validator, result.problems, budget, folders)]
+        for case in cases:
+            if case is None:
+                continue
+            if case.id in seen:
+                result.problems.append(
+                    Problem(name, base + "/id", f"duplicate id {case.id!r} (first in {seen[case.id]})")
+                )
+                continue
+            seen[case.id] = f"{name}#{base or '/'}"
+            result.cases.append(case)
 
 
 def _template_validator() -> jsonschema.Draft202012Validator:
@@ -165,6 +202,8 @@ def _expand_template(
     validator: jsonschema.Draft202012Validator,
     problems: list[Problem],
     seed: int,
+    budget: MarkerBudget,
+    folders: tuple[Path, ...],
 ) -> list[Case | None]:
     """The cases of one template entry, each validated like a hand-written case; problems
     are located at the template entry (an instance's own pointer cannot be in the file)."""
@@ -199,7 +238,7 @@ def _expand_template(
         if instance.notes:
             raw["notes"] = instance.notes
         found: list[Problem] = []
-        case = _load_case(raw, name, base, validator, found)
+        case = _load_case(raw, name, base, validator, found, budget, folders)
         for problem in found:
             problems.append(Problem(name, base + "/template",
                                     f"instance {raw['id']!r}: {problem.pointer or '/'}: {problem.message}"))
@@ -215,6 +254,8 @@ def _load_case(
     base: str,
     validator: jsonschema.Draft202012Validator,
     problems: list[Problem],
+    budget: MarkerBudget,
+    folders: tuple[Path, ...],
 ) -> Case | None:
     errors = sorted(validator.iter_errors(entry), key=lambda e: list(e.absolute_path))
     if errors:
@@ -223,10 +264,18 @@ def _load_case(
             problems.append(Problem(name, pointer, _message(error)))
         return None
     try:
-        given = expand_markers(entry["given"], base + "/given")
-        expect = expand_markers(entry["expect"], base + "/expect")
+        given = expand_markers(entry["given"], base + "/given", budget=budget)
+        expect = expand_markers(entry["expect"], base + "/expect", budget=budget)
     except MarkerError as exc:
         problems.append(Problem(name, exc.pointer, str(exc).split(": ", 1)[-1]))
+        return None
+    missing = False
+    for pointer, plugin_id in plugin_ids(entry["kind"], given):
+        problem = _fixture_problem(plugin_id, folders)
+        if problem:
+            problems.append(Problem(name, base + "/given" + pointer, problem))
+            missing = True
+    if missing:
         return None
     kind = KINDS[entry["kind"]]
     judged = set(kind.invariants)
@@ -258,12 +307,23 @@ def _load_case(
         file=name,
         pointer=base or "/",
         advisory=entry.get("advisory", ""),
+        plugins=folders,
     )
+
+
+@functools.lru_cache(maxsize=1024)
+def _fixture_problem(plugin_id: str, folders: tuple[Path, ...]) -> str:
+    """Why the fixture cannot be sent (``""`` if it can); read once per corpus load."""
+    try:
+        load_fixture(plugin_id, folders)
+    except FixtureError as exc:
+        return str(exc)
+    return ""
 
 
 def _message(error: jsonschema.ValidationError) -> str:
     """A schema error in one line, preferring the most specific sub-error of a combinator."""
+    message = error.message
     if error.context:
-        deepest = max(error.context, key=lambda e: len(e.absolute_path))
-        return deepest.message
-    return error.message
+        message = max(error.context, key=lambda e: len(e.absolute_path)).message
+    return message if len(message) <= _MAX_MESSAGE_CHARS else message[:_MAX_MESSAGE_CHARS] + "…"

@@ -12,7 +12,9 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from hookconf.boundedjson import escape_surrogates
 from hookconf.harness.corpus import Case
+from hookconf.harness.fixtures import FixtureError
 from hookconf.harness.judgement import Judgement
 from hookconf.harness.kinds import KINDS
 from hookconf.harness.oracles import judge
@@ -55,9 +57,12 @@ def run_one(case: Case, conn: Connection, hello: Hello) -> CaseResult:
     except CaseSkipped as exc:
         return CaseResult(case, "skipped", reason=str(exc))
     except CandidateReplyError as exc:
-        status, reason, obs = "errored", f"candidate answered error {exc.code}: {exc.message}", None
+        reason = escape_surrogates(f"candidate answered error {exc.code}: {exc.message}")
+        status, obs = "errored", None
     except CandidateError as exc:
         status, reason, obs = "errored", exc.reason, None
+    except FixtureError as exc:  # a fixture changed on disk after the corpus was loaded
+        status, reason, obs = "errored", f"cannot send the case's plugin: {exc}", None
     else:
         judgements = [judge(inv, case, obs) for inv in case.invariants]
         failed = any(not j.passed for j in judgements)

@@ -1,6 +1,7 @@
 """The ``guest`` family: real plugin bundles run by the candidate's own worker (§8, §9.1, §9.3).
 
-A ``guest.run`` case names a fixture plugin in ``corpus/plugins/<id>/`` and a sequence of hook
+A ``guest.run`` case names a fixture plugin ``<id>`` — in its own corpus's ``plugins/`` folder or
+the embedded ``corpus/plugins/`` (:mod:`hookconf.harness.fixtures`) — and a sequence of hook
 invocations.  The runner sends the plugin as its manifest plus the text of its ``main``
 module, so any candidate — an Electron host behind a stdio adapter as much as the
 reference — runs the very same bundle in its own QuickJS worker.  Fixtures report what they
@@ -35,25 +36,17 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from hookconf import corpus as embedded
 from hookconf.harness.corpus import Case
+from hookconf.harness.fixtures import load_fixture
 from hookconf.harness.protocol import Connection
 
 __all__ = ["judge_guest", "load_fixture", "run_guest"]
 
 
-def load_fixture(plugin_id: str) -> dict[str, Any]:
-    """``{"manifest", "source"}`` of ``corpus/plugins/<plugin_id>``; raises ``OSError``/``ValueError``."""
-    root = embedded.PLUGINS / plugin_id
-    manifest = json.loads((root / "motrix-plugin.json").read_text(encoding="utf-8"))
-    source = (root / manifest["main"]).read_text(encoding="utf-8")
-    return {"manifest": manifest, "source": source}
-
-
 def run_guest(case: Case, conn: Connection, obs: Any) -> None:
     """Send the fixture and the invocations of ``case`` as one ``guest.run`` request."""
     args: dict[str, Any] = {
-        "plugin": load_fixture(case.given["plugin"]),
+        "plugin": load_fixture(case.given["plugin"], case.plugins),
         "invocations": case.given["invocations"],
     }
     for key in ("timeoutMs", "network"):

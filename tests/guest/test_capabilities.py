@@ -152,3 +152,13 @@ def test_malformed_request_options_are_output_invalid_and_nothing_is_sent(option
         HttpCapability(transport, check).request([], options)
     assert caught.value.code == ErrorCode.OUTPUT_INVALID
     assert transport.seen == []
+
+
+def test_a_json_response_nested_5000_deep_is_refused_not_a_recursion_error():
+    from hookconf.reference.guest.capabilities import CapabilityError, HttpResponse, _shape
+
+    deep = HttpResponse(200, (("content-type", "application/json"),), "[" * 5000 + "]" * 5000)
+    with pytest.raises(CapabilityError) as refused:
+        _shape(deep, "https://api.example.test/", redirected=False, response_type="json")
+    assert refused.value.code == ErrorCode.OUTPUT_INVALID
+    assert "nests deeper than 128 levels" in refused.value.message

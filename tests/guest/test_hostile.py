@@ -1,13 +1,15 @@
 """Hostile guests are contained: each fails only its own invocation with a stable §13 code,
 the host neither hangs nor dies, and the next invocation gets a clean VM (§5.1, §8, §9, §12)."""
 
+import dataclasses
 import os
 import signal
 
 import pytest
 
 from hookconf.reference.errors import ErrorCode
-from hookconf.reference.guest import PluginState
+from hookconf.reference.guest import Budgets, PluginState
+from tests.guest.conftest import FAST
 
 DISCARDING = [
     ("hookconf.hostile-loop", ErrorCode.TIMEOUT, "budget exceeded; worker killed"),
@@ -102,3 +104,14 @@ def test_guest_proxy_in_http_request_is_permission_denied(host, contexts):
         outcome = vm.invoke("beforeCreate", contexts["beforeCreate"])
     assert outcome.code is ErrorCode.PERMISSION_DENIED
     assert host.transport.seen == []
+
+
+@pytest.mark.parametrize("isolation", ["process", "inprocess"])
+def test_a_result_nested_2000_deep_is_output_invalid_not_a_recursion_error(host, contexts, isolation):
+    budgets = dataclasses.replace(FAST, stack_limit_bytes=Budgets().stack_limit_bytes)  # the default 1 MiB
+    with host.vm("hookconf.hostile-deep-output", isolation=isolation, budgets=budgets) as vm:
+        outcome = vm.invoke("beforeFinalize", contexts["beforeFinalize"])
+        assert outcome.code is ErrorCode.OUTPUT_INVALID
+        assert outcome.reason.startswith("worker message nests deeper than 128 levels at /0/effects/")
+        assert outcome.vm_discarded and outcome.effects is None
+        assert vm.invoke("afterComplete", contexts["afterComplete"]).ok

@@ -199,3 +199,31 @@ def test_exported_documents_validate_like_the_library(tmp_path):
     error = {**example("ErrorDescriptorV1"), "code": "é" * 65}
     assert not HookconfValidator(exported).is_valid(error)
     assert HookconfValidator(exported).is_valid(example("ErrorDescriptorV1"))
+
+
+def _nested_arrays(depth):
+    value = "x"
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def _nested_objects(depth):
+    value = "x"
+    for _ in range(depth):
+        value = {"é": value}
+    return value
+
+
+@pytest.mark.parametrize("direction", ["input", "output"])
+@pytest.mark.parametrize("schema", sorted(SCHEMAS))
+def test_a_value_nested_thousands_deep_is_refused_with_the_code_of_its_direction(schema, direction):
+    for value in (_nested_arrays(5000), {"task": _nested_objects(5000)}, _nested_objects(1000)):
+        result = validate(schema, value, direction=direction)
+        assert (result.valid, result.code) == (False, f"plugin.hook.{direction}_invalid")
+
+
+def test_a_deep_value_gets_the_pointer_of_its_first_violation():
+    path = "/é" * 16
+    assert validate("MetadataValueV1", _nested_objects(17)).path == path
+    assert validate("MetadataValueV1", _nested_objects(5000)).path == path

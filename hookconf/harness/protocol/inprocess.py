@@ -8,17 +8,19 @@ A candidate object has two methods:
     the operation's result; to answer ``ok: false`` it raises an exception carrying string
     attributes ``code`` and ``message`` (the reference raises ``HookRuntimeError``).
 
-Arguments and results cross as JSON text, so the candidate can neither mutate the
-harness's data nor return values a subprocess could not send.  Any other exception makes
+Arguments and results cross as JSON text (:mod:`hookconf.boundedjson`, the bounds of the
+stdio transport), so the candidate can neither mutate the harness's data nor return values
+a subprocess could not send: a result nested deeper than
+:data:`~hookconf.boundedjson.MAX_DEPTH` is a :class:`ProtocolViolation`.  Any other exception makes
 the case errored.  In-process calls are not interrupted on a hang: run a candidate you do
 not trust through ``cmd:`` (``hookconf serve``) to get per-request timeouts.
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any, Protocol
 
+from hookconf import boundedjson
 from hookconf.harness.protocol.messages import (
     CandidateError,
     CandidateReplyError,
@@ -67,8 +69,9 @@ class InProcessConnection:
             CandidateError: it raised anything else, or returned a malformed result.
         """
         check_args(op, args)
+        sent = _through_json(args)  # the harness's own bounds: a failure here is a harness bug
         try:
-            result = self._candidate.handle(op, _through_json(args))
+            result = self._candidate.handle(op, sent)
         except Exception as exc:  # noqa: BLE001 - classify every failure
             code, message = getattr(exc, "code", None), getattr(exc, "message", None)
             if isinstance(code, str) and isinstance(message, str):
@@ -76,6 +79,8 @@ class InProcessConnection:
             raise CandidateError(f"candidate raised {type(exc).__name__}: {exc}") from exc
         try:
             result = _through_json(result)
+        except boundedjson.JsonBoundsError as exc:
+            raise ProtocolViolation(f"{op} result refused: {exc.reason} at {exc.pointer}") from None
         except (TypeError, ValueError) as exc:
             raise ProtocolViolation(f"{op} result is not JSON: {exc}") from exc
         return check_result(op, result)
@@ -96,4 +101,4 @@ class InProcessConnection:
 
 
 def _through_json(value: Any) -> Any:
-    return json.loads(json.dumps(value, allow_nan=True))
+    return boundedjson.loads(boundedjson.dumps(value))

@@ -15,6 +15,8 @@ from typing import Any
 
 import jsonschema
 
+from hookconf.boundedjson import escape_surrogates
+
 __all__ = [
     "OPS",
     "PROTOCOL_VERSION",
@@ -43,6 +45,7 @@ class CandidateError(Exception):
     """
 
     def __init__(self, reason: str) -> None:
+        reason = escape_surrogates(reason)  # it quotes the candidate; every writer must cope
         super().__init__(reason)
         self.reason = reason
 

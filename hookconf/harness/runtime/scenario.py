@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from hookconf.harness.corpus import Case
-from hookconf.harness.guest import load_fixture
+from hookconf.harness.fixtures import load_fixture
 from hookconf.harness.protocol import CandidateTimeout, Connection
 
 __all__ = ["DRIVING_OPS", "run_scenario", "setup"]
@@ -39,7 +39,7 @@ def setup(case: Case, conn: Connection, obs: Any, *, drive: bool = True) -> dict
     obs.ask(conn, "reset", "runtime.reset", {"config": dict(given.get("config", {}))})
     for plugin in given.get("plugins", []):
         if "bundle" in plugin:
-            args: dict[str, Any] = {"bundle": load_fixture(plugin["bundle"])}
+            args: dict[str, Any] = {"bundle": load_fixture(plugin["bundle"], case.plugins)}
         else:
             args = {"manifest": plugin["manifest"], "guest": plugin.get("guest", {})}
         if "grants" in plugin:

@@ -13,12 +13,12 @@ module.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hookconf import boundedjson
 from hookconf.reference.errors import ErrorCode, Fault, HookRuntimeError
 from hookconf.reference.schemas import HOOKS
 
@@ -26,6 +26,7 @@ __all__ = ["MAX_BUNDLE_BYTES", "PluginBundle", "bundle_from_source",
            "load_bundle", "rewrite_imports"]
 
 MAX_BUNDLE_BYTES = 1024 * 1024  # dist/plugin.js ≤ 1 MiB
+MAX_MANIFEST_BYTES = 1024 * 1024  # motrix-plugin.json ≤ 1 MiB, nested ≤ 128 levels
 ROLES = ("pre-resolve", "resolve", "enrich", "post-process", "audit")
 API_MODULE = "motrix:plugin-api"
 
@@ -112,7 +113,8 @@ def load_bundle(plugin_dir: str | Path) -> PluginBundle:
     """
     root = Path(plugin_dir).resolve()
     try:
-        manifest = json.loads((root / "motrix-plugin.json").read_text(encoding="utf-8"))
+        with (root / "motrix-plugin.json").open("rb") as handle:
+            manifest = boundedjson.loads(handle.read(MAX_MANIFEST_BYTES + 1), max_bytes=MAX_MANIFEST_BYTES)
     except (OSError, ValueError) as error:
         raise _bad(f"unreadable manifest: {error}") from None
     _check_manifest(manifest)

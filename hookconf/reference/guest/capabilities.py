@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from hookconf import boundedjson
 from hookconf.reference.errors import ErrorCode
 from hookconf.reference.schemas import validate
 
@@ -237,9 +238,9 @@ def _shape(response: HttpResponse, url: str, *, redirected: bool, response_type:
         raise CapabilityError(ErrorCode.OUTPUT_INVALID, "response body too large")
     if response_type == "json":
         try:
-            body = json.loads(body)
-        except ValueError:
-            raise CapabilityError(ErrorCode.OUTPUT_INVALID, "response is not JSON") from None
+            body = boundedjson.loads(body)  # a hostile server's body: bounded depth (§12)
+        except boundedjson.JsonBoundsError as error:
+            raise CapabilityError(ErrorCode.OUTPUT_INVALID, f"response is not usable JSON: {error.reason}") from None
     elif response_type == "bytes":
         body = list(body.encode("utf-8"))
     return {"status": response.status,

@@ -30,7 +30,10 @@ from typing import Any
 import _quickjs
 import ada_url
 
-__all__ = ["OPS", "PRELUDE", "GuestEngine", "RawStep", "Step", "classify_failure"]
+from hookconf import boundedjson
+
+__all__ = ["MAX_MESSAGE_DEPTH", "OPS", "PRELUDE", "GuestEngine", "RawStep", "Step", "classify_failure",
+           "decode_outbox"]
 
 PRELUDE = resources.files("hookconf.reference.guest").joinpath("prelude.js").read_text(encoding="utf-8")
 
@@ -39,6 +42,9 @@ OPS = frozenset({"activate", "enter", "settle", "abort"})
 
 #: Largest outbox (bytes of JSON text) one step may produce; more is a worker failure.
 MAX_OUTBOX_CHARS = 16 * 1024 * 1024
+#: Deepest outbox (the array of worker messages, containers) the host decodes; deeper is
+#: ``output_invalid`` — far above a valid message (§9.1: 16 levels inside a few of structure).
+MAX_MESSAGE_DEPTH = boundedjson.MAX_DEPTH
 
 _URL_FIELDS = ("href", "origin", "protocol", "username", "password", "host", "hostname",
                "port", "pathname", "search", "hash")
@@ -52,7 +58,8 @@ class Step:
         messages: decoded worker messages in emission order (untrusted: the host validates).
         failure: ``None``, or a stable reason the VM can no longer be trusted:
             ``out_of_memory``, ``stack_overflow``, ``guest_exception`` (an uncaught error
-            outside a hook, e.g. while evaluating the bundle), ``vm_error``.
+            outside a hook, e.g. while evaluating the bundle), ``vm_error``,
+            ``output_invalid`` (messages nested beyond :data:`MAX_MESSAGE_DEPTH`).
         detail: bounded text about the failure (≤ 300 chars), never a stack.
         registered: hook names registered so far (activation only).
     """
@@ -73,8 +80,14 @@ class RawStep:
     registered: tuple[str, ...] = ()
 
     def decode(self) -> Step:
-        """Parse the outbox text; raises ``ValueError`` if it is not a JSON array."""
-        messages = json.loads(self.messages_text)
+        """Parse the outbox text (bounded: :func:`decode_outbox`).
+
+        Raises:
+            ValueError: the text is not a JSON array.
+        """
+        messages, too_deep = decode_outbox(self.messages_text)
+        if too_deep:
+            return Step((), "output_invalid", too_deep, self.registered)
         if not isinstance(messages, list):
             raise ValueError("outbox is not a JSON array")
         return Step(tuple(messages), self.failure, self.detail, self.registered)
@@ -84,6 +97,27 @@ class RawStep:
         head = json.dumps({"failure": self.failure, "detail": self.detail,
                            "registered": list(self.registered)})
         return (head[:-1] + ', "messages": ' + self.messages_text + "}\n").encode("utf-8")
+
+
+def decode_outbox(text: str, *, envelope: str = "") -> tuple[Any, str | None]:
+    """Parse JSON text read from a worker: ``(value, None)`` or ``(None, detail)``.
+
+    The guest controls this text, so it is read with :func:`hookconf.boundedjson.loads`.
+    Nesting deeper than :data:`MAX_MESSAGE_DEPTH` (plus one for an ``envelope`` object
+    whose ``envelope`` key holds the messages) gives no value and the ``detail`` of an
+    ``output_invalid`` failure with its pointer (§9.1 bounds DTO depth; §12 deep DTOs).
+
+    Raises:
+        ValueError: not JSON.
+    """
+    depth = MAX_MESSAGE_DEPTH + (1 if envelope else 0)
+    try:
+        return boundedjson.loads(text, max_depth=depth), None
+    except boundedjson.JsonBoundsError as error:
+        if not error.pointer:
+            raise ValueError(error.reason) from None
+        pointer = error.pointer.removeprefix(f"/{envelope}") if envelope else error.pointer
+        return None, f"worker message nests deeper than {MAX_MESSAGE_DEPTH} levels at {pointer}"
 
 
 def classify_failure(text: str) -> str:

@@ -29,7 +29,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
-from hookconf.reference.guest.engine import GuestEngine, Step
+from hookconf.reference.guest.engine import MAX_OUTBOX_CHARS, GuestEngine, Step, decode_outbox
 from hookconf.reference.guest.vm_ports import Clock
 
 #: Real seconds a worker may take to start (interpreter, imports, prelude) before the host
@@ -80,11 +80,19 @@ class InProcessEngine:
 _PACKAGE_ROOT = str(Path(__file__).resolve().parents[3])
 
 
+#: Longest worker answer line (bytes): the outbox bound in UTF-8 worst case, plus the head.
+MAX_ANSWER_BYTES = 4 * MAX_OUTBOX_CHARS + 64 * 1024
+
+
 def _decode_step(line: bytes) -> Step:
-    raw = json.loads(line)
+    """One worker answer line → :class:`Step` (bounded; a too-deep outbox is
+    ``output_invalid``).  Raises ``ValueError`` / ``TypeError`` for garbage."""
+    raw, too_deep = decode_outbox(line.decode("utf-8"), envelope="messages")
+    if too_deep:
+        return Step(failure="output_invalid", detail=too_deep)
     if not isinstance(raw, dict) or not isinstance(raw.get("messages"), list):
         raise ValueError("not a step")
-    return Step(messages=tuple(raw.get("messages", ())), failure=raw.get("failure"),
+    return Step(messages=tuple(raw["messages"]), failure=raw.get("failure"),
                 detail=raw.get("detail"), registered=tuple(raw.get("registered", ())))
 
 
@@ -151,6 +159,9 @@ class ProcessEngine:
                     self.close()
                     raise EngineCrashed("worker died")
                 self._buffer += chunk
+                if len(self._buffer) > MAX_ANSWER_BYTES and b"\n" not in self._buffer:
+                    self.close()
+                    raise EngineCrashed(f"worker answer exceeds {MAX_ANSWER_BYTES} bytes")
             elif expired():
                 self.close()
                 raise EngineTimeout(f"no answer to {op} before the deadline")

@@ -218,7 +218,7 @@ class PluginVm:
         finally:
             self.bridge.end()
         if step.failure:
-            return self._activation_failed(entry_id, ErrorCode.WORKER_CRASHED,
+            return self._activation_failed(entry_id, _failure_code(step.failure),
                                            f"{step.failure}: {step.detail}")
         if refusals:
             return self._activation_failed(entry_id, refusals[0].code, refusals[0].reason)
@@ -320,6 +320,8 @@ class PluginVm:
                                     discard=True)
             except EngineCrashed as error:
                 return outcome.fail(ErrorCode.WORKER_CRASHED, str(error)[:300], discard=True)
+            if step.failure == "output_invalid":
+                return outcome.fail(ErrorCode.OUTPUT_INVALID, step.detail or step.failure, discard=True)
             if step.failure:
                 return outcome.fail(ErrorCode.WORKER_CRASHED, step.failure, discard=True)
             if len(step.messages) > MAX_MESSAGES_PER_STEP:
@@ -397,6 +399,11 @@ class PluginVm:
         if refusals:
             return outcome.fail(refusals[0].code, refusals[0].reason, guest_error=error)
         return outcome.fail(ErrorCode.WORKER_CRASHED, "guest_exception", guest_error=error)
+
+
+def _failure_code(failure: str) -> ErrorCode:
+    """The §13 code of a failed step: its output broke §9.1, or the VM broke."""
+    return ErrorCode.OUTPUT_INVALID if failure == "output_invalid" else ErrorCode.WORKER_CRASHED
 
 
 def _vm_failure(error: dict[str, Any]) -> str | None:

@@ -7,6 +7,14 @@ worker's result before applying it (direction ``"output"``).  A rejection carrie
 
 Validators are compiled once per schema name and cached; validating a message does not
 rebuild any schema.
+
+A hostile value may nest thousands of levels (§12 "oversized/deep DTOs").  Such a value is
+refused like any other invalid one — never a ``RecursionError``: when it nests deeper than
+:data:`DEPTH_CEILING` it is judged on a copy cut at that depth (deeper containers emptied).
+No §9 schema accepts a value that deep (the §9.1 free-form bound is 16 levels, plus a few of
+schema structure), and every violation within the first :data:`DEPTH_CEILING` levels is
+found as usual, so the first one reported is the same; only a ``maxEncodedBytes`` total can
+come out lower, and a value too deep is refused whatever its size.
 """
 
 from __future__ import annotations
@@ -21,11 +29,14 @@ from hookconf.reference.schemas import source_identity
 from hookconf.reference.schemas.documents import SCHEMAS, document
 from hookconf.reference.schemas.keywords import HookconfValidator
 
-__all__ = ["Direction", "Validation", "compiled", "dto_validate", "json_pointer", "validate"]
+__all__ = ["DEPTH_CEILING", "Direction", "Validation", "compiled", "dto_validate", "json_pointer", "validate"]
 
 Direction = Literal["input", "output"]
 
 _CODE_BY_DIRECTION = {"input": ErrorCode.INPUT_INVALID, "output": ErrorCode.OUTPUT_INVALID}
+
+#: Nesting (containers) beyond which a value is validated on a copy cut at this depth.
+DEPTH_CEILING = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,7 +96,14 @@ def validate(schema_name: str, value: Any, *, direction: Direction = "input") ->
     """
     if direction not in _CODE_BY_DIRECTION:
         raise ValueError(f"direction must be 'input' or 'output', not {direction!r}")
-    errors = list(compiled(schema_name).iter_errors(value))
+    validator = compiled(schema_name)
+    if _deeper_than(value, DEPTH_CEILING):
+        errors = list(validator.iter_errors(_cut(value, DEPTH_CEILING)))
+        if not errors:  # no schema location bounds that branch: refuse on depth alone
+            return Validation(False, _CODE_BY_DIRECTION[direction], "",
+                              f"nesting depth exceeds {DEPTH_CEILING}")
+    else:
+        errors = list(validator.iter_errors(value))
     if not errors:
         found = source_identity.problem(schema_name, value)  # §9.4, beyond JSON Schema
         if found is None:
@@ -98,6 +116,28 @@ def validate(schema_name: str, value: Any, *, direction: Direction = "input") ->
         json_pointer(first.absolute_path),
         first.message[:200],
     )
+
+
+def _deeper_than(value: Any, ceiling: int) -> bool:
+    """Whether ``value`` nests more than ``ceiling`` containers (iterative, any depth)."""
+    stack = [(value, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict | list):
+            if depth == ceiling:
+                return True
+            stack.extend((child, depth + 1) for child in (node.values() if isinstance(node, dict) else node))
+    return False
+
+
+def _cut(node: Any, levels: int) -> Any:
+    """A copy of ``node`` whose containers below ``levels`` nesting levels are emptied
+    (recursion is bounded by ``levels``)."""
+    if isinstance(node, dict):
+        return {k: _cut(v, levels - 1) for k, v in node.items()} if levels > 0 else {}
+    if isinstance(node, list):
+        return [_cut(v, levels - 1) for v in node] if levels > 0 else []
+    return node
 
 
 def dto_validate(request: Mapping[str, Any]) -> dict[str, Any]:
