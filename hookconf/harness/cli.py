@@ -1,7 +1,8 @@
 """The ``hookconf`` command line: ``run``, ``lint``, ``list`` and ``serve``.
 
-Exit codes (``run``): 0 conformant, 1 not conformant, 2 usage or corpus error,
-3 candidate unreachable.  ``lint``: 0 clean, 2 on any problem.
+Exit codes (``run``): 0 conformant, 1 not conformant, 2 usage or corpus error (or a report
+that could not be written), 3 candidate unreachable.  ``lint``: 0 clean, 2 on any problem.
+``list``: 0, or 2 as ``run``.
 """
 
 from __future__ import annotations
@@ -9,23 +10,27 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import fnmatch
+import math
 import os
+import re
 import sys
 import time
-from collections.abc import Sequence
+import traceback
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.text import Text
 
-from hookconf import boundedjson
+from hookconf import corpus as embedded
 from hookconf.harness import __version__
 from hookconf.harness.corpus import Case, Corpus, load_corpus
 from hookconf.harness.engine import CaseResult, run_cases
 from hookconf.harness.protocol import CandidateSpecError, CandidateUnreachable, connect, load_candidate_object
 from hookconf.harness.protocol.serve import serve
-from hookconf.harness.report import build_report, render_terminal, write_junit
-from hookconf.harness.report.html import write_html
+from hookconf.harness.report import build_report, render_terminal, write_html, write_json, write_junit
+from hookconf.harness.report.text import clip, visible
 
 __all__ = ["main"]
 
@@ -33,14 +38,52 @@ EXIT_USAGE = 2
 EXIT_UNREACHABLE = 3
 #: Width used when output goes to a pipe or a CI log (a terminal reports its own width).
 LOG_WIDTH = 180
+#: Accepted ``--timeout`` range, in seconds: above 0, at most one day.
+MAX_TIMEOUT_S = 86_400.0
+#: Accepted ``--seed`` range: 0 … 2**64 − 1.
+MAX_SEED = 2**64 - 1
+
+EXIT_CODES = """exit codes:
+  0  conformant (or, with --allow-not-covered, nothing failed or errored)
+  1  not conformant
+  2  usage or corpus error, or a report that could not be written
+  3  candidate unreachable"""
 
 
 def _console(*, stderr: bool = False) -> Console:
-    """A console that keeps report lines whole in CI logs; COLUMNS still wins when set."""
-    console = Console(stderr=stderr, highlight=False)
+    """A console that keeps report lines whole in CI logs; COLUMNS still wins when set.
+
+    Emoji codes are never replaced: text such as ``module:factory:`` prints as written.
+    """
+    console = Console(stderr=stderr, highlight=False, emoji=False)
     if not console.is_terminal and "COLUMNS" not in os.environ:
-        console = Console(stderr=stderr, highlight=False, width=LOG_WIDTH)
+        console = Console(stderr=stderr, highlight=False, emoji=False, width=LOG_WIDTH)
     return console
+
+
+def _say(console: Console, label: str, text: str, style: str = "red") -> None:
+    """Print ``label`` (styled) then untrusted ``text`` literally, on one line."""
+    console.print(Text.assemble((label, style), " ", visible(clip(text, 2000))), soft_wrap=True)
+
+
+def _timeout(value: str) -> float:
+    """``--timeout``: a finite number of seconds, 0 < SECONDS ≤ :data:`MAX_TIMEOUT_S`."""
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = math.nan
+    if not (math.isfinite(seconds) and 0 < seconds <= MAX_TIMEOUT_S):
+        raise argparse.ArgumentTypeError(
+            f"expected a number of seconds greater than 0 and at most {MAX_TIMEOUT_S:g}, got {value!r}"
+        )
+    return seconds
+
+
+def _seed(value: str) -> int:
+    """``--seed``: a whole number 0 ≤ N ≤ :data:`MAX_SEED`, in decimal digits."""
+    if not re.fullmatch(r"[0-9]{1,20}", value) or int(value) > MAX_SEED:
+        raise argparse.ArgumentTypeError(f"expected a whole number from 0 to {MAX_SEED}, got {value!r}")
+    return int(value)
 
 
 def _add_corpus_options(parser: argparse.ArgumentParser) -> None:
@@ -53,15 +96,18 @@ def _add_corpus_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
+    """The top-level parser and each command's parser (for a command's own usage errors)."""
     parser = argparse.ArgumentParser(
         prog="hookconf",
         description="Conformance harness for the Motrix 2.x Plugin Hook Runtime (H1–H25).",
+        epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"hookconf {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    run = commands.add_parser("run", help="run the corpus against a candidate and report H1–H25")
+    run = commands.add_parser("run", help="run the corpus against a candidate and report H1–H25",
+                              epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
     run.add_argument(
         "--candidate", default="reference", metavar="SPEC",
         help="'reference' (default), 'module:factory' or 'cmd:<command line>'",
@@ -72,9 +118,10 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--json", type=Path, metavar="PATH", help="write the JSON report here")
     run.add_argument("--junit", type=Path, metavar="PATH", help="write JUnit XML here")
     run.add_argument("--html", type=Path, metavar="PATH", help="write a self-contained HTML report here")
-    run.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS",
-                     help="per-request timeout for cmd: candidates (default 10)")
-    run.add_argument("--seed", type=int, default=0, help="seed for everything random (default 0)")
+    run.add_argument("--timeout", type=_timeout, default=10.0, metavar="SECONDS",
+                     help=f"per-request timeout for cmd: candidates, 0 < SECONDS <= {MAX_TIMEOUT_S:g} (default 10)")
+    run.add_argument("--seed", type=_seed, default=0, metavar="N",
+                     help=f"seed for generated cases and everything random, 0 <= N <= {MAX_SEED} (default 0)")
     run.add_argument("--allow-not-covered", action="store_true",
                      help="exit 0 when nothing failed or errored, even if invariants are not covered")
     run.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
@@ -84,40 +131,75 @@ def _parser() -> argparse.ArgumentParser:
                       help="case files or folders to check besides the embedded corpus")
     _add_corpus_options(lint)
 
-    listing = commands.add_parser("list", help="list the cases that would run")
+    listing = commands.add_parser(
+        "list", help="list the cases that would run (exit 2 as run when --case matches none)",
+    )
     _add_corpus_options(listing)
-    listing.add_argument("--case", action="append", default=[], metavar="ID")
+    listing.add_argument("--case", action="append", default=[], metavar="ID",
+                         help="list only cases whose id matches (glob allowed; repeatable)")
 
     serve_cmd = commands.add_parser(
         "serve", help="serve an in-process candidate as JSON lines on stdin/stdout",
     )
     serve_cmd.add_argument("candidate", nargs="?", default="reference", metavar="SPEC",
                            help="'reference' or 'module:factory'")
-    return parser
+    return parser, {"run": run, "lint": lint, "list": listing, "serve": serve_cmd}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``hookconf`` console script; returns the exit status."""
-    args = _parser().parse_args(argv)
+    """Entry point of the ``hookconf`` console script; returns the exit status.
+
+    Raises:
+        SystemExit: on a usage error (status 2, with the command's own usage) or ``--help``.
+    """
+    parser, commands = _parser()
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:
+        commands[args.command].error(f"unrecognized arguments: {' '.join(unknown)}")
     handler = {"run": _run, "lint": _lint, "list": _list, "serve": _serve}[args.command]
     return handler(args)
 
 
+def _distinct_roots(paths: Sequence[Path], *, embedded_corpus: bool) -> list[Path]:
+    """``paths`` without those already loaded: the embedded cases folder (or a part of it)
+    given again, or a path repeated or inside an earlier one (compared once resolved)."""
+    kept: list[Path] = []
+    loaded = [embedded.CASES.resolve()] if embedded_corpus else []
+    for path in paths:
+        resolved = path.resolve()
+        if path.exists() and any(resolved == root or root in resolved.parents for root in loaded):
+            continue
+        kept.append(path)
+        loaded.append(resolved)
+    return kept
+
+
 def _load(args: argparse.Namespace, extra: Sequence[Path] = ()) -> Corpus:
-    return load_corpus([*extra, *args.corpus], embedded_corpus=not args.no_embedded,
-                       seed=getattr(args, "seed", 0))
+    embedded_corpus = not args.no_embedded
+    roots = _distinct_roots([*extra, *args.corpus], embedded_corpus=embedded_corpus)
+    return load_corpus(roots, embedded_corpus=embedded_corpus, seed=getattr(args, "seed", 0))
 
 
 def _report_problems(corpus: Corpus, console: Console) -> None:
     for problem in corpus.problems:
-        console.print(str(problem), markup=False, highlight=False, soft_wrap=True)
-    console.print(f"[red]{len(corpus.problems)} corpus problem(s)[/]")
+        console.print(Text(visible(clip(str(problem), 2000))), soft_wrap=True)
+    console.print(Text(f"{len(corpus.problems)} corpus problem(s)", style="red"))
+
+
+def _natural(case_id: str) -> list[str | int]:
+    """Sort key: digit runs compare as numbers, so ``x.2`` comes before ``x.10``."""
+    return [int(part) if i % 2 else part for i, part in enumerate(re.split(r"([0-9]+)", case_id))]
 
 
 def _select(cases: list[Case], patterns: Sequence[str]) -> list[Case]:
-    if not patterns:
-        return cases
-    return [c for c in cases if any(fnmatch.fnmatchcase(c.id, p) for p in patterns)]
+    """The cases whose id matches any glob in ``patterns`` (all when none), in natural id order."""
+    chosen = [c for c in cases if not patterns or any(fnmatch.fnmatchcase(c.id, p) for p in patterns)]
+    return sorted(chosen, key=lambda c: _natural(c.id))
+
+
+def _no_match(patterns: Sequence[str], console: Console) -> int:
+    _say(console, "no case matches", " ".join(patterns))
+    return EXIT_USAGE
 
 
 def _lint(args: argparse.Namespace) -> int:
@@ -132,11 +214,16 @@ def _lint(args: argparse.Namespace) -> int:
 
 def _list(args: argparse.Namespace) -> int:
     corpus = _load(args)
+    errors = _console(stderr=True)
     if corpus.problems:
-        _report_problems(corpus, _console(stderr=True))
+        _report_problems(corpus, errors)
         return EXIT_USAGE
+    cases = _select(corpus.cases, args.case)
+    if not cases:
+        return _no_match(args.case, errors)
     try:
-        for case in _select(corpus.cases, args.case):
+        print("id\tkind\tpolarity\tinvariants\tspec")
+        for case in cases:
             print(f"{case.id}\t{case.kind}\t{case.polarity}\t{','.join(case.invariants)}\t{case.spec}")
         sys.stdout.flush()
     except BrokenPipeError:  # `hookconf list | head`: the reader has all it wanted
@@ -148,41 +235,72 @@ def _serve(args: argparse.Namespace) -> int:
     try:
         candidate = load_candidate_object(args.candidate)
     except CandidateSpecError as exc:
-        print(f"hookconf serve: {exc}", file=sys.stderr)
+        print(f"hookconf serve: {visible(str(exc))}", file=sys.stderr)
         return EXIT_USAGE
     except CandidateUnreachable as exc:
-        print(f"hookconf serve: {exc.reason}", file=sys.stderr)
+        print(f"hookconf serve: {visible(exc.reason)}", file=sys.stderr)
         return EXIT_UNREACHABLE
     return serve(candidate)
+
+
+def _output_problem(path: Path) -> str | None:
+    """Why a report cannot be written to ``path``, or None; creates nothing that stays."""
+    if path.is_dir():
+        return "is a folder, not a file"
+    if not path.parent.is_dir():
+        return "no folder for the report"
+    existed = path.exists()
+    try:
+        with open(path, "a", encoding="utf-8"):
+            pass
+    except OSError as exc:
+        return f"cannot be written ({exc.strerror or exc})"
+    if not existed:
+        path.unlink(missing_ok=True)
+    return None
+
+
+def _check_outputs(args: argparse.Namespace, console: Console) -> bool:
+    """Refuse, before the run, a report path that is a folder, unwritable, or used twice."""
+    seen: dict[Path, str] = {}
+    for option in ("json", "junit", "html"):
+        path = getattr(args, option)
+        if path is None:
+            continue
+        problem = _output_problem(path)
+        if problem is None and path.resolve() in seen:
+            problem = f"is also the --{seen[path.resolve()]} report"
+        if problem:
+            _say(console, f"usage: --{option} {path}:", problem)
+            return False
+        seen[path.resolve()] = option
+    return True
 
 
 def _run(args: argparse.Namespace) -> int:
     console = _console()
     errors = _console(stderr=True)
-    for output in (args.json, args.junit, args.html):
-        if output is not None and not output.parent.is_dir():
-            errors.print(f"[red]no folder for the report:[/] {output}")
-            return EXIT_USAGE
+    if not _check_outputs(args, errors):
+        return EXIT_USAGE
     corpus = _load(args)
     if corpus.problems:
         _report_problems(corpus, errors)
         return EXIT_USAGE
     cases = _select(corpus.cases, args.case)
     if not cases:
-        errors.print(f"no case matches {args.case}")
-        return EXIT_USAGE
+        return _no_match(args.case, errors)
     try:
         conn = connect(args.candidate, timeout_s=args.timeout)
     except CandidateSpecError as exc:
-        errors.print(f"[red]usage:[/] {exc}")
+        _say(errors, "usage:", str(exc))
         return EXIT_USAGE
     except CandidateUnreachable as exc:
-        errors.print(f"[red]candidate unreachable:[/] {exc.reason}")
+        _say(errors, "candidate unreachable:", exc.reason)
         return EXIT_UNREACHABLE
     try:
         hello = conn.open()
     except CandidateUnreachable as exc:
-        errors.print(f"[red]candidate unreachable:[/] {exc.reason}")
+        _say(errors, "candidate unreachable:", exc.reason)
         return EXIT_UNREACHABLE
 
     started_at = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
@@ -218,22 +336,34 @@ def _run(args: argparse.Namespace) -> int:
         started_at=started_at,
         duration_ms=duration_ms,
         rerun_prefix=rerun_prefix,
+        loaded=corpus.cases,
     )
-    render_terminal(report, console, allow_not_covered=args.allow_not_covered)
-    try:
-        if args.json:
-            data = report.as_json(allow_not_covered=args.allow_not_covered)
-            # bounded and UTF-8-safe: a lone surrogate a candidate sent is kept as its escape
-            text = boundedjson.dumps(data, indent=2, default=repr, max_depth=4 * boundedjson.MAX_DEPTH) + "\n"
-            args.json.write_text(text, encoding="utf-8")
-        if args.junit:
-            write_junit(report, args.junit)
-        if args.html:
-            write_html(report, args.html)
-    except OSError as exc:
-        errors.print(f"[red]cannot write the report:[/] {exc}")
-        return EXIT_USAGE
-    return report.exit_code(allow_not_covered=args.allow_not_covered)
+    allow = args.allow_not_covered
+    writers: list[tuple[str, Callable[[], None]]] = []
+    if args.json:
+        writers.append(("--json", lambda: write_json(report, args.json, allow_not_covered=allow)))
+    if args.junit:
+        writers.append(("--junit", lambda: write_junit(report, args.junit)))
+    if args.html:
+        writers.append(("--html", lambda: write_html(report, args.html)))
+    writers.append(("terminal", lambda: render_terminal(report, console, allow_not_covered=allow)))
+    written = _write_reports(writers, errors)
+    return report.exit_code(allow_not_covered=allow) if written else EXIT_USAGE
+
+
+def _write_reports(writers: Sequence[tuple[str, Callable[[], None]]], errors: Console) -> bool:
+    """Run each report writer (files first, the terminal last); one that fails is reported
+    and the others still run.  Returns whether all succeeded."""
+    ok = True
+    for name, write in writers:
+        try:
+            write()
+        except Exception as exc:  # noqa: BLE001 - a broken writer must not lose the other reports
+            ok = False
+            where = traceback.extract_tb(exc.__traceback__)[-1]
+            _say(errors, f"cannot write the {name} report:",
+                 f"{type(exc).__name__}: {exc} (at {Path(where.filename).name}:{where.lineno})")
+    return ok
 
 
 def _run_with_progress(cases, conn, hello, console: Console, *, quiet: bool) -> list[CaseResult]:

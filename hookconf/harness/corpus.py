@@ -117,8 +117,10 @@ def _read_case_file(path: Path) -> bytes:
 
 
 def _display(path: Path) -> str:
+    """An embedded case file as ``hookconf/corpus/cases/…`` (its path in the repository and
+    in an installed copy alike); any other file as given."""
     try:
-        return str(path.resolve().relative_to(embedded.ROOT.parent))
+        return str(path.resolve().relative_to(embedded.ROOT.parent.parent))
     except ValueError:
         return str(path)
 

@@ -70,5 +70,5 @@ def test_html_report_is_one_self_contained_page_with_the_matrix(hookconf, tmp_pa
     assert text.startswith("<!doctype html>")
     assert all(f"<td>H{n}</td>" in text for n in range(1, 26))
     assert text.count("<tr class=") == 25
-    assert "NOT CONFORMANT" in text and "re-run: <code>hookconf run" in text
+    assert "NOT CONFORMANT" in text and "<dt>re-run</dt><dd><code>hookconf run" in text
     assert "<script" not in text and "http://" not in text.split("<body>")[0]

@@ -1,20 +1,52 @@
-"""JUnit XML for CI: one test suite per invariant, one test case per corpus case judged for it."""
+"""JUnit XML for CI: one test suite per invariant, one test case per corpus case judged for it.
+
+The file is well-formed XML 1.0 whatever the candidate or the corpus says: characters XML
+cannot hold (most controls, lone surrogates, U+FFFE/U+FFFF) are written as visible escapes
+such as ``\\x1b`` and ``\\ud800``; long values are trimmed (``--json`` keeps them whole).
+"""
 
 from __future__ import annotations
 
-import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import Any
 
+from hookconf.harness.engine import CaseResult
 from hookconf.harness.report.model import Report
+from hookconf.harness.report.text import clip, preview, visible
 
 __all__ = ["write_junit"]
 
+#: Characters of a ``message`` attribute, and of one value in an element's text.
+_MESSAGE_CHARS = 500
+_VALUE_CHARS = 4_000
+
+
+def _attr(text: str) -> str:
+    return visible(clip(text, _MESSAGE_CHARS))
+
+
+def _body(lines: list[tuple[str, Any]]) -> str:
+    out = []
+    for label, value in lines:
+        shown = visible(clip(value, _VALUE_CHARS), multiline=True) if isinstance(value, str) \
+            else preview(value, _VALUE_CHARS)
+        out.append(f"{label} {shown}")
+    return "\n".join(out)
+
 
 def write_junit(report: Report, path: Path) -> None:
-    """Write ``path``: failed → <failure>, errored → <error>, skipped → <skipped>."""
+    """Write ``path``: failed → ``<failure>``, errored → ``<error>``, skipped → ``<skipped>``.
+
+    A not-covered invariant is one skipped test whose message says why.  Each failure and
+    error names the case's file and JSON pointer and shows its inputs, expected vs observed
+    (or the error) and a re-run command.
+
+    Raises:
+        OSError: the file cannot be written.
+    """
     root = ET.Element("testsuites", name="hookconf", time=f"{report.duration_ms / 1000:.3f}")
-    by_invariant: dict[str, list] = {row.invariant.id: [] for row in report.invariants}
+    by_invariant: dict[str, list[CaseResult]] = {row.invariant.id: [] for row in report.invariants}
     for result in report.results:
         for inv in result.case.invariants:
             by_invariant[inv].append(result)
@@ -33,26 +65,27 @@ def write_junit(report: Report, path: Path) -> None:
             suite.set("skipped", "1")
             placeholder = ET.SubElement(suite, "testcase", classname=row.invariant.id,
                                         name=f"{row.invariant.id} not covered", time="0")
-            ET.SubElement(placeholder, "skipped",
-                          message=f"no case ran (needs the {row.invariant.family!r} family)")
+            why = row.not_covered.message if row.not_covered else "no case ran"
+            ET.SubElement(placeholder, "skipped", message=_attr(f"not covered: {why}"))
         for result in results:
-            case = ET.SubElement(
-                suite, "testcase", classname=row.invariant.id, name=result.case.id,
-                time=f"{result.duration_ms / 1000:.6f}",
-            )
-            if result.status == "failed":
-                for j in result.judgements:
-                    if j.invariant == row.invariant.id and not j.passed:
-                        failure = ET.SubElement(case, "failure", message=j.detail or "unexpected result")
-                        failure.text = (
-                            f"expected {json.dumps(j.expected, ensure_ascii=False)}\n"
-                            f"observed {json.dumps(j.observed, ensure_ascii=False)}\n"
-                            f"re-run: {report.rerun(result.case.id)}"
-                        )
-            elif result.status == "errored":
-                error = ET.SubElement(case, "error", message=result.reason[:500])
-                error.text = f"re-run: {report.rerun(result.case.id)}"
-            elif result.status == "skipped":
-                ET.SubElement(case, "skipped", message=result.reason)
+            _testcase(report, suite, row.invariant.id, result)
     ET.indent(root)
     ET.ElementTree(root).write(path, encoding="utf-8", xml_declaration=True)
+
+
+def _testcase(report: Report, suite: ET.Element, invariant_id: str, result: CaseResult) -> None:
+    case = result.case
+    element = ET.SubElement(suite, "testcase", classname=invariant_id, name=_attr(case.id),
+                            file=_attr(case.file), time=f"{result.duration_ms / 1000:.6f}")
+    where = [("case", f"{case.file}#{case.pointer}"), ("title", case.title), ("given", case.given)]
+    rerun = [("re-run:", report.rerun(case.id))]
+    if result.status == "failed":
+        for j in result.judgements:
+            if j.invariant == invariant_id and not j.passed:
+                failure = ET.SubElement(element, "failure", message=_attr(j.detail or "unexpected result"))
+                failure.text = _body([*where, ("expected", j.expected), ("observed", j.observed), *rerun])
+    elif result.status == "errored":
+        error = ET.SubElement(element, "error", message=_attr(result.reason))
+        error.text = _body([*where, ("expected", case.expect), ("error", result.reason), *rerun])
+    elif result.status == "skipped":
+        ET.SubElement(element, "skipped", message=_attr(result.reason))

@@ -6,16 +6,19 @@ The JSON form (``--json``) is described by ``harness/report/report.schema.json``
 from __future__ import annotations
 
 import shlex
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from hookconf.harness import __version__
+from hookconf.harness.corpus import Case
 from hookconf.harness.engine import CaseResult
 from hookconf.harness.invariants import INVARIANTS, Invariant
+from hookconf.harness.kinds import KINDS
 from hookconf.harness.protocol import Hello
 
-__all__ = ["EXIT_CONFORMANT", "EXIT_NOT_CONFORMANT", "InvariantResult", "Report", "build_report"]
+__all__ = ["EXIT_CONFORMANT", "EXIT_NOT_CONFORMANT", "STATUSES", "InvariantResult", "NotCovered", "Report",
+           "build_report"]
 
 EXIT_CONFORMANT = 0
 EXIT_NOT_CONFORMANT = 1
@@ -40,6 +43,60 @@ class Tally:
                 "errored": self.errored, "skipped": self.skipped}
 
 
+#: The four outcomes of a case, in the order reports list them.
+STATUSES = ("passed", "failed", "errored", "skipped")
+
+
+@dataclass(frozen=True, slots=True)
+class NotCovered:
+    """Why no case was judged for an invariant.
+
+    Attributes:
+        cause: ``candidate_lacks_family`` (its cases were skipped because the candidate's
+            hello did not list their family), ``no_runner`` (this hookconf cannot run their
+            kind yet), ``candidate_cannot_run`` (the candidate has the family but cannot run
+            these cases, e.g. it lacks the ``finalize.*`` operations or cannot take the
+            harness's file system over stdio), ``not_selected`` (the corpus has cases but
+            ``--case`` left them out) or ``no_case`` (the corpus has no case for it yet).
+        families: the families the candidate lacks (``candidate_lacks_family`` only).
+        kinds: the kinds without a runner (``no_runner``) or that the candidate could not
+            run (``candidate_cannot_run``).
+        cases: how many cases were skipped or left out (0 for ``no_case``).
+        reasons: the distinct skip reasons (``candidate_cannot_run`` only).
+    """
+
+    cause: str
+    families: tuple[str, ...] = ()
+    kinds: tuple[str, ...] = ()
+    cases: int = 0
+    reasons: tuple[str, ...] = ()
+
+    @property
+    def message(self) -> str:
+        """The cause in one sentence, e.g. "the candidate does not implement the 'runtime'
+        family (12 cases skipped)"."""
+        if self.cause == "candidate_lacks_family":
+            names = " and ".join(repr(f) for f in self.families)
+            noun = "family" if len(self.families) == 1 else "families"
+            return f"the candidate does not implement the {names} {noun} ({_cases(self.cases)} skipped)"
+        if self.cause == "no_runner":
+            names = ", ".join(repr(k) for k in self.kinds)
+            return f"this hookconf has no runner for {names} yet ({_cases(self.cases)} skipped)"
+        if self.cause == "candidate_cannot_run":
+            return f"the candidate could not run its {_cases(self.cases)}: {'; '.join(self.reasons)}"
+        if self.cause == "not_selected":
+            return f"--case left out its {_cases(self.cases)}"
+        return "the corpus has no case yet"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"cause": self.cause, "families": list(self.families), "kinds": list(self.kinds),
+                "cases": self.cases, "reasons": list(self.reasons), "message": self.message}
+
+
+def _cases(n: int) -> str:
+    return f"{n} case" if n == 1 else f"{n} cases"
+
+
 @dataclass(slots=True)
 class InvariantResult:
     """The verdict on one invariant: ``pass`` | ``fail`` | ``not_covered`` | ``error``."""
@@ -49,6 +106,8 @@ class InvariantResult:
     negative: Tally = field(default_factory=Tally)
     failures: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    #: Set by :func:`build_report` when the status is ``not_covered``.
+    not_covered: NotCovered | None = None
 
     @property
     def status(self) -> str:
@@ -111,7 +170,35 @@ class Report:
         return all(i.certified for i in self.invariants) and not self.errored_cases
 
     def count(self, status: str) -> int:
+        """Invariants whose status is ``status`` (``pass``, ``fail``, ``error``, ``not_covered``)."""
         return sum(1 for i in self.invariants if i.status == status)
+
+    def totals(self) -> dict[str, int]:
+        """Cases by outcome: ``{"selected", "passed", "failed", "errored", "skipped"}``.
+
+        ``selected`` is every case the run took up; only passed and failed cases were judged.
+        """
+        counts = Counter(r.status for r in self.results)
+        return {"selected": len(self.results), **{s: counts.get(s, 0) for s in STATUSES}}
+
+    def explored(self) -> list[CaseResult]:
+        """The cases whose run explored interleavings (``runtime.race``), with their metrics."""
+        return [r for r in self.results
+                if r.observation is not None and r.observation.metrics.get("interleavings")]
+
+    def crashed(self) -> list[CaseResult]:
+        """The finalize cases whose run explored crash points, with their metrics."""
+        return [r for r in self.results
+                if r.observation is not None and "crashPoints" in r.observation.metrics]
+
+    def metadata_programs(self) -> list[CaseResult]:
+        """The ``guest.metadata_model`` cases that ran, with their program counts."""
+        return [r for r in self.results if r.case.kind == "guest.metadata_model" and r.observation is not None]
+
+    def failures_of(self, invariant_id: str) -> list[CaseResult]:
+        """Normative failed cases whose judgement for ``invariant_id`` did not hold, in run order."""
+        return [r for r in self.results if r.status == "failed" and r.case.normative
+                and any(j.invariant == invariant_id and not j.passed for j in r.judgements)]
 
     def summary(self) -> str:
         if self.conformant:
@@ -146,77 +233,6 @@ class Report:
             return EXIT_CONFORMANT
         return EXIT_NOT_CONFORMANT
 
-    def as_json(self, *, allow_not_covered: bool = False) -> dict[str, Any]:
-        """The report as JSON data (``report.schema.json``)."""
-        return {
-            "hookconf": {"version": __version__, "protocol": 1},
-            "candidate": {
-                "spec": self.candidate_spec,
-                "name": self.hello.name,
-                "version": self.hello.version,
-                "families": list(self.hello.families),
-            },
-            "corpus": self.corpus,
-            "seed": self.seed,
-            "started_at": self.started_at,
-            "duration_ms": round(self.duration_ms, 3),
-            "verdict": {
-                "conformant": self.conformant,
-                "summary": self.summary(),
-                "exit_code": self.exit_code(allow_not_covered=allow_not_covered),
-            },
-            "invariants": [
-                {
-                    "id": i.invariant.id,
-                    "title": i.invariant.title,
-                    "spec": i.invariant.spec,
-                    "family": i.invariant.family,
-                    "status": i.status,
-                    "positive": i.positive.as_dict(),
-                    "negative": i.negative.as_dict(),
-                    "failures": i.failures,
-                    "errors": i.errors,
-                }
-                for i in self.invariants
-            ],
-            "generated": self.generated(),
-            "advisory": {status: sum(1 for r in self.advisory if r.status == status)
-                         for status in ("passed", "failed", "errored", "skipped")},
-            "cases": [self._case_json(r) for r in self.results],
-        }
-
-    def _case_json(self, result: CaseResult) -> dict[str, Any]:
-        case = result.case
-        entry: dict[str, Any] = {
-            "id": case.id,
-            "title": case.title,
-            "kind": case.kind,
-            "spec": case.spec,
-            "polarity": case.polarity,
-            "invariants": list(case.invariants),
-            "status": result.status,
-            "duration_ms": round(result.duration_ms, 3),
-            "file": case.file,
-            "source": case.source,
-        }
-        if case.advisory:
-            entry["advisory"] = case.advisory
-        if case.template:
-            entry["template"] = case.template
-        if result.reason:
-            entry["reason"] = result.reason
-        if result.observation is not None and result.observation.metrics:
-            entry["metrics"] = dict(result.observation.metrics)
-        if result.status in ("failed", "errored"):
-            entry["rerun"] = self.rerun(case.id)
-        if result.status == "failed":
-            entry["judgements"] = [
-                {"invariant": j.invariant, "passed": j.passed, "expected": j.expected,
-                 "observed": j.observed, "detail": j.detail}
-                for j in result.judgements
-            ]
-        return entry
-
 
 def build_report(
     results: Sequence[CaseResult],
@@ -228,8 +244,21 @@ def build_report(
     started_at: str,
     duration_ms: float,
     rerun_prefix: list[str],
+    loaded: Sequence[Case] = (),
 ) -> Report:
-    """Aggregate case outcomes into the H1–H25 verdicts."""
+    """Aggregate case outcomes into the H1–H25 verdicts (§18).
+
+    Args:
+        results: one outcome per selected case.
+        loaded: every case the corpus held, selected or not; it tells a corpus without a case
+            for an invariant from a ``--case`` filter that left its cases out.
+
+    Advisory cases (the spec does not decide them) are reported but never tallied here.
+        duration_ms: wall time of the run, in milliseconds.
+
+    The other arguments are recorded as they are.  Each invariant no case was judged for
+    carries a :class:`NotCovered` saying why.
+    """
     by_id = {inv.id: InvariantResult(inv) for inv in INVARIANTS}
     for result in results:
         case = result.case
@@ -249,6 +278,11 @@ def build_report(
             else:
                 tally.failed += 1
                 row.failures.append(case.id)
+    selected = {r.case.id for r in results}
+    left_out = Counter(inv for c in loaded if c.normative and c.id not in selected for inv in c.invariants)
+    for row in by_id.values():
+        if row.status == "not_covered":
+            row.not_covered = _why_not_covered(row.invariant.id, results, hello, left_out)
     return Report(
         candidate_spec=candidate_spec,
         hello=hello,
@@ -260,3 +294,26 @@ def build_report(
         duration_ms=duration_ms,
         rerun_prefix=rerun_prefix,
     )
+
+
+def _why_not_covered(
+    invariant_id: str, results: Sequence[CaseResult], hello: Hello, left_out: Counter[str],
+) -> NotCovered:
+    skipped = [r for r in results
+               if r.status == "skipped" and r.case.normative and invariant_id in r.case.invariants]
+    lacking = [r.case for r in skipped
+               if KINDS[r.case.kind].runnable and KINDS[r.case.kind].family not in hello.families]
+    if lacking:
+        families = tuple(sorted({KINDS[c.kind].family for c in lacking}))
+        return NotCovered("candidate_lacks_family", families=families, cases=len(lacking))
+    no_runner = [r.case for r in skipped if not KINDS[r.case.kind].runnable]
+    if no_runner:
+        kinds = tuple(sorted({c.kind for c in no_runner}))
+        return NotCovered("no_runner", kinds=kinds, cases=len(no_runner))
+    if skipped:
+        kinds = tuple(sorted({r.case.kind for r in skipped}))
+        reasons = tuple(dict.fromkeys(r.reason or "no reason given" for r in skipped))
+        return NotCovered("candidate_cannot_run", kinds=kinds, cases=len(skipped), reasons=reasons)
+    if left_out[invariant_id]:
+        return NotCovered("not_selected", cases=left_out[invariant_id])
+    return NotCovered("no_case")

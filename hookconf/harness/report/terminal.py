@@ -1,15 +1,23 @@
-"""The terminal report: the H1–H25 table, every failure with its evidence, and the verdict."""
+"""The terminal report: the H1–H25 table, why an invariant is not covered, every failure with
+its evidence, and the verdict.
+
+Every string a candidate or a case file supplied is printed as a :class:`rich.text.Text`,
+never as markup: ``[/bold]`` and ``:smile:`` appear as written, escape sequences and other
+invisible characters are spelled out (:func:`~hookconf.harness.report.text.visible`), and long
+values are trimmed (``--json`` keeps them whole).
+"""
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
+from rich import box
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
+from hookconf.harness.engine import CaseResult
 from hookconf.harness.kinds import families_of
-from hookconf.harness.report.model import Report
+from hookconf.harness.report.model import STATUSES, InvariantResult, Report
+from hookconf.harness.report.text import clip, preview, visible
 
 __all__ = ["render_terminal"]
 
@@ -17,134 +25,207 @@ _STYLE = {"pass": "green", "fail": "bold red", "error": "yellow", "not_covered":
 #: Failures printed per failing invariant (every failing invariant shows some; --json has all).
 _PER_INVARIANT = 5
 _MAX_ERRORS = 20
+#: Characters of a value (given, expected, observed) or a reason shown before it is trimmed.
+_VALUE_CHARS = 160
+_REASON_CHARS = 400
+#: Narrowest invariant column of the one-line table; below it the table wraps its cells.
+_TITLE_MIN = 30
 
 
-def _short(value: Any, limit: int = 160) -> str:
-    text = json.dumps(value, ensure_ascii=False, default=repr)
-    return text if len(text) <= limit else text[:limit] + "…"
+def _untrusted(text: str, limit: int | None = None, style: str = "") -> Text:
+    """Text from a candidate or a case, as a literal one-line :class:`Text`."""
+    return Text(visible(clip(text, limit) if limit else text), style=style)
+
+
+def _line(*parts: str | Text | tuple[str, str]) -> Text:
+    """One line built from trusted strings, ``(text, style)`` pairs and untrusted ``Text``."""
+    return Text.assemble(*parts)
 
 
 def render_terminal(report: Report, console: Console, *, allow_not_covered: bool = False) -> None:
-    """Print the invariant table, failures (expected vs observed, re-run command) and verdict."""
-    hello = report.hello
-    console.print(
-        f"[bold]hookconf[/] — candidate [cyan]{hello.name} {hello.version}[/] "
-        f"({report.candidate_spec}); families: {', '.join(hello.families) or 'none'}"
-    )
-    table = Table(title="Invariants H1–H25 (§18)", title_justify="left")
-    table.add_column("H", justify="right", no_wrap=True, min_width=3)
-    table.add_column("status", no_wrap=True, min_width=11)
-    table.add_column("§", no_wrap=True, min_width=5)
-    table.add_column("family", no_wrap=True, min_width=19)  # every family whose cases judge it
-    table.add_column("+ pass/run", justify="right", no_wrap=True, min_width=10)
-    table.add_column("− pass/run", justify="right", no_wrap=True, min_width=10)
-    table.add_column("err", justify="right", no_wrap=True, min_width=3)
-    table.add_column("invariant", no_wrap=True, overflow="ellipsis",
-                     max_width=max(20, console.width - 86))
-    for row in report.invariants:
-        status = row.status
-        dim = status == "not_covered"
-        table.add_row(
-            row.invariant.id,
-            f"[{_STYLE[status]}]{status.replace('_', ' ')}[/]",
-            row.invariant.spec,
-            families_of(row.invariant.id, row.invariant.family),
-            f"{row.positive.passed}/{row.positive.run}",
-            f"{row.negative.passed}/{row.negative.run}",
-            str(len(row.errors)) if row.errors else "",
-            f"[dim]{row.invariant.title}[/]" if dim else row.invariant.title,
-        )
-    console.print(table)
+    """Print the report to ``console``.
 
-    explored = [r for r in report.results
-                if r.observation is not None and r.observation.metrics.get("interleavings")]
-    if explored:
-        total = sum(r.observation.metrics["interleavings"] for r in explored)
-        console.print(f"race explorer: {total} interleavings over {len(explored)} scenarios "
-                      "(bounded and seeded per case: given.explore)")
+    In order: the candidate, the H1–H25 table (wrapped to the console's width, never cut),
+    why each uncovered invariant is not covered, the race explorer's counts, failures (the
+    case file and JSON pointer, the inputs, expected vs observed, a re-run command), errors,
+    case totals and the verdict.  Never raises for any text a candidate or case supplies.
+    """
+    hello = report.hello
+    console.print(_line(("hookconf", "bold"), " — candidate ",
+                        _untrusted(f"{hello.name} {hello.version}", 200, "cyan"),
+                        " (", _untrusted(report.candidate_spec, 300), "); families: ",
+                        _untrusted(", ".join(hello.families) or "none")))
+    console.print(_table(report, console.width))
+    _print_not_covered(report, console)
+    _print_explorer(report, console)
+    _print_crashes(report, console)
+    _print_programs(report, console)
+    _print_generated(report, console)
+    _print_advisory(report, console)
+
+    failed = [r for r in report.results if r.status == "failed" and r.case.normative]
+    shown: list[CaseResult] = []
+    for row in report.invariants:
+        ids = set(row.failures[:_PER_INVARIANT])
+        shown += [r for r in failed if r.case.id in ids and r not in shown]
+    for result in shown:
+        _print_case(report, result, console, _line(("FAIL", "bold red")))
+    errored = report.errored_cases
+    for result in errored[:_MAX_ERRORS]:
+        _print_case(report, result, console, _line(("ERROR", "yellow")))
+    hidden = len(failed) - len(shown) + max(0, len(errored) - _MAX_ERRORS)
+    if hidden:
+        console.print(f"… and {hidden} more failed or errored cases "
+                      f"(up to {_PER_INVARIANT} shown per invariant); --json PATH lists every case",
+                      markup=False, emoji=False)
+
+    totals = report.totals()
+    console.print(f"cases: {totals['selected']} selected — "
+                  + ", ".join(f"{totals[s]} {s}" for s in STATUSES)
+                  + f" in {report.duration_ms / 1000:.1f} s", markup=False, emoji=False)
+    style = "bold green" if report.conformant else "bold red"
+    console.print(Text(report.summary(), style=style))
+    if allow_not_covered and not report.conformant and not report.exit_code(allow_not_covered=True):
+        console.print("(--allow-not-covered: nothing failed or errored, exiting 0)", markup=False, emoji=False)
+
+
+def _table(report: Report, width: int) -> Table:
+    """The H1–H25 table.  When one line per row leaves the invariant column fewer than
+    :data:`_TITLE_MIN` characters, families break at ``+``, count headers wrap and every cell
+    wraps, so each column and each status stays visible at any width from 80 up."""
+    rows = [_cells(row) for row in report.invariants]
+    wide = [max(len(r[i]) for r in rows) for i in range(7)]
+    wide[1] = max(wide[1], len("status"))
+    wide[3] = max(wide[3], len("family"))
+    wide[6] = max(wide[6], len("err"))
+    wide[4] = wide[5] = max(wide[4], wide[5], len("+ pass/run"))
+    fixed = sum(wide) + 2 * 7  # one space each side of every column boundary
+    narrow = width - fixed < _TITLE_MIN
+    if narrow:
+        family = max(len(part) for r in rows for part in r[3].split("+"))
+        wide[3] = max(family + 1, len("family"))
+        wide[4] = wide[5] = max(max(len(r[4]) for r in rows), max(len(r[5]) for r in rows), len("pass/run"))
+    table = Table(title="Invariants H1–H25 (§18)", title_justify="left", box=box.SIMPLE_HEAD,
+                  show_edge=False, pad_edge=False, collapse_padding=True, padding=(0, 1))
+    headers = ("H", "status", "§", "family", "+ pass/run", "− pass/run", "err")
+    for i, header in enumerate(headers):
+        right = header in ("H", "+ pass/run", "− pass/run", "err")
+        table.add_column(header, justify="right" if right else "left", width=wide[i],
+                         no_wrap=i in (0, 1, 2, 6))
+    table.add_column("invariant", overflow="fold")
+    for row, cells in zip(report.invariants, rows, strict=True):
+        status = row.status
+        family = cells[3].replace("+", "+\n") if narrow else cells[3]
+        table.add_row(cells[0], Text(cells[1], style=_STYLE[status]), cells[2], family, *cells[4:7],
+                      Text(cells[7], style="dim" if status == "not_covered" else ""))
+    return table
+
+
+def _cells(row: InvariantResult) -> list[str]:
+    inv = row.invariant
+    return [inv.id, row.status.replace("_", " "), inv.spec, families_of(inv.id, inv.family),
+            f"{row.positive.passed}/{row.positive.run}", f"{row.negative.passed}/{row.negative.run}",
+            str(len(row.errors)) if row.errors else "", inv.title]
+
+
+def _print_not_covered(report: Report, console: Console) -> None:
+    """One line per reason: ``not covered: H8, H9 — the corpus has no case for it yet``."""
+    by_message: dict[str, list[str]] = {}
+    for row in report.invariants:
+        if row.not_covered is not None:
+            by_message.setdefault(row.not_covered.message, []).append(row.invariant.id)
+    for message, ids in by_message.items():
+        console.print(_line(("not covered", "dim"), f": {', '.join(ids)} — {message}"), soft_wrap=True)
+
+
+def _print_explorer(report: Report, console: Console) -> None:
+    explored = report.explored()
+    if not explored:
+        return
+    total = sum(r.observation.metrics["interleavings"] for r in explored)
+    console.print(f"race explorer: {total} interleavings over {len(explored)} scenarios "
+                  "(bounded and seeded per case: given.explore)", markup=False, emoji=False)
     for result in explored:
         m = result.observation.metrics
         console.print(f"  {result.case.id}: {m['interleavings']} interleavings "
                       f"({m.get('distinct', '?')} distinct, {m.get('steps', '?')} steps, "
                       f"{m.get('engine', '?')}, seed {m.get('seed', 0)}) — {result.status}",
-                      markup=False, highlight=False)
+                      markup=False, highlight=False, emoji=False)
 
-    crashed = [r for r in report.results
-               if r.observation is not None and "crashPoints" in r.observation.metrics]
-    if crashed:
-        points = sum(r.observation.metrics["crashPoints"] for r in crashed)
-        states = sum(r.observation.metrics["crashStates"] for r in crashed)
-        console.print(f"crash explorer: {points} crash points, {states} distinct post-crash states "
-                      f"(each recovered twice) over {len(crashed)} finalize scenarios "
-                      "(per case in --json: metrics)", markup=False, highlight=False)
 
-    programs = [r for r in report.results
-                if r.case.kind == "guest.metadata_model" and r.observation is not None]
-    if programs:
-        total = sum(r.observation.metrics["programs"] for r in programs)
-        calls = sum(r.observation.metrics["calls"] for r in programs)
-        console.print(f"metadata programs: {total} programs, {calls} calls over {len(programs)} cases "
-                      "(bounded and seeded per case: given.count, given.seed)", markup=False, highlight=False)
+def _print_programs(report: Report, console: Console) -> None:
+    programs = report.metadata_programs()
+    if not programs:
+        return
+    total = sum(r.observation.metrics["programs"] for r in programs)
+    calls = sum(r.observation.metrics["calls"] for r in programs)
+    console.print(f"metadata programs: {total} programs, {calls} calls over {len(programs)} cases "
+                  "(bounded and seeded per case: given.count, given.seed)", markup=False, highlight=False, emoji=False)
     for result in programs:
         m = result.observation.metrics
         console.print(f"  {result.case.id}: {m['programs']} programs, {m['calls']} calls, {m['failing']} failing "
                       f"({m['shrinkRuns']} shrink requests, seed {m['seed']}) — {result.status}",
-                      markup=False, highlight=False)
+                      markup=False, highlight=False, emoji=False)
 
+
+def _print_crashes(report: Report, console: Console) -> None:
+    crashed = report.crashed()
+    if not crashed:
+        return
+    points = sum(r.observation.metrics["crashPoints"] for r in crashed)
+    states = sum(r.observation.metrics["crashStates"] for r in crashed)
+    console.print(f"crash explorer: {points} crash points, {states} distinct post-crash states "
+                  f"(each recovered twice) over {len(crashed)} finalize scenarios "
+                  "(per case in --json: metrics)", markup=False, highlight=False, emoji=False)
+
+
+def _print_generated(report: Report, console: Console) -> None:
     generated = report.generated()
-    if generated:
-        total = sum(g["instances"] for g in generated.values())
-        console.print(f"generated cases: {total} from {len(generated)} templates (seeded by --seed)",
-                      markup=False, highlight=False)
-        for name, g in generated.items():
-            per = ", ".join(f"{inv} {n}" for inv, n in sorted(g["invariants"].items(),
-                                                            key=lambda kv: int(kv[0][1:])))
-            console.print(f"  {name}: {g['instances']} ({g['passed']} passed, {g['failed']} failed, "
-                          f"{g['errored']} errored; {per})", markup=False, highlight=False)
+    if not generated:
+        return
+    total = sum(g["instances"] for g in generated.values())
+    console.print(f"generated cases: {total} from {len(generated)} templates (seeded by --seed)",
+                  markup=False, highlight=False, emoji=False)
+    for name, g in generated.items():
+        per = ", ".join(f"{inv} {n}" for inv, n in sorted(g["invariants"].items(), key=lambda kv: int(kv[0][1:])))
+        console.print(_line("  ", _untrusted(name), f": {g['instances']} ({g['passed']} passed, "
+                            f"{g['failed']} failed, {g['errored']} errored; {per})"))
+
+
+def _print_advisory(report: Report, console: Console) -> None:
     advisory = report.advisory
-    if advisory:
-        differ = [r for r in advisory if r.status in ("failed", "errored")]
-        console.print(f"advisory cases (the spec does not decide them; never in the verdict): "
-                      f"{len(advisory)} run, {len(differ)} differ from the reference's choice",
-                      markup=False, highlight=False)
-        for result in differ[:_MAX_ERRORS]:
-            console.print(f"  {result.case.id}: {result.case.advisory}", markup=False, soft_wrap=True)
+    if not advisory:
+        return
+    differ = [r for r in advisory if r.status in ("failed", "errored")]
+    console.print(f"advisory cases (the spec does not decide them; never in the verdict): "
+                  f"{len(advisory)} run, {len(differ)} differ from the reference's choice",
+                  markup=False, highlight=False, emoji=False)
+    for result in differ[:_MAX_ERRORS]:
+        console.print(_line("  ", _untrusted(result.case.id), ": ", _untrusted(result.case.advisory, _REASON_CHARS)),
+                      soft_wrap=True)
 
-    failed = [r for r in report.results if r.status == "failed" and r.case.normative]
-    shown: list = []
-    for row in report.invariants:
-        ids = set(row.failures[:_PER_INVARIANT])
-        shown += [r for r in failed if r.case.id in ids and r not in shown]
-    for result in shown:
-        case = result.case
-        console.print(f"[bold red]FAIL[/] {case.id} ({', '.join(case.invariants)}, {case.spec}) "
-                      f"{case.title}", soft_wrap=True)
-        for j in result.judgements:
-            if j.passed:
-                continue
-            console.print(f"    expected {_short(j.expected)}", markup=False, soft_wrap=True)
-            console.print(f"    observed {_short(j.observed)}", markup=False, soft_wrap=True)
-            if j.detail:
-                console.print(f"    {j.detail}", markup=False, soft_wrap=True)
-        console.print(f"    re-run: {report.rerun(case.id)}", markup=False, soft_wrap=True)
-    errored = report.errored_cases
-    for result in errored[:_MAX_ERRORS]:
-        console.print(f"[yellow]ERROR[/] {result.case.id}: {result.reason}", soft_wrap=True)
-        console.print(f"    re-run: {report.rerun(result.case.id)}", markup=False, soft_wrap=True)
-    hidden = len(failed) - len(shown) + max(0, len(errored) - _MAX_ERRORS)
-    if hidden:
-        console.print(f"… and {hidden} more failed or errored cases "
-                      f"(up to {_PER_INVARIANT} shown per invariant); --json PATH lists every case")
 
-    counts: dict[str, int] = {}
-    for result in report.results:
-        counts[result.status] = counts.get(result.status, 0) + 1
-    console.print(
-        "cases: " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
-        + f" in {report.duration_ms / 1000:.1f} s"
-    )
-    style = "bold green" if report.conformant else "bold red"
-    console.print(f"[{style}]{report.summary()}[/]")
-    if allow_not_covered and not report.conformant and not report.exit_code(allow_not_covered=True):
-        console.print("(--allow-not-covered: nothing failed or errored, exiting 0)")
+def _print_case(report: Report, result: CaseResult, console: Console, label: Text) -> None:
+    """A failed or errored case: what it is, where it lives, its inputs, what went wrong."""
+    case = result.case
+    console.print(_line(label, " ", _untrusted(case.id), f" ({', '.join(case.invariants)}, {case.spec}) ",
+                        _untrusted(case.title, 300)), soft_wrap=True)
+    _detail(console, "case", _untrusted(f"{case.file}#{case.pointer}", 300))
+    _detail(console, "given", preview(case.given, _VALUE_CHARS))
+    if result.status == "errored":
+        _detail(console, "expected", preview(case.expect, _VALUE_CHARS))
+        _detail(console, "error", _untrusted(result.reason, _REASON_CHARS))
+    for j in result.judgements:
+        if j.passed:
+            continue
+        _detail(console, "expected", preview(j.expected, _VALUE_CHARS))
+        _detail(console, "observed", preview(j.observed, _VALUE_CHARS))
+        if j.detail:
+            _detail(console, "detail", _untrusted(j.detail, _REASON_CHARS))
+    _detail(console, "re-run", _untrusted(report.rerun(case.id)))
+
+
+def _detail(console: Console, label: str, value: str | Text) -> None:
+    text = value if isinstance(value, Text) else Text(value)
+    console.print(Text.assemble(f"    {label} ", text), soft_wrap=True)
 
