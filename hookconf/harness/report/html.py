@@ -20,7 +20,7 @@ from hookconf.harness.report.text import clip, preview, visible
 __all__ = ["write_html"]
 
 #: Characters of one value or message shown before the page trims it.
-_VALUE_CHARS = 20_000
+_VALUE_CHARS = 4_000
 
 _CSS = """
 body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:72em;color:#222;padding:0 1em}
@@ -35,6 +35,7 @@ th{background:#f4f4f4}td.n{text-align:right;font-variant-numeric:tabular-nums}
 pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f8f8f8;padding:.4em;margin:.2em 0}
 code{background:#f4f4f4;overflow-wrap:anywhere}
 dl{display:grid;grid-template-columns:max-content 1fr;gap:.2em .8em;margin:.3em 0}dt{color:#555}dd{margin:0}
+dd pre{margin:0}
 .case{border-left:3px solid #c33;padding-left:.8em;margin-bottom:1em}.case.errored{border-color:#d9a400}
 """
 
@@ -43,6 +44,10 @@ def _e(value: Any, *, multiline: bool = False) -> str:
     """Escape untrusted text (or any value, as JSON) for HTML: no markup survives."""
     text = value if isinstance(value, str) else preview(value, _VALUE_CHARS)
     return html.escape(visible(clip(text, _VALUE_CHARS), multiline=multiline))
+
+
+def _n(count: int, noun: str) -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 def _pre(value: Any) -> str:
@@ -94,10 +99,9 @@ this hookconf cannot run yet.</p>
 {''.join(_matrix_row(row) for row in report.invariants)}
 </table>
 {_not_covered(report)}
-<h2 id="failures">Failures ({sum(r.status == "failed" for r in report.results)} cases,
-{len(failing)} invariants)</h2>
+<h2 id="failures">Failures ({_n(totals["failed"], "case")}, {_n(len(failing), "invariant")})</h2>
 {''.join(_failures_of(report, row) for row in failing) or '<p>None.</p>'}
-<h2 id="errors">Errors ({len(errored)} cases)</h2>
+<h2 id="errors">Errors ({_n(len(errored), "case")})</h2>
 {''.join(_case_block(report, r) for r in errored) or '<p>None.</p>'}
 {_explorer(report)}
 </body></html>

@@ -1,0 +1,217 @@
+"""Reports a stranger can act on: why an invariant is not covered, each failure's file, pointer,
+inputs and evidence, case totals, failures grouped per invariant, a table that fits 80 columns."""
+
+import html
+import io
+import json
+import re
+import xml.etree.ElementTree as ET
+
+import pytest
+from rich.console import Console
+
+from hookconf.harness.corpus import Case
+from hookconf.harness.engine import CaseResult
+from hookconf.harness.invariants import INVARIANTS
+from hookconf.harness.kinds import KINDS, KindSpec
+from hookconf.harness.protocol import Hello
+from hookconf.harness.report import build_report
+from hookconf.harness.report.terminal import render_terminal
+from tests.conftest import MINI, fake
+
+CREDENTIALS = "tests.mutants.permissions.accept_credentials:factory"
+HEADERS = ("H", "status", "§", "family", "+", "−", "pass/run", "err", "invariant")
+
+
+def _inv(report, invariant_id):
+    return next(i for i in report["invariants"] if i["id"] == invariant_id)
+
+
+def _case(cid, kind="permissions.match", invariants=("H5",)):
+    return Case(cid, "t", tuple(invariants), "§7", kind, "positive", {}, {}, {"from": "spec", "ref": "§7"},
+                "f.json", "/")
+
+
+def test_not_covered_names_each_cause_in_the_model(monkeypatch):
+    monkeypatch.setitem(KINDS, "dto.validate", KindSpec("dto.validate", "dto", ("H4",), runnable=False))
+    hello = Hello(name="c", version="1", protocol=1, families=("permissions",))
+    results = [
+        CaseResult(_case("a.runtime.1", "runtime.scenario", ("H1",)), "skipped"),
+        CaseResult(_case("a.dto.1", "dto.validate", ("H4",)), "skipped"),
+    ]
+    loaded = [r.case for r in results] + [_case("a.admit.1", "task_source.admit", ("H17",))]
+    report = build_report(results, candidate_spec="x", hello=hello, corpus={}, seed=0, started_at="",
+                          duration_ms=0, rerun_prefix=["hookconf"], loaded=loaded)
+    why = {row.invariant.id: row.not_covered for row in report.invariants}
+    assert why["H1"].cause == "candidate_lacks_family" and why["H1"].families == ("runtime",)
+    assert why["H1"].message == "the candidate does not implement the 'runtime' family (1 case skipped)"
+    assert why["H4"].cause == "no_runner" and "'dto.validate'" in why["H4"].message
+    assert why["H17"].cause == "not_selected" and why["H17"].message == "--case left out its 1 case"
+    assert why["H25"].cause == "no_case" and why["H25"].message == "the corpus has no case yet"
+    assert report.totals() == {"selected": 2, "passed": 0, "failed": 0, "errored": 0, "skipped": 2}
+
+
+def test_not_covered_says_the_candidate_lacks_a_family_or_the_corpus_a_case(hookconf, tmp_path, capsys):
+    junit, page = tmp_path / "junit.xml", tmp_path / "report.html"
+    capsys.readouterr()
+    code, report = hookconf("run", "--candidate", fake("ok"), "--corpus", str(MINI), "--case", "mini.*",
+                            "--case", "rt.bridge.*", "--timeout", "20", "--junit", str(junit), "--html", str(page))
+    out = capsys.readouterr().out
+    assert code == 1
+    h3, h25, h4 = _inv(report, "H3"), _inv(report, "H25"), _inv(report, "H4")
+    assert h3["not_covered"]["cause"] == "candidate_lacks_family" and h3["not_covered"]["families"] == ["runtime"]
+    assert h25["not_covered"] == {"cause": "no_case", "families": [], "kinds": [], "cases": 0,
+                                  "message": "the corpus has no case yet"}
+    assert h4["not_covered"]["cause"] == "not_selected"
+    assert "not covered" not in _inv(report, "H5")
+    # terminal
+    assert re.search(r"not covered: H3 — the candidate does not implement the 'runtime' family \(\d+ cases skipped\)",
+                     out)
+    assert re.search(r"not covered: [H0-9, ]*H25 — the corpus has no case yet", out)
+    # JUnit: the reason, not a guess from the invariant's home family
+    suites = {s.get("name").split()[0]: s for s in ET.parse(junit).getroot().findall("testsuite")}
+    assert suites["H25"].find("testcase/skipped").get("message") == "not covered: the corpus has no case yet"
+    assert "'runtime' family" not in suites["H25"].find("testcase/skipped").get("message")
+    # HTML
+    text = page.read_text()
+    assert html.escape("not covered: the candidate does not implement the 'runtime' family") in text
+    assert "not covered: the corpus has no case yet" in text
+
+
+def test_each_failure_shows_its_file_pointer_inputs_expected_and_observed(hookconf, tmp_path, capsys):
+    page = tmp_path / "report.html"
+    capsys.readouterr()
+    code, report = hookconf("run", "--candidate", CREDENTIALS, "--case", "perm.credentials.5", "--html", str(page))
+    out = capsys.readouterr().out
+    assert code == 1
+    case = report["cases"][0]
+    assert case["status"] == "failed"
+    assert case["file"] == "hookconf/corpus/cases/permissions/credentials.json" and case["pointer"] == "/4"
+    assert case["given"] == {"pattern": "*://example.com/*", "url": "http://user%3Apw@example.com/"}
+    assert case["expect"] == {"match": False}
+    assert case["judgements"][0]["observed"] == {"match": True}
+    for line in ("    case hookconf/corpus/cases/permissions/credentials.json#/4",
+                 '    given {"pattern": "*://example.com/*", "url": "http://user%3Apw@example.com/"}',
+                 '    expected {"match": false}', '    observed {"match": true}'):
+        assert line in out.splitlines()
+    text = page.read_text()
+    assert "hookconf/corpus/cases/permissions/credentials.json#/4" in text
+    assert html.escape('"url": "http://user%3Apw@example.com/"') in text
+    assert "<dt>observed</dt><dd><pre>{&quot;match&quot;: true}</pre>" in text
+
+
+def test_terminal_trims_a_long_given_value(hookconf, tmp_path, capsys):
+    long_case = {
+        "id": "long.given.1", "title": "a 16 KiB URL", "invariants": ["H5"], "spec": "§7",
+        "kind": "permissions.match", "polarity": "negative",
+        "given": {"pattern": "*://a.test/*",
+                  "url": {"$pad": {"prefix": "https://a.test/", "fill": "é", "bytes": 16385}}},
+        "expect": {"match": False}, "source": {"from": "spec", "ref": "§7"},
+    }
+    (tmp_path / "long.json").write_text(json.dumps(long_case))
+    capsys.readouterr()
+    _, report = hookconf("run", "--candidate", fake("crash"), "--no-embedded", "--corpus", str(tmp_path / "long.json"))
+    given = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("    given "))
+    assert len(report["cases"][0]["given"]["url"]) > 8000   # the JSON report keeps it whole
+    assert len(given) < 250 and given.endswith("more characters]")
+
+
+def test_json_and_html_count_cases_by_outcome_and_never_count_skipped_as_run(hookconf, tmp_path):
+    page = tmp_path / "report.html"
+    _, report = hookconf("run", "--candidate", fake("crash-once", str(tmp_path / "state")), "--corpus", str(MINI),
+                         "--case", "mini.*", "--case", "rt.bridge.*", "--timeout", "20", "--html", str(page))
+    totals = report["totals"]
+    assert totals["errored"] == 1 and totals["skipped"] > 0 and totals["passed"] == 2
+    assert totals["selected"] == len(report["cases"]) == sum(totals[k] for k in ("passed", "failed", "errored",
+                                                                                   "skipped"))
+    text = page.read_text()
+    cells = "".join(f"<td>{totals[k]}</td>" for k in ("selected", "passed", "failed", "errored", "skipped"))
+    assert "<th>selected</th><th>passed</th><th>failed</th><th>errored</th><th>skipped</th></tr><tr>" + cells in text
+    assert "cases run" not in text
+
+
+def test_html_groups_failures_per_invariant_links_them_and_keeps_errors_apart(hookconf, tmp_path):
+    page = tmp_path / "report.html"
+    _, report = hookconf("run", "--candidate", fake("crash-once", str(tmp_path / "state")), "--corpus", str(MINI),
+                         "--no-embedded", "--timeout", "20", "--html", str(page))
+    errored = [c["id"] for c in report["cases"] if c["status"] == "errored"]
+    assert errored
+    text = page.read_text()
+    errors_at = text.index('<h2 id="errors">')
+    assert all(text.index(f"<code>{cid}</code>") > errors_at for cid in errored)
+    assert "<a href='#errors'>1</a>" in text
+
+    _, report = hookconf("run", "--candidate", CREDENTIALS, "--case", "perm.credentials.*", "--html", str(page))
+    text = page.read_text()
+    assert "<a href='#fail-H5'>fail</a>" in text
+    section = text[text.index("<h3 id='fail-H5'>"):text.index('<h2 id="errors">')]
+    failed = [c["id"] for c in report["cases"] if c["status"] == "failed"]
+    assert failed and all(f"<code>{cid}</code>" in section for cid in failed)
+    assert "None." in text[text.index('<h2 id="errors">'):]
+
+
+def test_html_shows_the_race_explorers_counts(hookconf, tmp_path):
+    page = tmp_path / "report.html"
+    _, report = hookconf("run", "--case", "race.cycles.*", "--html", str(page))
+    total = sum(c["metrics"]["interleavings"] for c in report["cases"])
+    assert total > 0
+    text = page.read_text()
+    assert f"<p>{total} interleavings over {len(report['cases'])} scenarios" in text
+    assert all(f"<code>{c['id']}</code>" in text for c in report["cases"])
+
+
+def _check_80_columns(out: str, report: dict) -> None:
+    lines = out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("Invariants H1–H25"))
+    end = next(i for i, line in enumerate(lines) if line.startswith(("not covered:", "cases:")))
+    assert max(len(line) for line in lines[:end]) <= 80  # failure lines stay whole, for copying
+    head = " ".join(lines[start + 1:start + 4])
+    for header in HEADERS:
+        assert re.search(rf"(^|\s){re.escape(header)}(\s|$)", head), header
+    shown = dict(re.findall(r"^\s*(H\d+)\s+(pass|fail|error|not covered)\b", "\n".join(lines), re.M))
+    assert shown == {i["id"]: i["status"].replace("_", " ") for i in report["invariants"]}
+
+
+def test_terminal_table_wraps_to_80_columns_with_every_header_and_status(hookconf, monkeypatch, capsys):
+    monkeypatch.setenv("COLUMNS", "80")
+    capsys.readouterr()
+    _, report = hookconf("run", "--candidate", CREDENTIALS, "--case", "perm.credentials.*", "--case", "rt.*")
+    _check_80_columns(capsys.readouterr().out, report)
+
+
+def test_terminal_table_fits_a_non_tty_console_of_width_80(hookconf, monkeypatch):
+    from hookconf.harness import cli
+
+    captured = []
+    monkeypatch.setattr(cli, "render_terminal", lambda report, console, **kw: captured.append(report))
+    _, data = hookconf("run", "--candidate", CREDENTIALS, "--case", "perm.credentials.*")
+    console = Console(file=io.StringIO(), width=80, force_terminal=False, highlight=False)
+    render_terminal(captured[0], console)
+    _check_80_columns(console.file.getvalue(), data)
+
+
+@pytest.mark.parametrize("width", [100, 180])
+def test_wide_terminal_keeps_one_line_per_invariant(hookconf, monkeypatch, width):
+    from hookconf.harness import cli
+
+    captured = []
+    monkeypatch.setattr(cli, "render_terminal", lambda report, console, **kw: captured.append(report))
+    hookconf("run", "--case", "perm.ipv6.1")
+    console = Console(file=io.StringIO(), width=width, highlight=False)
+    render_terminal(captured[0], console)
+    lines = console.file.getvalue().splitlines()
+    table = lines[:next(i for i, line in enumerate(lines) if line.startswith("not covered:"))]
+    rows = [line for line in table if re.match(r"^\s*H\d+\s", line)]
+    assert len(rows) == len(INVARIANTS)
+    assert all(len(line) <= width for line in table)
+    if width == 180:  # room for every title: one line per invariant, nothing else
+        assert len(table) == len(INVARIANTS) + 4
+
+
+def test_json_report_lists_failures_with_given_for_errored_cases(hookconf):
+    _, report = hookconf("run", "--candidate", fake("crash"), "--corpus", str(MINI), "--no-embedded",
+                         "--timeout", "20")
+    case = next(c for c in report["cases"] if c["id"] == "mini.match.exact")
+    assert case["status"] == "errored" and case["pointer"] == "/0"
+    assert case["given"] == {"pattern": "*://api.example.test/*", "url": "https://api.example.test/v1"}
+    assert case["expect"] == {"match": True}
