@@ -137,6 +137,8 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
     _add_corpus_options(listing)
     listing.add_argument("--case", action="append", default=[], metavar="ID",
                          help="list only cases whose id matches (glob allowed; repeatable)")
+    listing.add_argument("--seed", type=_seed, default=0, metavar="N",
+                         help="list the generated cases of run --seed N (default 0)")
 
     serve_cmd = commands.add_parser(
         "serve", help="serve an in-process candidate as JSON lines on stdin/stdout",

@@ -73,6 +73,17 @@ def test_list_has_a_header_and_natural_id_order(tmp_path, capsys):
                                                            "nat.y-10.1"]
 
 
+def test_list_shows_the_generated_cases_of_the_same_seed(hookconf, capsys):
+    def listed(*extra):
+        capsys.readouterr()
+        assert main(["list", "--case", "perm.gen.redirect.*", *extra]) == 0
+        return [line.split("\t")[0] for line in capsys.readouterr().out.splitlines()[1:]]
+
+    _, report = hookconf("run", "--seed", "7", "--case", "perm.gen.redirect.*")
+    assert [c["id"] for c in report["cases"]] == listed("--seed", "7")
+    assert listed("--seed", "7") != listed()  # the seed changes which instances exist
+
+
 def test_list_without_a_match_exits_as_run_does(hookconf, capsys):
     run_code, _ = hookconf("run", "--case", "no.such.case")
     assert run_code == 2
@@ -81,7 +92,8 @@ def test_list_without_a_match_exits_as_run_does(hookconf, capsys):
 
 
 @pytest.mark.parametrize("extra", ["hookconf/corpus/cases", "hookconf/corpus/cases/permissions",
-                                   "hookconf/corpus/cases/dto/limits.json", "./hookconf/corpus/../corpus/cases"])
+                                   "hookconf/corpus/cases/permissions/credentials.json",
+                                   "./hookconf/corpus/../corpus/cases"])
 def test_embedded_corpus_given_again_is_not_loaded_twice(hookconf, capsys, extra):
     assert main(["list", "--corpus", extra]) == 0
     out, err = capsys.readouterr()

@@ -103,6 +103,8 @@ this hookconf cannot run yet.</p>
 {''.join(_failures_of(report, row) for row in failing) or '<p>None.</p>'}
 <h2 id="errors">Errors ({_n(len(errored), "case")})</h2>
 {''.join(_case_block(report, r) for r in errored) or '<p>None.</p>'}
+{_advisory(report)}
+{_generated(report)}
 {_explorer(report)}
 </body></html>
 """
@@ -161,6 +163,38 @@ def _case_block(report: Report, result: CaseResult, *, only: str | None = None) 
     body = "".join(f"<dt>{label}</dt><dd>{value}</dd>" for label, value in rows)
     return (f"<div class='case {_e(result.status)}'><p><code>{_e(case.id)}</code> — "
             f"{_e(result.status)}: {_e(case.title)}</p><dl>{body}</dl></div>")
+
+
+def _advisory(report: Report) -> str:
+    """Advisory cases (the spec does not decide them): counted, those that differ shown."""
+    advisory = report.advisory
+    if not advisory:
+        return ""
+    differ = [r for r in advisory if r.status in ("failed", "errored")]
+    blocks = "".join(_case_block(report, r) + f"<p class='why'>advisory: {_e(r.case.advisory)}</p>"
+                     for r in differ)
+    return (f"<h2 id='advisory'>Advisory cases ({_n(len(advisory), 'case')}, never in the verdict)</h2>"
+            f"<p>The spec does not decide these; {len(differ)} differ from the reference's choice.</p>{blocks}")
+
+
+def _generated(report: Report) -> str:
+    generated = report.generated()
+    if not generated:
+        return ""
+    rows = "".join(
+        f"<tr><td><code>{_e(name)}</code></td>"
+        + "".join(f"<td class='n'>{g[k]}</td>" for k in ("instances", *STATUSES))
+        + f"<td>{_e(_per_invariant(g['invariants']))}</td></tr>"
+        for name, g in generated.items()
+    )
+    total = sum(g["instances"] for g in generated.values())
+    return (f"<h2 id='generated'>Generated cases</h2><p>{total} cases from {_n(len(generated), 'template')}, "
+            f"seeded by <code>--seed</code> ({report.seed}).</p><table><tr><th>template</th><th>instances</th>"
+            + "".join(f"<th>{s}</th>" for s in STATUSES) + f"<th>by invariant</th></tr>{rows}</table>")
+
+
+def _per_invariant(counts: dict[str, int]) -> str:
+    return ", ".join(f"{inv} {n}" for inv, n in sorted(counts.items(), key=lambda kv: int(kv[0][1:])))
 
 
 def _explorer(report: Report) -> str:
