@@ -5,6 +5,7 @@ import html
 import io
 import json
 import re
+import sys
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -38,6 +39,7 @@ def test_not_covered_names_each_cause_in_the_model(monkeypatch):
     results = [
         CaseResult(_case("a.runtime.1", "runtime.scenario", ("H1",)), "skipped"),
         CaseResult(_case("a.dto.1", "dto.validate", ("H4",)), "skipped"),
+        CaseResult(_case("a.parse.1", "permissions.parse", ("H5",)), "skipped", reason="no file system here"),
     ]
     loaded = [r.case for r in results] + [_case("a.admit.1", "task_source.admit", ("H17",))]
     report = build_report(results, candidate_spec="x", hello=hello, corpus={}, seed=0, started_at="",
@@ -48,7 +50,9 @@ def test_not_covered_names_each_cause_in_the_model(monkeypatch):
     assert why["H4"].cause == "no_runner" and "'dto.validate'" in why["H4"].message
     assert why["H17"].cause == "not_selected" and why["H17"].message == "--case left out its 1 case"
     assert why["H25"].cause == "no_case" and why["H25"].message == "the corpus has no case yet"
-    assert report.totals() == {"selected": 2, "passed": 0, "failed": 0, "errored": 0, "skipped": 2}
+    assert why["H5"].cause == "candidate_cannot_run" and why["H5"].reasons == ("no file system here",)
+    assert why["H5"].message == "the candidate could not run its 1 case: no file system here"
+    assert report.totals() == {"selected": 3, "passed": 0, "failed": 0, "errored": 0, "skipped": 3}
 
 
 def test_not_covered_says_the_candidate_lacks_a_family_or_the_corpus_a_case(hookconf, tmp_path, capsys):
@@ -60,7 +64,7 @@ def test_not_covered_says_the_candidate_lacks_a_family_or_the_corpus_a_case(hook
     assert code == 1
     h3, h25, h4 = _inv(report, "H3"), _inv(report, "H25"), _inv(report, "H4")
     assert h3["not_covered"]["cause"] == "candidate_lacks_family" and h3["not_covered"]["families"] == ["runtime"]
-    assert h25["not_covered"] == {"cause": "no_case", "families": [], "kinds": [], "cases": 0,
+    assert h25["not_covered"] == {"cause": "no_case", "families": [], "kinds": [], "cases": 0, "reasons": [],
                                   "message": "the corpus has no case yet"}
     assert h4["not_covered"]["cause"] == "not_selected"
     assert "not covered" not in _inv(report, "H5")
@@ -76,6 +80,24 @@ def test_not_covered_says_the_candidate_lacks_a_family_or_the_corpus_a_case(hook
     text = page.read_text()
     assert html.escape("not covered: the candidate does not implement the 'runtime' family") in text
     assert "not covered: the corpus has no case yet" in text
+
+
+def test_not_covered_says_when_the_candidate_cannot_run_its_cases(hookconf):
+    served = f"cmd:{sys.executable} -m hookconf.harness serve reference"
+    _, report = hookconf("run", "--candidate", served, "--case", "fin*", "--timeout", "60")
+    h10 = _inv(report, "H10")["not_covered"]
+    assert h10["cause"] == "candidate_cannot_run" and h10["kinds"] == ["runtime.finalize"]
+    assert h10["cases"] == sum(1 for c in report["cases"] if "H10" in c["invariants"]) > 0
+    assert "file system" in h10["reasons"][0] and h10["message"].startswith("the candidate could not run its")
+
+
+def test_html_shows_the_crash_explorers_counts(hookconf, tmp_path):
+    page = tmp_path / "report.html"
+    _, report = hookconf("run", "--case", "fin*", "--html", str(page))
+    crashed = [c for c in report["cases"] if "crashPoints" in c.get("metrics", {})]
+    assert crashed
+    points = sum(c["metrics"]["crashPoints"] for c in crashed)
+    assert f"<p>{points} crash points," in page.read_text()
 
 
 def test_each_failure_shows_its_file_pointer_inputs_expected_and_observed(hookconf, tmp_path, capsys):

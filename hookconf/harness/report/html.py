@@ -106,6 +106,7 @@ this hookconf cannot run yet.</p>
 {_advisory(report)}
 {_generated(report)}
 {_explorer(report)}
+{_crashes(report)}
 </body></html>
 """
 
@@ -195,6 +196,24 @@ def _generated(report: Report) -> str:
 
 def _per_invariant(counts: dict[str, int]) -> str:
     return ", ".join(f"{inv} {n}" for inv, n in sorted(counts.items(), key=lambda kv: int(kv[0][1:])))
+
+
+def _crashes(report: Report) -> str:
+    crashed = report.crashed()
+    if not crashed:
+        return ""
+    keys = ("crashPoints", "crashStates", "statesGenerated")
+    rows = "".join(
+        f"<tr><td><code>{_e(r.case.id)}</code></td><td>{_e(r.status)}</td>"
+        + "".join(f"<td class='n'>{_e(str(r.observation.metrics.get(k, '')))}</td>" for k in keys) + "</tr>"
+        for r in crashed
+    )
+    points = sum(r.observation.metrics["crashPoints"] for r in crashed)
+    states = sum(r.observation.metrics["crashStates"] for r in crashed)
+    return (f"<h2 id='crashes'>Crash explorer</h2><p>{points} crash points, {states} distinct post-crash "
+            f"states (each recovered twice) over {_n(len(crashed), 'finalize scenario')}.</p>"
+            "<table><tr><th>case</th><th>status</th><th>crash points</th><th>distinct states</th>"
+            f"<th>states generated</th></tr>{rows}</table>")
 
 
 def _explorer(report: Report) -> str:
