@@ -7,7 +7,9 @@ sequences and other control characters, a lone surrogate (sent as the JSON escap
 case (``tests/data/hostile.json``), chosen by a word in the request:
 
 - a URL holding ``error`` gets an ``ok: false`` reply whose message is the hostile text;
-- ``huge``: an error reply with a message of 10 MiB on one line;
+- ``huge``: an error reply of 10 MiB on one line (more than a protocol line may carry);
+- ``big``: an error reply whose message is 4 MiB (within the line bound, so it reaches
+  the reports);
 - ``crash``: the hostile text on stderr, then exit 9;
 - ``garbage``: a line that is not JSON, full of escapes;
 - ``task_source.admit``: a refusal whose ``code`` and ``reason`` are hostile (a failure);
@@ -23,6 +25,7 @@ HOSTILE = (
     "\x1b[31mred\x1b[0m \x00\x07\x08\x0b\x0c\r \x7f\x9b \ufffe \u202eevil \ud800 end"
 )
 HUGE_BYTES = 10 * 1024 * 1024
+BIG_BYTES = 4 * 1024 * 1024
 HELLO_NAME = "[/bold]<i>fake</i>:smile:\x1b[2J"
 
 
@@ -46,6 +49,8 @@ def main():
                 "admitted": False, "code": "[/bold]<b>\x1b[31m\ud800", "reason": HOSTILE}})
         elif "huge" in url:
             send({"id": rid, "ok": False, "error": {"code": "x.huge", "message": "[/bold]" + "é" * HUGE_BYTES}})
+        elif "big" in url:
+            send({"id": rid, "ok": False, "error": {"code": "x.big", "message": "[/bold]" + "x" * BIG_BYTES}})
         elif "crash" in url:
             sys.stderr.write(HOSTILE + "\n")
             sys.stderr.flush()

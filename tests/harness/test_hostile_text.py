@@ -13,7 +13,7 @@ from rich.console import Console
 
 from hookconf.harness.report import REPORT_SCHEMA
 from tests.conftest import ROOT
-from tests.fakes.hostile import HELLO_NAME, HOSTILE, HUGE_BYTES
+from tests.fakes.hostile import BIG_BYTES, HELLO_NAME, HOSTILE
 
 HOSTILE_CORPUS = ROOT / "tests" / "data" / "hostile.json"
 HOSTILE_CANDIDATE = f"cmd:{sys.executable} {ROOT / 'tests' / 'fakes' / 'hostile.py'}"
@@ -62,10 +62,15 @@ def test_terminal_shows_markup_emoji_codes_and_escapes_literally(hostile_run):
     assert "[/bold]<i>fake</i>:smile:\\x1b[2J" in out  # the candidate's own name, literally
 
 
-def test_terminal_trims_a_10_mib_line(hostile_run):
+def test_terminal_trims_a_4_mib_message(hostile_run):
     _, out, _, _ = hostile_run
     assert len(out) < 100_000
     assert re.search(r"more characters\]", out)
+
+
+def _escaped(text):
+    """How the transport quotes a candidate's error text: a lone surrogate as its escape."""
+    return text.replace("\ud800", "\\ud800")
 
 
 def test_json_keeps_every_string_unchanged_in_meaning(hostile_run):
@@ -73,14 +78,15 @@ def test_json_keeps_every_string_unchanged_in_meaning(hostile_run):
     report = json.loads(paths["report.json"].read_text(encoding="utf-8"))
     jsonschema.Draft202012Validator(json.loads(REPORT_SCHEMA.read_text())).validate(report)
     assert report["candidate"]["name"] == HELLO_NAME
-    assert _case(report, "hostile.match.error")["reason"].endswith(HOSTILE)
-    assert "\ud800" in _case(report, "hostile.match.error")["reason"]     # the lone surrogate survives
-    # stderr, through the crash (Python's stderr itself writes the surrogate as "\ud800")
-    assert HOSTILE.replace("\ud800", "\\ud800") in _case(report, "hostile.match.crash")["reason"]
-    assert len(_case(report, "hostile.match.huge")["reason"]) > HUGE_BYTES
     refused = _case(report, "hostile.admit.refused")
-    assert refused["judgements"][0]["observed"]["code"] == "[/bold]<b>\x1b[31m\ud800"
-    assert refused["title"].startswith("[/bold] [red]x[/red] :smile: <script>")
+    assert refused["title"] == "[/bold] [red]x[/red] :smile: <script>alert(1)</script> \x1b[31m \ud800 title"
+    assert refused["judgements"][0]["observed"]["code"] == "[/bold]<b>\x1b[31m\ud800"  # lone surrogates survive
+    assert refused["judgements"][0]["detail"] == HOSTILE
+    assert _escaped(_case(report, "hostile.match.error")["reason"]).endswith(_escaped(HOSTILE))
+    assert _escaped(HOSTILE) in _escaped(_case(report, "hostile.match.crash")["reason"])  # stderr, through a crash
+    assert _case(report, "hostile.match.big")["reason"].endswith("[/bold]" + "x" * BIG_BYTES)  # kept whole
+    huge = _case(report, "hostile.match.huge")  # more than a protocol line may carry: refused, and said so
+    assert huge["status"] == "errored" and huge["reason"].startswith("reply line is ")
 
 
 def test_junit_is_well_formed_xml_with_unholdable_characters_shown(hostile_run):
@@ -90,7 +96,7 @@ def test_junit_is_well_formed_xml_with_unholdable_characters_shown(hostile_run):
     messages = " ".join(e.get("message") for e in root.iter("error"))
     assert "[/bold] [red]x[/red] :smile: <script>" in messages and "\\x00" in messages and "\\ud800" in messages
     failure = next(root.iter("failure"))
-    assert "hostile.json#/4" in failure.text
+    assert "hostile.json#/5" in failure.text
     assert 'observed {"admitted": false, "code": "[/bold]<b>\\u001b[31m\\ud800"}' in failure.text
 
 
@@ -101,7 +107,7 @@ def test_html_escapes_everything_and_injects_no_element(hostile_run):
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
     assert "[/bold] [red]x[/red] :smile:" in page
     assert "\x1b" not in page and "\\x1b[31mred" in page
-    assert "more characters]" in page            # the 10 MiB message is trimmed, visibly
+    assert "more characters]" in page            # the 4 MiB message is trimmed, visibly
     assert len(page) < 1_000_000
 
 

@@ -100,6 +100,15 @@ def test_html_shows_the_crash_explorers_counts(hookconf, tmp_path):
     assert f"<p>{points} crash points," in page.read_text()
 
 
+def test_html_shows_the_metadata_programs_counts(hookconf, tmp_path):
+    page = tmp_path / "report.html"
+    _, report = hookconf("run", "--case", "guest.metadata*", "--html", str(page))
+    runs = [c for c in report["cases"] if c["kind"] == "guest.metadata_model"]
+    assert runs
+    total = sum(c["metrics"]["programs"] for c in runs)
+    assert f"<p>{total} programs over " in page.read_text()
+
+
 def test_each_failure_shows_its_file_pointer_inputs_expected_and_observed(hookconf, tmp_path, capsys):
     page = tmp_path / "report.html"
     capsys.readouterr()

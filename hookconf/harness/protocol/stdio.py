@@ -267,6 +267,10 @@ class SubprocessConnection:
             except BlockingIOError:
                 continue
             except OSError as exc:
+                code = _wait_unreaped(proc, 1.0)  # a candidate that exits at once: say how
+                if code is not None:
+                    raise CandidateError(
+                        f"candidate {_exit_words(code)} before reading its input{self._why()}") from exc
                 raise CandidateError(f"candidate stopped reading its input ({exc}){self._why()}") from exc
 
     def _why(self) -> str:

@@ -107,6 +107,7 @@ this hookconf cannot run yet.</p>
 {_generated(report)}
 {_explorer(report)}
 {_crashes(report)}
+{_programs(report)}
 </body></html>
 """
 
@@ -214,6 +215,23 @@ def _crashes(report: Report) -> str:
             f"states (each recovered twice) over {_n(len(crashed), 'finalize scenario')}.</p>"
             "<table><tr><th>case</th><th>status</th><th>crash points</th><th>distinct states</th>"
             f"<th>states generated</th></tr>{rows}</table>")
+
+
+def _programs(report: Report) -> str:
+    programs = report.metadata_programs()
+    if not programs:
+        return ""
+    keys = ("programs", "calls", "failing", "shrinkRuns", "seed")
+    rows = "".join(
+        f"<tr><td><code>{_e(r.case.id)}</code></td><td>{_e(r.status)}</td>"
+        + "".join(f"<td class='n'>{_e(str(r.observation.metrics.get(k, '')))}</td>" for k in keys) + "</tr>"
+        for r in programs
+    )
+    total = sum(r.observation.metrics.get("programs", 0) for r in programs)
+    return (f"<h2 id='programs'>Metadata programs</h2><p>{total} programs over {_n(len(programs), 'case')} "
+            "(bounded and seeded per case: <code>given.count</code>, <code>given.seed</code>).</p>"
+            "<table><tr><th>case</th><th>status</th><th>programs</th><th>calls</th><th>failing</th>"
+            f"<th>shrink requests</th><th>seed</th></tr>{rows}</table>")
 
 
 def _explorer(report: Report) -> str:
