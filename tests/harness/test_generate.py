@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from xml.etree import ElementTree
 
 import jsonschema
 import pytest
@@ -131,9 +132,17 @@ def test_an_advisory_case_is_reported_apart_and_never_in_the_verdict(tmp_path, h
     normative.pop("advisory")
     path = tmp_path / "adv.json"
     path.write_text(json.dumps([case, normative]))
-    code, report = hookconf("run", "--no-embedded", "--corpus", str(path), "--allow-not-covered")
+    junit = tmp_path / "junit.xml"
+    code, report = hookconf("run", "--no-embedded", "--corpus", str(path), "--allow-not-covered",
+                            "--junit", str(junit))
     assert code == 0
     assert report["advisory"] == {"passed": 0, "failed": 1, "errored": 0, "skipped": 0}
+    suites = {s.get("name"): s for s in ElementTree.parse(junit).getroot()}
+    h5 = next(s for name, s in suites.items() if name.startswith("H5 "))
+    assert (h5.get("tests"), h5.get("failures")) == ("1", "0")
+    advisory_suite = suites["advisory (never in the verdict)"]
+    assert (advisory_suite.get("failures"), advisory_suite.get("skipped")) == ("0", "1")
+    assert "the spec does not say" in advisory_suite.find("testcase/skipped").get("message")
     h5 = next(i for i in report["invariants"] if i["id"] == "H5")
     assert (h5["status"], h5["positive"]["run"], h5["failures"]) == ("pass", 1, [])
     entry = next(c for c in report["cases"] if c["id"] == "adv.test.1")

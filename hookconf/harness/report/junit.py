@@ -48,6 +48,8 @@ def write_junit(report: Report, path: Path) -> None:
     root = ET.Element("testsuites", name="hookconf", time=f"{report.duration_ms / 1000:.3f}")
     by_invariant: dict[str, list[CaseResult]] = {row.invariant.id: [] for row in report.invariants}
     for result in report.results:
+        if not result.case.normative:  # advisory: a suite of its own, never a failure
+            continue
         for inv in result.case.invariants:
             by_invariant[inv].append(result)
     for row in report.invariants:
@@ -69,6 +71,7 @@ def write_junit(report: Report, path: Path) -> None:
             ET.SubElement(placeholder, "skipped", message=_attr(f"not covered: {why}"))
         for result in results:
             _testcase(report, suite, row.invariant.id, result)
+    _advisory_suite(root, report)
     ET.indent(root)
     ET.ElementTree(root).write(path, encoding="utf-8", xml_declaration=True)
 
@@ -89,3 +92,23 @@ def _testcase(report: Report, suite: ET.Element, invariant_id: str, result: Case
         error.text = _body([*where, ("expected", case.expect), ("error", result.reason), *rerun])
     elif result.status == "skipped":
         ET.SubElement(element, "skipped", message=_attr(result.reason))
+
+
+def _advisory_suite(root: ET.Element, report: Report) -> None:
+    """Advisory cases (the spec does not decide them) in one suite of their own: one that
+    differs from the reference's choice is *skipped* with the reason, never a failure."""
+    advisory = report.advisory
+    if not advisory:
+        return
+    differ = [r for r in advisory if r.status in ("failed", "errored")]
+    suite = ET.SubElement(root, "testsuite", name="advisory (never in the verdict)",
+                          tests=str(len(advisory)), failures="0", errors="0",
+                          skipped=str(len(differ) + sum(r.status == "skipped" for r in advisory)))
+    for result in advisory:
+        case = result.case
+        element = ET.SubElement(suite, "testcase", classname="advisory", name=_attr(case.id),
+                                file=_attr(case.file), time=f"{result.duration_ms / 1000:.6f}")
+        if result.status in ("failed", "errored", "skipped"):
+            why = result.reason or "; ".join(j.detail or "differs" for j in result.judgements if not j.passed)
+            ET.SubElement(element, "skipped",
+                          message=_attr(f"advisory, {result.status}: {case.advisory} ({why})"))

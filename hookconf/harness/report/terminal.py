@@ -82,7 +82,9 @@ def render_terminal(report: Report, console: Console, *, allow_not_covered: bool
     totals = report.totals()
     console.print(f"cases: {totals['selected']} selected — "
                   + ", ".join(f"{totals[s]} {s}" for s in STATUSES)
-                  + f" in {report.duration_ms / 1000:.1f} s", markup=False, emoji=False)
+                  + f" in {report.duration_ms / 1000:.1f} s"
+                  + (f" ({len(report.advisory)} of them advisory, outside the verdict)" if report.advisory else ""),
+                  markup=False, emoji=False)
     style = "bold green" if report.conformant else "bold red"
     console.print(Text(report.summary(), style=style))
     if allow_not_covered and not report.conformant and not report.exit_code(allow_not_covered=True):
@@ -184,7 +186,7 @@ def _print_generated(report: Report, console: Console) -> None:
     if not generated:
         return
     total = sum(g["instances"] for g in generated.values())
-    console.print(f"generated cases: {total} from {len(generated)} templates (seeded by --seed)",
+    console.print(f"generated cases: {total} from {len(generated)} template{'s' if len(generated) != 1 else ''} (seeded by --seed)",
                   markup=False, highlight=False, emoji=False)
     for name, g in generated.items():
         per = ", ".join(f"{inv} {n}" for inv, n in sorted(g["invariants"].items(), key=lambda kv: int(kv[0][1:])))
