@@ -186,7 +186,8 @@ def _print_generated(report: Report, console: Console) -> None:
     if not generated:
         return
     total = sum(g["instances"] for g in generated.values())
-    console.print(f"generated cases: {total} from {len(generated)} template{'s' if len(generated) != 1 else ''} (seeded by --seed)",
+    templates = f"{len(generated)} template{'s' if len(generated) != 1 else ''}"
+    console.print(f"generated cases: {total} from {templates} (seeded by --seed)",
                   markup=False, highlight=False, emoji=False)
     for name, g in generated.items():
         per = ", ".join(f"{inv} {n}" for inv, n in sorted(g["invariants"].items(), key=lambda kv: int(kv[0][1:])))
