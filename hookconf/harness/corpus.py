@@ -14,6 +14,7 @@ names must exist (in its corpus's own ``plugins/`` folder or the embedded one) a
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import functools
 import hashlib
@@ -134,6 +135,46 @@ def load_corpus(extra: Sequence[Path] = (), *, embedded_corpus: bool = True, see
     be expanded, duplicate ids and kind/invariant mismatches all become :class:`Problem` rows.
     """
     roots = ([embedded.CASES] if embedded_corpus else []) + [Path(p) for p in extra]
+    key = (seed, _signature(roots))
+    if key not in _LOADED:
+        if len(_LOADED) >= _MAX_LOADED:
+            _LOADED.pop(next(iter(_LOADED)))
+        _LOADED[key] = _load_roots(roots, seed)
+    return copy.deepcopy(_LOADED[key])
+
+
+#: Corpora loaded in this process, by seed and the files' signature (a long-lived caller —
+#: the test suite, a pytest plugin, ``serve`` — loads an unchanged corpus once).  Each caller
+#: gets its own deep copy.
+_LOADED: dict[tuple[Any, ...], Corpus] = {}
+_MAX_LOADED = 4
+
+
+def _signature(roots: Sequence[Path]) -> tuple[Any, ...]:
+    """What a loaded corpus depends on: every file under each root and under the embedded
+    plugin fixtures, by path and a digest of its bytes.  A change to any of them — or a
+    root that appears or vanishes — loads afresh.  A file too large to hash here is never
+    cached (the loader refuses it anyway)."""
+    parts: list[Any] = []
+    for root in [*roots, embedded.PLUGINS]:
+        parts.append(str(root.resolve()) if root.exists() else f"missing:{root}")
+        try:
+            files = sorted(root.rglob("*")) if root.is_dir() else [root]
+            for path in files:
+                if not path.is_file():
+                    parts.append((str(path), "not a file"))
+                    continue
+                with path.open("rb") as handle:
+                    raw = handle.read(MAX_CASE_FILE_BYTES + 1)
+                if len(raw) > MAX_CASE_FILE_BYTES:
+                    return (object(),)
+                parts.append((str(path), hashlib.sha256(raw).digest()))
+        except OSError:  # a file that vanishes or cannot be read: never cached
+            return (object(),)
+    return tuple(parts)
+
+
+def _load_roots(roots: Sequence[Path], seed: int) -> Corpus:
     result = Corpus()
     validator = _validator()
     template_validator = _template_validator()

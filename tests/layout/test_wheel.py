@@ -2,9 +2,11 @@
 
 The wheel is built once (``pip wheel --no-deps``) and installed with ``--no-deps`` into a fresh
 virtualenv that does not see this one's site-packages.  The installed files are checked there;
-the ``hookconf`` script then runs with the dependencies found through ``PYTHONPATH`` (which
-does not process ``.pth`` files, so this checkout's editable install stays out of sight — the
-test checks that the package imported is the installed one).
+the ``hookconf`` script then runs with the dependencies found through a ``.pth`` line naming
+this environment's site-packages.  A ``.pth`` line is appended *after* the venv's own
+site-packages, so the installed ``hookconf`` is found first even where this environment holds a
+regular (non-editable) install of it, as under tox; the test checks that the package imported is
+the installed one.
 """
 
 from __future__ import annotations
@@ -51,7 +53,7 @@ def test_the_wheel_holds_only_the_hookconf_package(installed):
 def test_the_fresh_venv_gets_hookconf_and_no_other_top_level_name(installed):
     _, _, site = installed
     names = {p.name.removesuffix(".py") for p in site.iterdir()
-             if not p.name.endswith(".dist-info") and p.name != "__pycache__" and not p.name.startswith("_virtualenv")}
+             if not p.name.endswith((".dist-info", ".pth")) and p.name != "__pycache__" and not p.name.startswith("_virtualenv")}
     assert names == {"hookconf"}
     assert not names & OLD_NAMES
     assert (site / "hookconf" / "corpus" / "cases" / "guest" / "hostile-input.json").is_file()
@@ -69,8 +71,8 @@ def test_hypothesis_is_a_runtime_dependency_with_a_lower_bound(installed):
 def test_the_installed_script_runs_from_the_installed_package(installed, tmp_path):
     _, venv, site = installed
     deps = sysconfig.get_paths()["purelib"]  # this environment's site-packages, for the dependencies
-    env = {**os.environ, "PYTHONPATH": deps}
-    env.pop("PYTHONHOME", None)
+    (site / "hookconf-test-deps.pth").write_text(deps + "\n")
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
     script = venv / "bin" / "hookconf"
     done = subprocess.run([str(script), "--help"], capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120)
     assert done.returncode == 0, done.stderr
