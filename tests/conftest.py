@@ -41,3 +41,31 @@ def hookconf(tmp_path, monkeypatch):
 
 def status(report: dict, invariant: str) -> str:
     return next(i["status"] for i in report["invariants"] if i["id"] == invariant)
+
+
+#: A candidate that breaks H5 only (credentials accepted), for full-run report tests.
+BROKEN = "tests.mutants.permissions.accept_credentials:factory"
+
+
+def _full_run(tmp_path_factory, candidate: str) -> dict:
+    """One whole embedded run of ``candidate`` writing every report format; shared by the
+    tests that read whole reports (a full run is the slowest thing the suite does)."""
+    folder = tmp_path_factory.mktemp("full-run")
+    paths = {"json": folder / "report.json", "junit": folder / "junit.xml", "html": folder / "report.html"}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(ROOT)
+        code = main(["run", "-q", "--candidate", candidate, "--json", str(paths["json"]),
+                     "--junit", str(paths["junit"]), "--html", str(paths["html"])])
+    return {"code": code, "report": json.loads(paths["json"].read_text()), **paths}
+
+
+@pytest.fixture(scope="session")
+def reference_run(tmp_path_factory) -> dict:
+    """``{"code", "report", "json", "junit", "html"}`` of one full run of the reference."""
+    return _full_run(tmp_path_factory, "reference")
+
+
+@pytest.fixture(scope="session")
+def broken_run(tmp_path_factory) -> dict:
+    """The same for :data:`BROKEN`."""
+    return _full_run(tmp_path_factory, BROKEN)

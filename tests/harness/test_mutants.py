@@ -173,8 +173,8 @@ def test_reference_report_counts_interleavings_per_race(hookconf):
     assert all(c["metrics"]["interleavings"] >= 10 and c["metrics"]["distinct"] >= 2 for c in races)
 
 
-def test_reference_passes_what_is_covered_and_honestly_covers_nothing_else(hookconf):
-    code, report = hookconf("run")
+def test_reference_passes_what_is_covered_and_honestly_covers_nothing_else(reference_run):
+    code, report = reference_run["code"], reference_run["report"]
     assert code == 1  # not conformant: most invariants have no cases yet
     rows = {i["id"]: i for i in report["invariants"]}
     for inv in ("H1", "H2", "H3", "H4", "H5", "H6", "H10", "H11", "H13", "H17", "H18", "H19",
@@ -187,7 +187,8 @@ def test_reference_passes_what_is_covered_and_honestly_covers_nothing_else(hookc
 
 
 def test_allow_not_covered_exits_zero_only_without_failures(hookconf):
-    assert hookconf("run", "--allow-not-covered")[0] == 0
+    # a subset leaves most invariants not covered and nothing failing: exit 0
+    assert hookconf("run", "--allow-not-covered", "--case", "perm.*")[0] == 0
     code, _ = hookconf("run", "--allow-not-covered", "--candidate", MUTANTS[0][0], "--case", "perm.*")
     assert code == 1
 

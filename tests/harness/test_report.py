@@ -10,16 +10,16 @@ from hookconf.harness.report import REPORT_SCHEMA
 from tests.conftest import MINI
 
 
-def test_json_report_matches_its_schema_for_pass_and_fail(hookconf):
+def test_json_report_matches_its_schema_for_pass_and_fail(reference_run, broken_run):
     schema = json.loads(REPORT_SCHEMA.read_text())
-    for candidate in ("reference", "tests.mutants.permissions.regex_whole_url:factory"):
-        _, report = hookconf("run", "--candidate", candidate)
+    for run in (reference_run, broken_run):
+        report = run["report"]
         jsonschema.Draft202012Validator(schema).validate(report)
         assert [i["id"] for i in report["invariants"]] == [f"H{n}" for n in range(1, 26)]
 
 
-def test_rerun_command_runs_exactly_that_case(hookconf):
-    _, report = hookconf("run", "--candidate", "tests.mutants.permissions.accept_credentials:factory")
+def test_rerun_command_runs_exactly_that_case(hookconf, broken_run):
+    report = broken_run["report"]
     failed = next(c for c in report["cases"] if c["status"] == "failed")
     argv = shlex.split(failed["rerun"])
     assert argv[0] == "hookconf"
@@ -29,10 +29,8 @@ def test_rerun_command_runs_exactly_that_case(hookconf):
     assert again["cases"][0]["status"] == "failed"
 
 
-def test_junit_has_one_suite_per_invariant_with_failures(hookconf, tmp_path):
-    junit = tmp_path / "junit.xml"
-    hookconf("run", "--candidate", "tests.mutants.permissions.accept_credentials:factory", "--junit", str(junit))
-    root = ET.parse(junit).getroot()
+def test_junit_has_one_suite_per_invariant_with_failures(broken_run):
+    root = ET.parse(broken_run["junit"]).getroot()
     suites = root.findall("testsuite")
     invariant_suites = [s for s in suites if s.get("name").split(" ")[0] in {f"H{n}" for n in range(1, 26)}]
     assert len(invariant_suites) == 25
@@ -65,10 +63,8 @@ def test_report_path_in_a_missing_folder_is_a_usage_error_before_running(hookcon
     assert hookconf("run", "--junit", str(tmp_path / "no" / "junit.xml"))[0] == 2
 
 
-def test_html_report_is_one_self_contained_page_with_the_matrix(hookconf, tmp_path):
-    page = tmp_path / "report.html"
-    hookconf("run", "--candidate", "tests.mutants.permissions.accept_credentials:factory", "--html", str(page))
-    text = page.read_text()
+def test_html_report_is_one_self_contained_page_with_the_matrix(broken_run):
+    text = broken_run["html"].read_text()
     assert text.startswith("<!doctype html>")
     assert all(f"<td>H{n}</td>" in text for n in range(1, 26))
     assert text.count("<tr class=") == 25
