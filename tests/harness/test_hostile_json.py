@@ -130,6 +130,10 @@ def test_serve_answers_a_request_nested_1000_deep_under_its_id_and_keeps_serving
     (b'{"id": 4, "op": ', 4, "invalid JSON"),
     (b'{"id": 6, "op": "hello", "pad": "' + b"x" * (9 * 1024 * 1024) + b'"}', 6, "more than 8388608"),
     (b'[1, 2]', 0, "not a request"),
+    # an id no reply may carry (reply ids are whole numbers >= 0) is answered under id 0
+    (b'{"id": -5, "op": "hello", "protocol": 1}', 0, "not a request"),
+    (b'{"id": -7, "op": ', 0, "invalid JSON"),
+    (b'{"id": true, "op": "hello", "protocol": 1}', 0, "not a request"),
 ])
 def test_serve_refuses_an_unreadable_request_and_keeps_serving(line, request_id, words):
     first, second = serve(line, HELLO)

@@ -5,9 +5,10 @@ request per line from stdin and writes one reply per line to stdout until stdin 
 
 Every line gets exactly one reply line and the server keeps serving.  A request it cannot
 read — longer than :data:`~hookconf.boundedjson.MAX_LINE_BYTES`, not UTF-8, not JSON,
-nested deeper than :data:`~hookconf.boundedjson.MAX_DEPTH`, or without an ``id`` and
-``op`` — is answered ``ok: false`` with code ``protocol.bad_request``, under the request's
-``id`` when one can be recovered from its text (else ``0``).  A result the served candidate
+nested deeper than :data:`~hookconf.boundedjson.MAX_DEPTH`, or without an ``id`` (a
+whole number ≥ 0) and ``op`` — is answered ``ok: false`` with code ``protocol.bad_request``,
+under the request's ``id`` when a valid one can be recovered from its text (else ``0``, so a
+reply never carries an id the reply schema refuses).  A result the served candidate
 cannot send (not JSON, too deep, too long a line) becomes a ``candidate.internal_error``
 reply.  Replies are valid UTF-8: lone surrogates are written as ``\\uXXXX`` escapes.
 """
@@ -23,7 +24,12 @@ from hookconf.harness.protocol.inprocess import CandidateObject
 
 __all__ = ["serve"]
 
-_LEADING_ID = re.compile(rb'^\s*\{\s*"id"\s*:\s*(-?\d+)\s*[,}]')
+_LEADING_ID = re.compile(rb'^\s*\{\s*"id"\s*:\s*(\d+)\s*[,}]')
+
+
+def _valid_id(value: Any) -> bool:
+    """A request id a reply may carry: a whole number ≥ 0 (not a boolean)."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
 def serve(candidate: CandidateObject, stdin: IO[bytes] | None = None, stdout: IO[bytes] | None = None,
@@ -76,13 +82,12 @@ def _answer(candidate: CandidateObject, line: bytes) -> dict[str, Any]:
         message = boundedjson.loads(line)
     except boundedjson.JsonBoundsError as exc:
         match = _LEADING_ID.match(line)
-        request_id = exc.request_id if exc.request_id is not None else int(match.group(1)) if match else 0
+        request_id = exc.request_id if _valid_id(exc.request_id) else int(match.group(1)) if match else 0
         where = f" at {exc.pointer}" if exc.pointer else ""
         return _bad_request(request_id, f"request refused: {exc.reason}{where}")
-    if not isinstance(message, dict) or not isinstance(message.get("id"), int) \
-            or isinstance(message.get("id"), bool) or not isinstance(message.get("op"), str):
+    if not isinstance(message, dict) or not _valid_id(message.get("id")) or not isinstance(message.get("op"), str):
         request_id = message.get("id") if isinstance(message, dict) else 0
-        return _bad_request(request_id if isinstance(request_id, int) else 0, "not a request")
+        return _bad_request(request_id if _valid_id(request_id) else 0, "not a request")
     request_id, op = message["id"], message["op"]
     try:
         if op == "hello":
