@@ -11,6 +11,7 @@ from typing import Any
 
 from hookconf.harness import __version__
 from hookconf.harness.engine import CaseResult
+from hookconf.harness.kinds import families_of
 from hookconf.harness.report.model import STATUSES, Report
 from hookconf.harness.report.text import dumps_report
 
@@ -43,7 +44,7 @@ def report_json(report: Report, *, allow_not_covered: bool = False) -> dict[str,
                 "id": i.invariant.id,
                 "title": i.invariant.title,
                 "spec": i.invariant.spec,
-                "family": i.invariant.family,
+                "family": families_of(i.invariant.id, i.invariant.family),
                 "status": i.status,
                 "positive": i.positive.as_dict(),
                 "negative": i.negative.as_dict(),
