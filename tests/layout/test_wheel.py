@@ -53,7 +53,8 @@ def test_the_wheel_holds_only_the_hookconf_package(installed):
 def test_the_fresh_venv_gets_hookconf_and_no_other_top_level_name(installed):
     _, _, site = installed
     names = {p.name.removesuffix(".py") for p in site.iterdir()
-             if not p.name.endswith((".dist-info", ".pth")) and p.name != "__pycache__" and not p.name.startswith("_virtualenv")}
+             if not p.name.endswith((".dist-info", ".pth")) and p.name != "__pycache__"
+             and not p.name.startswith("_virtualenv")}
     assert names == {"hookconf"}
     assert not names & OLD_NAMES
     assert (site / "hookconf" / "corpus" / "cases" / "guest" / "hostile-input.json").is_file()
