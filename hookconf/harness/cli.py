@@ -1,8 +1,11 @@
-"""The ``hookconf`` command line: ``run``, ``lint``, ``list`` and ``serve``.
+"""The ``hookconf`` command line: ``run``, ``certify``, ``verify-cert``, ``lint``, ``list``, ``serve``.
 
-Exit codes (``run``): 0 conformant, 1 not conformant, 2 usage or corpus error (or a report
-that could not be written), 3 candidate unreachable.  ``lint``: 0 clean, 2 on any problem.
-``list``: 0, or 2 as ``run``.
+Exit codes (``run`` and ``certify``): 0 conformant, 1 not conformant, 2 usage or corpus error
+(or a report that could not be written), 3 candidate unreachable.  ``verify-cert``: 0 the
+certificate matches its files and says CONFORMANT, 1 it matches and says NOT CONFORMANT,
+2 usage error, 3 the ``--candidate`` to compare cannot be loaded, 4 refused (a file missing,
+edited or unreadable, or the certificate contradicting its report).  ``lint``: 0 clean, 2 on
+any problem.  ``list``: 0, or 2 as ``run``.
 """
 
 from __future__ import annotations
@@ -29,13 +32,23 @@ from hookconf.harness.corpus import Case, Corpus, load_corpus
 from hookconf.harness.engine import CaseResult, run_cases
 from hookconf.harness.protocol import CandidateSpecError, CandidateUnreachable, connect, load_candidate_object
 from hookconf.harness.protocol.serve import serve
-from hookconf.harness.report import build_report, render_terminal, write_html, write_json, write_junit
+from hookconf.harness.report import Report, build_report, render_terminal, write_html, write_json, write_junit
+from hookconf.harness.report.certificate import (
+    CERTIFICATE,
+    REPORT_FILES,
+    build_certificate,
+    verify_certificate,
+    write_certificate,
+)
+from hookconf.harness.report.identity import candidate_files, digest_of
 from hookconf.harness.report.text import clip, visible
 
 __all__ = ["main"]
 
 EXIT_USAGE = 2
 EXIT_UNREACHABLE = 3
+#: ``verify-cert``: the certificate does not match its files (or cannot be read).
+EXIT_REFUSED = 4
 #: Width used when output goes to a pipe or a CI log (a terminal reports its own width).
 LOG_WIDTH = 180
 #: Accepted ``--timeout`` range, in seconds: above 0, at most one day.
@@ -48,6 +61,14 @@ EXIT_CODES = """exit codes:
   1  not conformant
   2  usage or corpus error, or a report that could not be written
   3  candidate unreachable"""
+
+VERIFY_EXIT_CODES = """exit codes:
+  0  the certificate matches its files and certifies CONFORMANT
+  1  the certificate matches its files and records NOT CONFORMANT
+  2  usage error (DIR is not a folder)
+  3  the --candidate to compare cannot be loaded
+  4  refused: a file is missing, edited or unreadable, the certificate is not one, or it
+     contradicts its report (or names another candidate than --candidate)"""
 
 
 def _console(*, stderr: bool = False) -> Console:
@@ -108,23 +129,28 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
 
     run = commands.add_parser("run", help="run the corpus against a candidate and report H1–H25",
                               epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
-    run.add_argument(
-        "--candidate", default="reference", metavar="SPEC",
-        help="'reference' (default), 'module:factory' or 'cmd:<command line>'",
-    )
-    _add_corpus_options(run)
-    run.add_argument("--case", action="append", default=[], metavar="ID",
-                     help="run only cases whose id matches (glob allowed; repeatable)")
+    _add_run_options(run)
     run.add_argument("--json", type=Path, metavar="PATH", help="write the JSON report here")
     run.add_argument("--junit", type=Path, metavar="PATH", help="write JUnit XML here")
     run.add_argument("--html", type=Path, metavar="PATH", help="write a self-contained HTML report here")
-    run.add_argument("--timeout", type=_timeout, default=10.0, metavar="SECONDS",
-                     help=f"per-request timeout for cmd: candidates, 0 < SECONDS <= {MAX_TIMEOUT_S:g} (default 10)")
-    run.add_argument("--seed", type=_seed, default=0, metavar="N",
-                     help=f"seed for generated cases and everything random, 0 <= N <= {MAX_SEED} (default 0)")
     run.add_argument("--allow-not-covered", action="store_true",
                      help="exit 0 when nothing failed or errored, even if invariants are not covered")
-    run.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+
+    certify = commands.add_parser(
+        "certify", help="run as 'run' does and write report.json, report.html, junit.xml and certificate.json",
+        epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    _add_run_options(certify)
+    certify.add_argument("--out", type=Path, required=True, metavar="DIR",
+                         help="folder for the reports and the certificate (created if missing)")
+
+    verify = commands.add_parser(
+        "verify-cert", help="check that a certificate folder's files are the ones certified",
+        epilog=VERIFY_EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    verify.add_argument("folder", type=Path, metavar="DIR", help="the folder 'hookconf certify --out' wrote")
+    verify.add_argument("--candidate", metavar="SPEC",
+                        help="also check that this candidate is the one certified (its digest)")
 
     lint = commands.add_parser("lint", help="check case files; exit 2 on any problem")
     lint.add_argument("paths", nargs="*", type=Path, metavar="PATH",
@@ -145,7 +171,24 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
     )
     serve_cmd.add_argument("candidate", nargs="?", default="reference", metavar="SPEC",
                            help="'reference' or 'module:factory'")
-    return parser, {"run": run, "lint": lint, "list": listing, "serve": serve_cmd}
+    return parser, {"run": run, "certify": certify, "verify-cert": verify, "lint": lint, "list": listing,
+                    "serve": serve_cmd}
+
+
+def _add_run_options(parser: argparse.ArgumentParser) -> None:
+    """The options ``run`` and ``certify`` share."""
+    parser.add_argument(
+        "--candidate", default="reference", metavar="SPEC",
+        help="'reference' (default), 'module:factory' or 'cmd:<command line>'",
+    )
+    _add_corpus_options(parser)
+    parser.add_argument("--case", action="append", default=[], metavar="ID",
+                        help="run only cases whose id matches (glob allowed; repeatable)")
+    parser.add_argument("--timeout", type=_timeout, default=10.0, metavar="SECONDS",
+                        help=f"per-request timeout for cmd: candidates, 0 < SECONDS <= {MAX_TIMEOUT_S:g} (default 10)")
+    parser.add_argument("--seed", type=_seed, default=0, metavar="N",
+                        help=f"seed for generated cases and everything random, 0 <= N <= {MAX_SEED} (default 0)")
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -158,7 +201,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args, unknown = parser.parse_known_args(argv)
     if unknown:
         commands[args.command].error(f"unrecognized arguments: {' '.join(unknown)}")
-    handler = {"run": _run, "lint": _lint, "list": _list, "serve": _serve}[args.command]
+    handler = {"run": _run, "certify": _certify, "verify-cert": _verify_cert, "lint": _lint, "list": _list,
+               "serve": _serve}[args.command]
     return handler(args)
 
 
@@ -284,6 +328,26 @@ def _run(args: argparse.Namespace) -> int:
     errors = _console(stderr=True)
     if not _check_outputs(args, errors):
         return EXIT_USAGE
+    done = _execute(args, errors)
+    if isinstance(done, int):
+        return done
+    report, _ = done
+    allow = args.allow_not_covered
+    writers: list[tuple[str, Callable[[], None]]] = []
+    if args.json:
+        writers.append(("--json", lambda: write_json(report, args.json, allow_not_covered=allow)))
+    if args.junit:
+        writers.append(("--junit", lambda: write_junit(report, args.junit)))
+    if args.html:
+        writers.append(("--html", lambda: write_html(report, args.html)))
+    writers.append(("terminal", lambda: render_terminal(report, console, allow_not_covered=allow)))
+    written = _write_reports(writers, errors)
+    return report.exit_code(allow_not_covered=allow) if written else EXIT_USAGE
+
+
+def _execute(args: argparse.Namespace, errors: Console) -> tuple[Report, dict[str, str]] | int:
+    """Load, select and run the cases of ``run``/``certify``; the report and the digests of
+    what was run (:func:`candidate_files`), or the exit status of a failure before the run."""
     corpus = _load(args)
     if corpus.problems:
         _report_problems(corpus, errors)
@@ -312,6 +376,7 @@ def _run(args: argparse.Namespace) -> int:
     finally:
         conn.close()
     duration_ms = (time.perf_counter() - started) * 1000
+    ran = candidate_files(args.candidate, getattr(conn, "candidate", None))
 
     rerun_prefix = ["hookconf", "run", "--candidate", args.candidate]
     for path in args.corpus:  # absolute, so a pasted re-run works from any folder
@@ -340,17 +405,101 @@ def _run(args: argparse.Namespace) -> int:
         rerun_prefix=rerun_prefix,
         loaded=corpus.cases,
     )
-    allow = args.allow_not_covered
-    writers: list[tuple[str, Callable[[], None]]] = []
-    if args.json:
-        writers.append(("--json", lambda: write_json(report, args.json, allow_not_covered=allow)))
-    if args.junit:
-        writers.append(("--junit", lambda: write_junit(report, args.junit)))
-    if args.html:
-        writers.append(("--html", lambda: write_html(report, args.html)))
-    writers.append(("terminal", lambda: render_terminal(report, console, allow_not_covered=allow)))
-    written = _write_reports(writers, errors)
-    return report.exit_code(allow_not_covered=allow) if written else EXIT_USAGE
+    return report, ran
+
+
+def _out_problem(folder: Path) -> str | None:
+    """Why ``certify --out`` cannot write into ``folder`` (created when missing), or None."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        return "is a file, not a folder"
+    except OSError as exc:
+        return f"cannot be created ({exc.strerror or exc})"
+    for name in (*REPORT_FILES, CERTIFICATE):
+        problem = _output_problem(folder / name)
+        if problem:
+            return f"{name} {problem}"
+    return None
+
+
+def _certify(args: argparse.Namespace) -> int:
+    console = _console()
+    errors = _console(stderr=True)
+    problem = _out_problem(args.out)
+    if problem:
+        _say(errors, f"usage: --out {args.out}:", problem)
+        return EXIT_USAGE
+    done = _execute(args, errors)
+    if isinstance(done, int):
+        return done
+    report, ran = done
+    folder: Path = args.out
+    paths = {name: folder / name for name in REPORT_FILES}
+    writers: list[tuple[str, Callable[[], None]]] = [
+        ("report.json", lambda: write_json(report, paths["report.json"])),
+        ("report.html", lambda: write_html(report, paths["report.html"])),
+        ("junit.xml", lambda: write_junit(report, paths["junit.xml"])),
+        ("terminal", lambda: render_terminal(report, console)),
+    ]
+    if not _write_reports(writers, errors):
+        return EXIT_USAGE
+    try:
+        files = {name: path.read_bytes() for name, path in paths.items()}
+        certificate = build_certificate(report, files=files, candidate_files=ran, case_filters=list(args.case))
+        write_certificate(folder, certificate)
+    except OSError as exc:
+        _say(errors, "cannot write the certificate:", f"{exc.strerror or exc}")
+        return EXIT_USAGE
+    where = folder / CERTIFICATE
+    style = "bold green" if report.conformant else "bold red"
+    line = "certified" if report.conformant else "certification refused"
+    console.print(Text.assemble((f"{line}: ", style), visible(report.summary())), soft_wrap=True)
+    console.print(Text.assemble("certificate ", visible(str(where)), f" {certificate['digest']}"), soft_wrap=True)
+    console.print(Text.assemble("candidate ", visible(clip(report.hello.name, 200)), " ",
+                                visible(clip(report.hello.version, 200)), f" {certificate['candidate']['digest']}"),
+                  soft_wrap=True)
+    return report.exit_code()
+
+
+def _verify_cert(args: argparse.Namespace) -> int:
+    console = _console()
+    errors = _console(stderr=True)
+    folder: Path = args.folder
+    if not folder.is_dir():
+        _say(errors, f"usage: {folder}:", "is not a folder" if folder.exists() else "no such folder")
+        return EXIT_USAGE
+    found = verify_certificate(folder)
+    if found.matches and args.candidate is not None:
+        try:
+            conn = connect(args.candidate)
+        except CandidateSpecError as exc:
+            _say(errors, "usage:", str(exc))
+            return EXIT_USAGE
+        except CandidateUnreachable as exc:
+            _say(errors, "candidate unreachable:", exc.reason)
+            return EXIT_UNREACHABLE
+        recorded = found.certificate["candidate"]
+        given = digest_of(args.candidate, candidate_files(args.candidate, getattr(conn, "candidate", None)))
+        conn.close()
+        if args.candidate != recorded["spec"] or given != recorded["digest"]:
+            found.matches = False
+            found.problems.append(f"--candidate {args.candidate} is not the candidate certified: its digest is "
+                                  f"{given}, the certificate's ({recorded['spec']}) {recorded['digest']}")
+    if not found.matches:
+        for problem in found.problems:
+            _say(errors, "refused:", problem)
+        return EXIT_REFUSED
+    cert = found.certificate
+    candidate = cert["candidate"]
+    console.print(Text.assemble(
+        ("certificate matches its files: ", "bold"), visible(clip(candidate["name"], 200)), " ",
+        visible(clip(candidate["version"], 200)), f" ({candidate['digest']})"), soft_wrap=True)
+    console.print(Text(f"hookconf {visible(cert['hookconf']['version'])}, corpus {cert['corpus']['digest']}, "
+                       f"seed {cert['corpus']['seed']}, issued {visible(cert['issuedAt'])}"), soft_wrap=True)
+    verdict = visible(clip(cert["verdict"]["summary"], 2000))
+    console.print(Text(verdict, style="bold green" if found.conformant else "bold red"), soft_wrap=True)
+    return 0 if found.conformant else 1
 
 
 def _write_reports(writers: Sequence[tuple[str, Callable[[], None]]], errors: Console) -> bool:

@@ -60,7 +60,7 @@ INVARIANTS: tuple[Invariant, ...] = (
     Invariant("H15", "one plugin's post-hook failure never blocks another plugin or consumer",
               "§11", "runtime"),
     Invariant("H16", "Electron and Server build and inject the same core runtime",
-              "§16", "runtime"),
+              "§16", "shell"),
     Invariant("H17", "hook-returned download URLs pass task-source policy, not host permissions",
               "§9.4", "permissions"),
     Invariant("H18", "finalizer and post-hook eligibility ignore the HTTP source URL and active set",

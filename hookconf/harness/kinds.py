@@ -39,6 +39,9 @@ KINDS: dict[str, KindSpec] = {
         KindSpec("guest.run", "guest", ("H3", "H4", "H5", "H7")),
         KindSpec("runtime.program", "runtime", ("H1", "H18", "H21")),
         KindSpec("guest.metadata_model", "guest", ("H7",)),
+        KindSpec("shell.symmetry", "shell", ("H16",)),
+        KindSpec("shell.order", "shell", ("H16",)),
+        KindSpec("shell.incomplete", "shell", ("H16",)),
     )
 }
 

@@ -17,6 +17,7 @@ from hookconf.harness.judgement import Judgement, Oracle
 from hookconf.harness.metadata_explorer import judge_metadata
 from hookconf.harness.runners import Observation
 from hookconf.harness.runtime.oracles import RUNTIME_ORACLES
+from hookconf.harness.shells import SHELL_ORACLES
 
 __all__ = ["KIND_JUDGES", "ORACLES", "Judgement", "h4", "h5", "h7", "h17", "judge"]
 
@@ -146,7 +147,7 @@ def h4(case: Case, obs: Observation) -> Judgement:
 
 #: The one registry of oracles, by invariant: each family contributes its table.
 ORACLES: dict[str, Oracle] = {"H4": h4, "H5": h5, "H7": h7, "H17": h17, **RUNTIME_ORACLES,
-                             **FINALIZE_ORACLES}
+                             **FINALIZE_ORACLES, **SHELL_ORACLES}
 
 #: Kinds whose cases carry their own expectation of what the candidate must show, whatever
 #: invariant they evidence: a ``guest.run`` case is judged on the guest's observed codes,

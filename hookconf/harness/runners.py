@@ -157,7 +157,16 @@ def _runtime_finalize(case: Case, conn: Connection, obs: Observation) -> None:
     run_finalize(case, conn, obs)
 
 
+def _shells(case: Case, conn: Connection, obs: Observation) -> None:
+    from hookconf.harness.shells import run_shells
+
+    run_shells(case, conn, obs)
+
+
 RUNNERS: dict[str, Callable[[Case, Connection, Observation], None]] = {
+    "shell.symmetry": _shells,
+    "shell.order": _shells,
+    "shell.incomplete": _shells,
     "runtime.scenario": _runtime_scenario,
     "runtime.race": _runtime_race,
     "runtime.program": _runtime_program,

@@ -15,6 +15,7 @@ operation                  reference area                                       
 ``guest.run``              :func:`hookconf.reference.guest.invoke.run_plugin`                 §8, §9
 ``runtime.*``              :class:`hookconf.reference.runtime.ops.RuntimeOps`                 §5, §6, §8
 ``finalize.*``             :class:`hookconf.reference.finalize.ops.FinalizeOps`               §10
+``shell.*``                :class:`hookconf.reference.shells.ops.ShellOps`                    §16
 =========================  ========================================================  ==========
 """
 
@@ -31,6 +32,7 @@ from hookconf.reference.permissions.matcher import InvalidPattern, PatternSet, c
 from hookconf.reference.permissions.task_source import admit, admit_patch
 from hookconf.reference.runtime.ops import RuntimeOps
 from hookconf.reference.schemas import SCHEMAS, dto_validate
+from hookconf.reference.shells.ops import ShellOps
 
 __all__ = ["ReferenceCandidate", "UnknownOperation", "UnknownSchema"]
 
@@ -44,10 +46,10 @@ class UnknownOperation(Exception):
         self.message = f"operation {op!r} is not implemented"
 
 
-class ReferenceCandidate(RuntimeOps, FinalizeOps):
+class ReferenceCandidate(RuntimeOps, FinalizeOps, ShellOps):
     """The hookconf reference runtime behind the candidate protocol."""
 
-    families: tuple[str, ...] = ("permissions", "dto", "runtime", "guest")
+    families: tuple[str, ...] = ("permissions", "dto", "runtime", "guest", "shell")
     #: The plugin VM and SDK prelude used by ``guest.run`` (mutant runtimes swap them).
     vm_class: type[PluginVm] = PluginVm
     prelude: str | None = None
@@ -77,6 +79,7 @@ class ReferenceCandidate(RuntimeOps, FinalizeOps):
             "guest.run": self.guest_run,
             **self.runtime_ops(),
             **self.finalize_ops(),
+            **self.shell_ops(),
         }
 
     # Each operation is a method so that a mutant can override exactly one of them.

@@ -69,6 +69,14 @@ FINALIZE_MUTANTS = [
     ("tests.mutants.finalize.identity_ignores_empty_dirs:factory", "H23"),
 ]
 
+#: Shell mutants (§16) run the shell cases: symmetry, the generated step order, incomplete assemblies.
+SHELL_CASES = ("shell.*",)
+SHELL_MUTANTS = [
+    ("tests.mutants.shells.second_orchestrator:factory", "H16"),
+    ("tests.mutants.shells.producers_before_recovery:factory", "H16"),
+    ("tests.mutants.shells.server_event_fields:factory", "H16"),
+]
+
 #: Permission and DTO mutants run their own family's cases (the corpus is large; the other
 #: families are unchanged by these mutants).
 FAMILY_CASES = {"H5": ("perm.*",), "H17": ("task-source.*",),
@@ -121,7 +129,8 @@ ALL = ([(c, i, FAMILY_CASES[i]) for c, i in MUTANTS]
        + [(c, i, GUEST_CASES) for c, i in GUEST_MUTANTS]
        + [(c, i, WORKER_MESSAGE_CASES) for c, i in WORKER_MESSAGE_MUTANTS]
        + [(c, i, FINALIZE_CASES) for c, i in FINALIZE_MUTANTS]
-       + [(c, i, METADATA_CASES) for c, i in METADATA_MUTANTS])
+       + [(c, i, METADATA_CASES) for c, i in METADATA_MUTANTS]
+       + [(c, i, SHELL_CASES) for c, i in SHELL_MUTANTS])
 
 
 @pytest.mark.parametrize(("candidate", "invariant", "cases"), ALL, ids=[_name(m) for m in ALL])
@@ -177,7 +186,7 @@ def test_reference_passes_what_is_covered_and_honestly_covers_nothing_else(refer
     code, report = reference_run["code"], reference_run["report"]
     assert code == 1  # not conformant: most invariants have no cases yet
     rows = {i["id"]: i for i in report["invariants"]}
-    for inv in ("H1", "H2", "H3", "H4", "H5", "H6", "H10", "H11", "H13", "H17", "H18", "H19",
+    for inv in ("H1", "H2", "H3", "H4", "H5", "H6", "H10", "H11", "H13", "H16", "H17", "H18", "H19",
                 "H21", "H22", "H23"):
         assert rows[inv]["status"] == "pass"
         assert rows[inv]["positive"]["run"] > 0 and rows[inv]["negative"]["run"] > 0

@@ -52,6 +52,11 @@ class InProcessConnection:
         self.label = label
         self.hello: Hello | None = None
 
+    @property
+    def candidate(self) -> CandidateObject:
+        """The candidate object (what ``hookconf certify`` digests as "what was run")."""
+        return self._candidate
+
     def open(self) -> Hello:
         """Handshake; raises :class:`CandidateUnreachable` if the candidate cannot answer."""
         try:

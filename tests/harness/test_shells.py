@@ -1,0 +1,122 @@
+"""The shell family in the harness: the generated step order, oracle H16 on odd records."""
+
+from __future__ import annotations
+
+from hookconf.harness.corpus import Case
+from hookconf.harness.generate.shells import order_pairs
+from hookconf.harness.runners import Observation
+from hookconf.harness.shells import RANKS, SHUTDOWN, STARTUP
+from hookconf.harness.shells.oracles import h16
+from hookconf.reference.candidate import ReferenceCandidate
+from tests.conftest import status
+
+
+def _case(kind, given, expect=None, polarity="positive"):
+    return Case(id="shell.t.1", title="t", invariants=("H16",), spec="§16", kind=kind, polarity=polarity,
+                given=given, expect=expect or {}, source={"from": "spec", "ref": "§16"}, file="t.json", pointer="")
+
+
+def _obs(shells):
+    obs = Observation()
+    obs.extra["shells"] = shells
+    return obs
+
+
+def _trace(names, runtime="r1"):
+    return [{"seq": i + 1, "atMs": 0, "kind": "shell.step", "step": n,
+             **({"runtime": runtime} if n == "runtime.create" or n.startswith("inject.") else {})}
+            for i, n in enumerate(names)]
+
+
+def _record(startup=None, runtime="r1", paths=()):
+    names = startup or [n for n, _, _ in STARTUP]
+    return {"start": {"started": True, "runtime": runtime, "runtimesCreated": 1, "trace": _trace(names, runtime)},
+            "paths": list(paths), "stop": {"trace": _trace([n for n, _, _ in SHUTDOWN])}}
+
+
+def test_every_pair_of_steps_of_different_rank_is_generated_once():
+    pairs = order_pairs()
+    assert len(pairs) == len(set(pairs))
+    assert all(RANKS[a] < RANKS[b] for a, b in pairs)
+    assert ("finalize.recover", "producer.polling") in pairs
+    assert ("deliveries.drain", "producer.engine_completion") in pairs
+    assert ("capability_host.create", "plugin_host.create") not in pairs  # same rank: either order
+
+
+def test_symmetry_passes_for_equal_shells_and_names_each_departure():
+    path = {"runtime": "r1", "runtimesCreated": 1, "events": [{"seq": 1, "atMs": 0, "kind": "hook.finish",
+                                                                  "pluginId": "p"}]}
+    case = _case("shell.symmetry", {"paths": [{"path": "create"}]})
+    assert h16(case, _obs({"electron": _record(paths=[path]), "server": _record(paths=[path])})).passed
+    renamed = {**path, "events": [{"seq": 1, "atMs": 5, "kind": "hook.finish", "plugin": "p"}]}
+    verdict = h16(case, _obs({"electron": _record(paths=[path]), "server": _record(paths=[renamed])}))
+    assert not verdict.passed and "create path's hook.finish event differs" in verdict.detail
+    fewer = {**path, "events": []}
+    verdict = h16(case, _obs({"electron": _record(paths=[path]), "server": _record(paths=[fewer])}))
+    assert "emits 1 events in electron, 0 in server" in verdict.detail
+
+
+def test_symmetry_refuses_odd_step_sequences():
+    case = _case("shell.symmetry", {"paths": []})
+    names = [n for n, _, _ in STARTUP]
+    for startup, said in [
+        (names + ["runtime.create"], "runtime.create 2 times"),
+        ([n for n in names if n != "state.restore"], "state.restore 0 times"),
+        (names + ["made.up"], "steps §16 does not name"),
+        (names[::-1], "§16 orders it before"),
+    ]:
+        verdict = h16(case, _obs({"electron": _record(startup), "server": _record()}))
+        assert not verdict.passed and said in verdict.detail, said
+    odd = _record(runtime="r2")
+    odd["start"]["trace"][9]["runtime"] = "elsewhere"
+    verdict = h16(case, _obs({"electron": odd, "server": _record()}))
+    assert "injected elsewhere into create" in verdict.detail
+    unstarted = {"start": {"started": False, "reason": "no", "trace": []}, "paths": []}
+    assert "electron did not start" in h16(case, _obs({"electron": unstarted, "server": _record()})).detail
+    two = _record()
+    two["start"]["runtimesCreated"] = 2
+    assert "built 2 runtimes" in h16(case, _obs({"electron": two, "server": _record()})).detail
+    differing = _record()
+    differing["start"]["trace"][0]["extra"] = 1
+    assert "start-up event differs" in h16(case, _obs({"electron": differing, "server": _record()})).detail
+
+
+def test_order_and_incomplete_judge_their_one_shell():
+    order = _case("shell.order", {"shell": "server", "first": "finalize.recover", "then": "producer.polling"})
+    assert h16(order, _obs({"server": _record()})).passed
+    names = [n for n, _, _ in STARTUP]
+    early = names[:5] + ["producer.polling"] + [n for n in names[5:] if n != "producer.polling"]
+    verdict = h16(order, _obs({"server": _record(early)}))
+    assert "runs producer.polling (position 6) before finalize.recover" in verdict.detail
+    absent = _record([n for n in names if n != "finalize.recover"])
+    assert "never reports finalize.recover" in h16(order, _obs({"server": absent})).detail
+    unstarted = {"start": {"started": False, "trace": []}, "paths": []}
+    assert not h16(order, _obs({"server": unstarted})).passed
+    incomplete = _case("shell.incomplete", {"shell": "server", "omit": ["delivery"]}, {"started": False}, "negative")
+    assert h16(incomplete, _obs({"server": unstarted})).passed
+    assert "started without its delivery" in h16(incomplete, _obs({"server": _record()})).detail
+    opened = {"start": {"started": False, "trace": _trace(["producer.polling"])}, "paths": []}
+    assert "opened ['producer.polling']" in h16(incomplete, _obs({"server": opened})).detail
+    assert not h16(incomplete, Observation()).passed
+
+
+class _NoShell(ReferenceCandidate):
+    families = ("permissions", "dto", "runtime", "guest")
+
+
+def no_shell():
+    """A candidate without the shell family (``--candidate tests.harness.test_shells:no_shell``)."""
+    return _NoShell()
+
+
+def test_a_candidate_without_the_shell_family_leaves_h16_not_covered(hookconf):
+    _, report = hookconf("run", "--candidate", "tests.harness.test_shells:no_shell", "--case", "shell.incomplete.*")
+    assert status(report, "H16") == "not_covered"
+    row = next(i for i in report["invariants"] if i["id"] == "H16")
+    assert row["not_covered"]["families"] == ["shell"]
+
+
+def test_the_reference_passes_h16_with_positive_and_negative_cases(hookconf):
+    _, report = hookconf("run", "--case", "shell.*")
+    row = next(i for i in report["invariants"] if i["id"] == "H16")
+    assert row["status"] == "pass" and row["positive"]["run"] > 400 and row["negative"]["run"] == 10
