@@ -15,6 +15,7 @@ operation                  reference area                                       
 ``guest.run``              :func:`hookconf.reference.guest.invoke.run_plugin`                 §8, §9
 ``runtime.*``              :class:`hookconf.reference.runtime.ops.RuntimeOps`                 §5, §6, §8
 ``finalize.*``             :class:`hookconf.reference.finalize.ops.FinalizeOps`               §10
+``delivery.*``             :class:`hookconf.reference.delivery.ops.DeliveryOps`               §5.3, §11
 =========================  ========================================================  ==========
 """
 
@@ -24,6 +25,7 @@ from collections.abc import Callable
 from typing import Any
 
 from hookconf.reference import __version__
+from hookconf.reference.delivery.ops import DeliveryOps
 from hookconf.reference.finalize.ops import FinalizeOps
 from hookconf.reference.guest.invoke import run_plugin
 from hookconf.reference.guest.vm import PluginVm
@@ -44,10 +46,10 @@ class UnknownOperation(Exception):
         self.message = f"operation {op!r} is not implemented"
 
 
-class ReferenceCandidate(RuntimeOps, FinalizeOps):
+class ReferenceCandidate(RuntimeOps, FinalizeOps, DeliveryOps):
     """The hookconf reference runtime behind the candidate protocol."""
 
-    families: tuple[str, ...] = ("permissions", "dto", "runtime", "guest")
+    families: tuple[str, ...] = ("permissions", "dto", "runtime", "guest", "delivery")
     #: The plugin VM and SDK prelude used by ``guest.run`` (mutant runtimes swap them).
     vm_class: type[PluginVm] = PluginVm
     prelude: str | None = None
@@ -77,6 +79,7 @@ class ReferenceCandidate(RuntimeOps, FinalizeOps):
             "guest.run": self.guest_run,
             **self.runtime_ops(),
             **self.finalize_ops(),
+            **self.delivery_ops(),
         }
 
     # Each operation is a method so that a mutant can override exactly one of them.
