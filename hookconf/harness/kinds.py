@@ -39,6 +39,7 @@ KINDS: dict[str, KindSpec] = {
         KindSpec("guest.run", "guest", ("H3", "H4", "H5", "H7")),
         KindSpec("runtime.program", "runtime", ("H1", "H18", "H21")),
         KindSpec("guest.metadata_model", "guest", ("H7",)),
+        KindSpec("runtime.delivery", "delivery", ("H14", "H15", "H20", "H24", "H25")),
     )
 }
 

@@ -157,11 +157,18 @@ def _runtime_finalize(case: Case, conn: Connection, obs: Observation) -> None:
     run_finalize(case, conn, obs)
 
 
+def _runtime_delivery(case: Case, conn: Connection, obs: Observation) -> None:
+    from hookconf.harness.delivery import run_delivery
+
+    run_delivery(case, conn, obs)
+
+
 RUNNERS: dict[str, Callable[[Case, Connection, Observation], None]] = {
     "runtime.scenario": _runtime_scenario,
     "runtime.race": _runtime_race,
     "runtime.program": _runtime_program,
     "runtime.finalize": _runtime_finalize,
+    "runtime.delivery": _runtime_delivery,
     "permissions.parse": _parse,
     "permissions.match": _match,
     "permissions.redirect": _redirect,

@@ -532,7 +532,7 @@ class DeliveryQueue:
                 for r in rows:
                     if grant in _load(r["requires"]):
                         self._permanent(r, str(DeadLetterReason.PERMISSION_REVOKED))
-                    elif r["status"] == "delivering" and grant in _load(r["created_permissions"]):
+                    elif r["status"] == "delivering":
                         self._apply(r, machine.LeaseAborted(self.now_ms()))
         elif action in ("disable", "quarantine", "uninstall"):
             reason = {"disable": "disabled", "quarantine": "quarantined",
