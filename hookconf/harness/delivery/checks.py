@@ -49,16 +49,20 @@ def _rows(state: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 
 def state_problems(m: DeliveryModel, state: dict[str, Any], before: dict[str, Any] | None) -> Problems:
-    """What must hold of every durable state (after any step)."""
+    """What must hold of every durable state (after any step).  Records in ``m.gone`` the
+    receipts that were pruned (allowed), so they are not reported again."""
     out = _new()
     rows = _rows(state)
     prev = _rows(before) if before else {}
     lim = m.limits
     # H14 / H24: admitted rows never vanish; an id never changes.
     for did, (occ, pid, _) in m.rows.items():
-        if did in rows:
+        if did in rows or did in m.gone:
             continue
         last = prev.get(did)
+        if last is not None and last["status"] not in ACTIVE:
+            m.gone.add(did)  # a receipt rolled into the aggregates (§11)
+            continue
         if last is None or last["status"] in ACTIVE:
             what = "active" if last is not None else "admitted"
             msg = f"the {what} row {did} ({pid}, {occ}) disappeared before delivered or dead_letter"

@@ -51,6 +51,7 @@ class Driver:
         self.m.now_ms = int(self.state.get("nowMs", 0))
         self.problems: dict[str, dict[str, Any]] = {}
         self.tasks: dict[str, str] = {}
+        self._after: dict[str, Any] | None = None
         self.counts = {"steps": 0, "terminals": 0, "claims": 0, "fenced": 0, "skipped": 0}
 
     def note(self, found: dict[str, list[str]], at: str) -> None:
@@ -61,8 +62,9 @@ class Driver:
     def play(self, steps: list[dict[str, Any]]) -> None:
         for index, step in enumerate(steps):
             self.counts["steps"] += 1
+            self._after = None
             found, summary = self._step(step)
-            after = self.call("delivery.state", {})
+            after = self._after if self._after is not None else self.call("delivery.state", {})
             found = checks.after_step(found, checks.state_problems(self.m, after, self.state))
             found = checks.after_step(found, self._expected(step, summary, after))
             self.state = after
@@ -137,7 +139,7 @@ class Driver:
             for did, lease in list(m.leases.items()):
                 if lease.plugin_id == pid:
                     m.end_lease(did)
-        after = self.call("delivery.state", {})
+        after = self._after = self.call("delivery.state", {})
         return checks.policy_problems(m, step, before, after), answer
 
     def _terminal(self, step: dict[str, Any], task: str,
@@ -166,14 +168,14 @@ class Driver:
                    "tombstoned": sorted(t["pluginId"] for t in answer.get("tombstones", []))}
         if not check:
             return {}, summary
-        after = self.call("delivery.state", {})
+        after = self._after = self.call("delivery.state", {})
         return checks.terminal_problems(m, step, answer, candidates, charge, after), summary
 
     def _claim(self) -> tuple[dict[str, list[str]], dict[str, Any]]:
         m = self.m
         before = self.state
         answer = self.call("delivery.claim", {})
-        after = self.call("delivery.state", {})
+        after = self._after = self.call("delivery.state", {})
         found = checks.claim_problems(m, answer, before, after)
         for c in answer.get("claims", []):
             m.claimed(c["deliveryId"], c["pluginId"], c["token"], int(c.get("leaseUntilMs", 0)))
@@ -202,7 +204,7 @@ class Driver:
                         code=step.get("code", "plugin.hook.timeout"))
         answer = self.call(f"delivery.{do}", args)
         self.counts["fenced"] += 1
-        after = self.call("delivery.state", {})
+        after = self._after = self.call("delivery.state", {})
         found = checks.fenced_problems(m, do, step, did, token, expected, answer, after)
         if answer.get("accepted") and lease is not None and token == lease.token:
             if do == "heartbeat":

@@ -90,6 +90,8 @@ class DeliveryModel:
     breaker_open_until: dict[str, int] = field(default_factory=dict)
     breaker_half_open: dict[str, bool] = field(default_factory=dict)
     rejections: int = 0
+    #: receipts the candidate rolled into its aggregates (gone legitimately)
+    gone: set[str] = field(default_factory=set)
     #: pluginId -> the deliveryId of the harness worker's newest claim for it
     last_claim: dict[str, str] = field(default_factory=dict)
 
