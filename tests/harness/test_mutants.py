@@ -250,9 +250,8 @@ def test_delivery_program_failure_prints_the_shrunk_program_and_its_seed(hookcon
     assert case["metrics"]["shrinkRuns"] >= 1
 
 
-def test_reference_report_counts_delivery_programs_and_quota_boundaries(hookconf):
-    _, report = hookconf("run", "--case", "dlv.gen.*")
-    cases = [c for c in report["cases"] if c["kind"] == "runtime.delivery"]
+def test_reference_report_counts_delivery_programs_and_quota_boundaries(reference_run):
+    cases = [c for c in reference_run["report"]["cases"] if c["kind"] == "runtime.delivery"]
     assert cases and all(c["status"] == "passed" for c in cases)
     programs = [c for c in cases if c["id"].startswith("dlv.gen.programs.")]
     assert programs and all(c["metrics"]["programs"] >= 10 and c["metrics"]["claims"] > 0
