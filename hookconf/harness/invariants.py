@@ -56,9 +56,9 @@ INVARIANTS: tuple[Invariant, ...] = (
     Invariant("H13", "cross-filesystem finalization has a durable journal and idempotent recovery",
               "§10.2", "runtime"),
     Invariant("H14", "an admitted delivery keeps a stable identity until delivered or dead-lettered",
-              "§11", "runtime"),
+              "§11", "delivery"),
     Invariant("H15", "one plugin's post-hook failure never blocks another plugin or consumer",
-              "§11", "runtime"),
+              "§11", "delivery"),
     Invariant("H16", "Electron and Server build and inject the same core runtime",
               "§16", "shell"),
     Invariant("H17", "hook-returned download URLs pass task-source policy, not host permissions",
@@ -68,7 +68,7 @@ INVARIANTS: tuple[Invariant, ...] = (
     Invariant("H19", "destructive file actions follow a durable identity and precede durability",
               "§10.2", "runtime"),
     Invariant("H20", "terminal state, occurrence and delivery rows or quota decisions commit together",
-              "§11", "runtime"),
+              "§11", "delivery"),
     Invariant("H21", "a generation change closes admission and aborts stale leases before publishing",
               "§6", "runtime"),
     Invariant("H22", "a lane call cycle fails before enqueue, never deadlocks",
@@ -76,9 +76,9 @@ INVARIANTS: tuple[Invariant, ...] = (
     Invariant("H23", "files and trees have discriminated strong identities and journaled recovery",
               "§10.1", "runtime"),
     Invariant("H24", "post payloads, receipts and tombstones are capped; core reserve untouched",
-              "§11", "runtime"),
+              "§11", "delivery"),
     Invariant("H25", "a historical delivery uses created ∩ live permissions; upgrades never run old code",
-              "§11", "runtime"),
+              "§11", "delivery"),
 )
 
 _BY_ID = {inv.id: inv for inv in INVARIANTS}

@@ -42,6 +42,7 @@ KINDS: dict[str, KindSpec] = {
         KindSpec("shell.symmetry", "shell", ("H16",)),
         KindSpec("shell.order", "shell", ("H16",)),
         KindSpec("shell.incomplete", "shell", ("H16",)),
+        KindSpec("runtime.delivery", "delivery", ("H14", "H15", "H20", "H24", "H25")),
     )
 }
 

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from hookconf.harness.corpus import Case
+from hookconf.harness.delivery.oracles import DELIVERY_ORACLES
 from hookconf.harness.finalize.oracles import FINALIZE_ORACLES
 from hookconf.harness.guest import judge_guest
 from hookconf.harness.judgement import Judgement, Oracle
@@ -147,7 +148,7 @@ def h4(case: Case, obs: Observation) -> Judgement:
 
 #: The one registry of oracles, by invariant: each family contributes its table.
 ORACLES: dict[str, Oracle] = {"H4": h4, "H5": h5, "H7": h7, "H17": h17, **RUNTIME_ORACLES,
-                             **FINALIZE_ORACLES, **SHELL_ORACLES}
+                             **FINALIZE_ORACLES, **SHELL_ORACLES, **DELIVERY_ORACLES}
 
 #: Kinds whose cases carry their own expectation of what the candidate must show, whatever
 #: invariant they evidence: a ``guest.run`` case is judged on the guest's observed codes,

@@ -163,6 +163,12 @@ def _shells(case: Case, conn: Connection, obs: Observation) -> None:
     run_shells(case, conn, obs)
 
 
+def _runtime_delivery(case: Case, conn: Connection, obs: Observation) -> None:
+    from hookconf.harness.delivery import run_delivery
+
+    run_delivery(case, conn, obs)
+
+
 RUNNERS: dict[str, Callable[[Case, Connection, Observation], None]] = {
     "shell.symmetry": _shells,
     "shell.order": _shells,
@@ -171,6 +177,7 @@ RUNNERS: dict[str, Callable[[Case, Connection, Observation], None]] = {
     "runtime.race": _runtime_race,
     "runtime.program": _runtime_program,
     "runtime.finalize": _runtime_finalize,
+    "runtime.delivery": _runtime_delivery,
     "permissions.parse": _parse,
     "permissions.match": _match,
     "permissions.redirect": _redirect,

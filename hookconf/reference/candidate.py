@@ -16,6 +16,7 @@ operation                  reference area                                       
 ``runtime.*``              :class:`hookconf.reference.runtime.ops.RuntimeOps`                 §5, §6, §8
 ``finalize.*``             :class:`hookconf.reference.finalize.ops.FinalizeOps`               §10
 ``shell.*``                :class:`hookconf.reference.shells.ops.ShellOps`                    §16
+``delivery.*``             :class:`hookconf.reference.delivery.ops.DeliveryOps`               §5.3, §11
 =========================  ========================================================  ==========
 """
 
@@ -25,6 +26,7 @@ from collections.abc import Callable
 from typing import Any
 
 from hookconf.reference import __version__
+from hookconf.reference.delivery.ops import DeliveryOps
 from hookconf.reference.finalize.ops import FinalizeOps
 from hookconf.reference.guest.invoke import run_plugin
 from hookconf.reference.guest.vm import PluginVm
@@ -46,10 +48,10 @@ class UnknownOperation(Exception):
         self.message = f"operation {op!r} is not implemented"
 
 
-class ReferenceCandidate(RuntimeOps, FinalizeOps, ShellOps):
+class ReferenceCandidate(RuntimeOps, FinalizeOps, ShellOps, DeliveryOps):
     """The hookconf reference runtime behind the candidate protocol."""
 
-    families: tuple[str, ...] = ("permissions", "dto", "runtime", "guest", "shell")
+    families: tuple[str, ...] = ("permissions", "dto", "runtime", "guest", "shell", "delivery")
     #: The plugin VM and SDK prelude used by ``guest.run`` (mutant runtimes swap them).
     vm_class: type[PluginVm] = PluginVm
     prelude: str | None = None
@@ -80,6 +82,7 @@ class ReferenceCandidate(RuntimeOps, FinalizeOps, ShellOps):
             **self.runtime_ops(),
             **self.finalize_ops(),
             **self.shell_ops(),
+            **self.delivery_ops(),
         }
 
     # Each operation is a method so that a mutant can override exactly one of them.

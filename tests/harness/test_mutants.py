@@ -76,6 +76,21 @@ SHELL_MUTANTS = [
     ("tests.mutants.shells.producers_before_recovery:factory", "H16"),
     ("tests.mutants.shells.server_event_fields:factory", "H16"),
 ]
+#: Delivery mutants (§11) run only the hand-written delivery scenarios or quota boundaries that
+#: show them (the random programs catch most of them too, but take longer).
+DELIVERY_MUTANTS = [
+    ("tests.mutants.delivery.registry_at_dispatch:factory", "H20", ("dlv.snap.*",)),
+    ("tests.mutants.delivery.id_per_attempt:factory", "H14", ("dlv.id.*",)),
+    ("tests.mutants.delivery.failure_blocks_batch:factory", "H15", ("dlv.iso.*",)),
+    ("tests.mutants.delivery.quota_off_by_one:factory", "H24", ("dlv.gen.bounds.admit.plugin-rows.*",)),
+    ("tests.mutants.delivery.quota_outside_transaction:factory", "H24",
+     ("dlv.gen.bounds.admit.global-bytes.*",)),
+    ("tests.mutants.delivery.prune_active_rows:factory", "H24", ("dlv.gen.bounds.admit.plugin-*",)),
+    ("tests.mutants.delivery.grants_widen:factory", "H25", ("dlv.perm.*",)),
+    ("tests.mutants.delivery.upgrade_runs_old_code:factory", "H25", ("dlv.perm.*",)),
+    ("tests.mutants.delivery.stale_token_accepted:factory", "H14", ("dlv.fence.*",)),
+    ("tests.mutants.delivery.heartbeat_revives:factory", "H14", ("dlv.fence.*",)),
+]
 
 #: Permission and DTO mutants run their own family's cases (the corpus is large; the other
 #: families are unchanged by these mutants).
@@ -130,7 +145,8 @@ ALL = ([(c, i, FAMILY_CASES[i]) for c, i in MUTANTS]
        + [(c, i, WORKER_MESSAGE_CASES) for c, i in WORKER_MESSAGE_MUTANTS]
        + [(c, i, FINALIZE_CASES) for c, i in FINALIZE_MUTANTS]
        + [(c, i, METADATA_CASES) for c, i in METADATA_MUTANTS]
-       + [(c, i, SHELL_CASES) for c, i in SHELL_MUTANTS])
+       + [(c, i, SHELL_CASES) for c, i in SHELL_MUTANTS]
+       + DELIVERY_MUTANTS)
 
 
 @pytest.mark.parametrize(("candidate", "invariant", "cases"), ALL, ids=[_name(m) for m in ALL])
@@ -186,8 +202,8 @@ def test_reference_passes_what_is_covered_and_honestly_covers_nothing_else(refer
     code, report = reference_run["code"], reference_run["report"]
     assert code == 1  # not conformant: most invariants have no cases yet
     rows = {i["id"]: i for i in report["invariants"]}
-    for inv in ("H1", "H2", "H3", "H4", "H5", "H6", "H10", "H11", "H13", "H16", "H17", "H18", "H19",
-                "H21", "H22", "H23"):
+    for inv in ("H1", "H2", "H3", "H4", "H5", "H6", "H10", "H11", "H13", "H14", "H15", "H16", "H17",
+                "H18", "H19", "H20", "H21", "H22", "H23", "H24", "H25"):
         assert rows[inv]["status"] == "pass"
         assert rows[inv]["positive"]["run"] > 0 and rows[inv]["negative"]["run"] > 0
     assert not any(i["status"] in ("fail", "error") for i in report["invariants"])
@@ -230,3 +246,23 @@ def test_metadata_explorer_prints_the_shrunk_program_and_its_seed(hookconf):
     # one step suffices: has() of an inherited name on a map without it
     assert len(case["judgements"][0]["observed"]["program"]["ops"]) == 1
     assert case["metrics"]["shrinkRuns"] >= 1
+
+
+def test_delivery_program_failure_prints_the_shrunk_program_and_its_seed(hookconf):
+    _, report = hookconf("run", "--candidate", "tests.mutants.delivery.grants_widen:factory",
+                         "--case", "dlv.gen.programs.tight-limits")
+    (case,) = report["cases"]
+    assert case["status"] == "failed" and case["metrics"]["programs"] >= 1
+    judgement = next(j for j in case["judgements"] if j["invariant"] == "H25" and not j["passed"])
+    assert "minimal failing program" in judgement["detail"] and "seed " in judgement["detail"]
+    assert case["metrics"]["shrinkRuns"] >= 1
+
+
+def test_reference_report_counts_delivery_programs_and_quota_boundaries(reference_run):
+    cases = [c for c in reference_run["report"]["cases"] if c["kind"] == "runtime.delivery"]
+    assert cases and all(c["status"] == "passed" for c in cases)
+    programs = [c for c in cases if c["id"].startswith("dlv.gen.programs.")]
+    assert programs and all(c["metrics"]["programs"] >= 10 and c["metrics"]["claims"] > 0
+                            for c in programs)
+    bounds = [c for c in cases if c["id"].startswith("dlv.gen.bounds.admit.")]
+    assert {c["polarity"] for c in bounds} == {"positive", "negative"}

@@ -39,8 +39,10 @@ def test_junit_has_one_suite_per_invariant_with_failures(broken_run):
     assert int(h5.get("failures")) > 0
     failure = h5.find("testcase/failure")
     assert "expected" in failure.text and "re-run: hookconf run" in failure.text
-    h25 = next(s for s in suites if s.get("name").startswith("H25 "))
-    assert h25.get("skipped") == "1" and h25.find("testcase/skipped") is not None
+    for suite in invariant_suites:  # a suite holds its cases, or one skipped test saying why
+        assert int(suite.get("tests")) >= 1
+        if suite.find("testcase/skipped") is not None and suite.get("name").split(" ")[0] != "H5":
+            assert suite.get("skipped") == suite.get("tests") == "1"
 
 
 def test_terminal_report_shows_table_failures_and_verdict(capsys, monkeypatch):

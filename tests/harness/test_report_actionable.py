@@ -18,7 +18,7 @@ from hookconf.harness.kinds import KINDS, KindSpec
 from hookconf.harness.protocol import Hello
 from hookconf.harness.report import build_report
 from hookconf.harness.report.terminal import render_terminal
-from tests.conftest import MINI, fake
+from tests.conftest import MINI, ROOT, fake
 
 CREDENTIALS = "tests.mutants.permissions.accept_credentials:factory"
 HEADERS = ("H", "status", "§", "family", "+", "−", "pass/run", "err", "invariant")
@@ -58,24 +58,29 @@ def test_not_covered_names_each_cause_in_the_model(monkeypatch):
 def test_not_covered_says_the_candidate_lacks_a_family_or_the_corpus_a_case(hookconf, tmp_path, capsys):
     junit, page = tmp_path / "junit.xml", tmp_path / "report.html"
     capsys.readouterr()
-    code, report = hookconf("run", "--candidate", fake("ok"), "--corpus", str(MINI), "--case", "mini.*",
+    # the embedded corpus covers every invariant, so this run loads only three of its files
+    # beside MINI: H16 then has no case at all, H4's cases are loaded but not selected
+    cases = ROOT / "hookconf" / "corpus" / "cases"
+    code, report = hookconf("run", "--candidate", fake("ok"), "--no-embedded", "--corpus", str(MINI),
+                            "--corpus", str(cases / "runtime" / "bridge.json"),
+                            "--corpus", str(cases / "dto" / "shapes.json"), "--case", "mini.*",
                             "--case", "rt.bridge.*", "--timeout", "20", "--junit", str(junit), "--html", str(page))
     out = capsys.readouterr().out
     assert code == 1
-    h3, h25, h4 = _inv(report, "H3"), _inv(report, "H25"), _inv(report, "H4")
+    h3, h16, h4 = _inv(report, "H3"), _inv(report, "H16"), _inv(report, "H4")
     assert h3["not_covered"]["cause"] == "candidate_lacks_family" and h3["not_covered"]["families"] == ["runtime"]
-    assert h25["not_covered"] == {"cause": "no_case", "families": [], "kinds": [], "cases": 0, "reasons": [],
+    assert h16["not_covered"] == {"cause": "no_case", "families": [], "kinds": [], "cases": 0, "reasons": [],
                                   "message": "the corpus has no case yet"}
     assert h4["not_covered"]["cause"] == "not_selected"
     assert "not covered" not in _inv(report, "H5")
     # terminal
     assert re.search(r"not covered: H3 — the candidate does not implement the 'runtime' family \(\d+ cases skipped\)",
                      out)
-    assert re.search(r"not covered: [H0-9, ]*H25 — the corpus has no case yet", out)
+    assert re.search(r"not covered: [H0-9, ]*\bH16\b[H0-9, ]* — the corpus has no case yet", out)
     # JUnit: the reason, not a guess from the invariant's home family
     suites = {s.get("name").split()[0]: s for s in ET.parse(junit).getroot().findall("testsuite")}
-    assert suites["H25"].find("testcase/skipped").get("message") == "not covered: the corpus has no case yet"
-    assert "'runtime' family" not in suites["H25"].find("testcase/skipped").get("message")
+    assert suites["H16"].find("testcase/skipped").get("message") == "not covered: the corpus has no case yet"
+    assert "'runtime' family" not in suites["H16"].find("testcase/skipped").get("message")
     # HTML
     text = page.read_text()
     assert html.escape("not covered: the candidate does not implement the 'runtime' family") in text

@@ -17,7 +17,8 @@ candidate meets it.  Expansion is deterministic for a given ``--seed`` (the expa
 (:data:`MAX_INSTANCES` per template); the report counts instances per template and invariant.
 
 An expander is registered with :func:`template` in the module of its spec area (this
-package's ``permissions``, ``schemas``, ``guest``, ``runtime``, ``finalize``, ``shells`` modules) and has the shape::
+package's ``permissions``, ``schemas``, ``guest``, ``runtime``, ``finalize``, ``shells``, ``delivery``
+modules) and has the shape::
 
     expand(params: dict, rng: random.Random) -> Iterable[Instance]
 
@@ -47,6 +48,7 @@ _AREAS = (
     "hookconf.harness.generate.runtime",
     "hookconf.harness.generate.finalize",
     "hookconf.harness.generate.shells",
+    "hookconf.harness.generate.delivery",
 )
 
 

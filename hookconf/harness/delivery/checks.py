@@ -1,0 +1,316 @@
+"""The delivery predicates (§5.3, §11, §18): each step's answer and the state after it.
+
+:func:`after_step` returns ``{invariant: [problem, ...]}`` for one step, given the model,
+the op's answer and the candidate's durable state before and after (``delivery.state``).
+Attribution:
+
+- **H14** (§11 "deliveryId is stable across attempts"; an admitted delivery lives until
+  delivered or explicitly dead-lettered): an admitted row missing or renamed, a claim under
+  another id, a valid exit refused, a retry with the wrong delay; and the lease rules that
+  keep one owner per row (second seed S1-L1.3): a write with a stale token or after the
+  lease ended accepted, a token reused, a lease that is not ``now + leaseMs``.
+- **H15** (§11 "A plugin failure is caught per row and never prevents another plugin from
+  running"; round-robin, per-plugin concurrency 1, the breaker): a claim that leaves out a
+  plugin with a due row while there is room, two rows of one plugin in flight, a claim
+  through an open breaker.
+- **H20** (§11 "Candidate enumeration never happens later from the current registry"): a
+  terminal's rows + tombstones are not exactly the §6 candidates at that moment, a row
+  appears for a plugin that was not one, a row's permissions/generation are not the snapshot,
+  a malformed candidate vanishes, an occurrence is not committed.
+- **H24** (§11 quotas): the ledger is not the tables' exact sum, a cap is exceeded, a
+  candidate that fits is tombstoned, a row's bytes are not DTO + 512, rejections are not all
+  counted in tombstones, buckets exceed their bounds, an active row was pruned.
+- **H25** (§11 permissions over time): an attempt's permissions are not created ∩ live, a
+  claim runs an identity that is not the live one, rows of a superseded identity, a revoked
+  required grant, a disabled/quarantined/uninstalled plugin stay active or lack their reason.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from hookconf.harness.delivery.model import ROW_CHARGE, DeliveryModel
+
+__all__ = ["INVARIANTS", "after_step", "state_problems"]
+
+INVARIANTS = ("H14", "H15", "H20", "H24", "H25")
+ACTIVE = ("pending", "delivering")
+
+Problems = dict[str, list[str]]
+
+
+def _new() -> Problems:
+    return {inv: [] for inv in INVARIANTS}
+
+
+def _rows(state: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {r["deliveryId"]: r for r in state.get("deliveries", [])}
+
+
+def state_problems(m: DeliveryModel, state: dict[str, Any], before: dict[str, Any] | None) -> Problems:
+    """What must hold of every durable state (after any step).  Records in ``m.gone`` the
+    receipts that were pruned (allowed), so they are not reported again."""
+    out = _new()
+    rows = _rows(state)
+    prev = _rows(before) if before else {}
+    lim = m.limits
+    # H14 / H24: admitted rows never vanish; an id never changes.
+    for did, (occ, pid, _) in m.rows.items():
+        if did in rows or did in m.gone:
+            continue
+        last = prev.get(did)
+        if last is not None and last["status"] not in ACTIVE:
+            m.gone.add(did)  # a receipt rolled into the aggregates (§11)
+            continue
+        if last is None or last["status"] in ACTIVE:
+            what = "active" if last is not None else "admitted"
+            msg = f"the {what} row {did} ({pid}, {occ}) disappeared before delivered or dead_letter"
+            out["H14"].append(msg)
+            out["H24"].append(msg + " (an active row was pruned)")
+    for did, r in rows.items():
+        key = (r["occurrenceId"], r["pluginId"])
+        known = m.ids.get(key)
+        if known is not None and known != did:
+            out["H14"].append(f"({key[1]}, {key[0]}) is now {did}, admitted as {known}")
+        elif known is None and key[0] in m.snapshots and key[1] not in m.snapshots[key[0]]:
+            out["H20"].append(f"a row {did} for {key[1]} on {key[0]}, which was not a candidate at "
+                              "its terminal transaction (enumerated later from the registry)")
+    # H20: rows carry their snapshot.
+    for did, r in rows.items():
+        snap = m.snapshots.get(r["occurrenceId"], {}).get(r["pluginId"])
+        if snap is None or r["status"] not in ACTIVE:
+            continue
+        if sorted(r.get("createdPermissions", [])) != sorted(snap["grants"]):
+            out["H20"].append(f"{did}: createdPermissions {r.get('createdPermissions')} is not the "
+                              f"terminal-time set {sorted(snap['grants'])}")
+        if snap["generation"] is not None and r.get("createdGeneration") != snap["generation"]:
+            out["H20"].append(f"{did}: createdGeneration {r.get('createdGeneration')} is not "
+                              f"{snap['generation']}")
+        charge = m.rows.get(did, (None, None, None))[2]
+        if charge is not None and r["bytes"] != charge:
+            out["H24"].append(f"{did}: charged {r['bytes']} bytes, the DTO is {charge - ROW_CHARGE} "
+                              f"UTF-8 bytes + {ROW_CHARGE}")
+    # H24: the ledger is the exact sum of the tables, within every cap.
+    want: dict[str, list[int]] = {}
+    for r in rows.values():
+        for scope in (r["pluginId"], "*"):
+            cell = want.setdefault(scope, [0, 0, 0, 0])
+            base = 0 if r["status"] in ACTIVE else 2
+            cell[base] += 1
+            cell[base + 1] += r["bytes"]
+    ledger = state.get("ledger", {})
+    for scope in set(want) | set(ledger):
+        have = ledger.get(scope, {})
+        got = [have.get(k, 0) for k in ("activeRows", "activeBytes", "receiptRows", "receiptBytes")]
+        if got != want.get(scope, [0, 0, 0, 0]):
+            out["H24"].append(f"ledger[{scope}] = {got}, the tables hold {want.get(scope, [0, 0, 0, 0])} "
+                              "(active rows, active bytes, receipts, receipt bytes)")
+    caps = (("pluginActiveRows", "pluginActiveBytes", "pluginReceiptRows", "pluginReceiptBytes"),
+            ("globalActiveRows", "globalActiveBytes", "globalReceiptRows", "globalReceiptBytes"))
+    for scope, cell in want.items():
+        names = caps[1] if scope == "*" else caps[0]
+        for value, name in zip(cell, names, strict=True):
+            if value > lim[name]:
+                out["H24"].append(f"{scope}: {value} exceeds {name} = {lim[name]}")
+    # H24: rejections are counted in bounded tombstones.
+    tombs = state.get("tombstones", [])
+    total = sum(t["count"] for t in tombs)
+    if total != m.rejections:
+        out["H24"].append(f"tombstones count {total} rejections, {m.rejections} candidates were refused")
+    daily = Counter((t["pluginId"], t["reason"]) for t in tombs if t["day"] >= 0 and t["pluginId"] != "*")
+    for (pid, reason), n in daily.items():
+        if n > 32:
+            out["H24"].append(f"{n} daily tombstone buckets for ({pid}, {reason}), at most 32")
+    if len(tombs) > 8192 + 1 + len({(t["pluginId"], t["reason"]) for t in tombs}):
+        out["H24"].append(f"{len(tombs)} tombstone buckets exceed the global bound")
+    # H25: nothing active outlives its identity, its plugin or its required grants.
+    for did, r in rows.items():
+        if r["status"] not in ACTIVE:
+            continue
+        live = m.live(r["pluginId"])
+        if live is None or not live.enabled or live.quarantined:
+            out["H25"].append(f"{did} is still {r['status']} though {r['pluginId']} is "
+                              f"{'uninstalled' if live is None else 'disabled or quarantined'}")
+        elif (r.get("version"), r.get("digest")) != live.identity:
+            out["H25"].append(f"{did} of {r['pluginId']} {r.get('version')} is still {r['status']} "
+                              f"after the upgrade to {live.version} (must be superseded)")
+        elif not set(r.get("requires", [])) <= live.grants:
+            out["H25"].append(f"{did} is still {r['status']} though a required grant of "
+                              f"{r['pluginId']} was revoked")
+    return out
+
+
+def terminal_problems(m: DeliveryModel, step: dict[str, Any], answer: dict[str, Any],
+                      candidates: list[Any], charge: int, state: dict[str, Any]) -> Problems:
+    """H20 and H24 for one terminal transaction (``candidates``: §6 at that moment)."""
+    out = _new()
+    occ = answer.get("occurrenceId")
+    if occ not in {o.get("occurrenceId") for o in state.get("occurrences", [])}:
+        out["H20"].append(f"terminal of {step.get('task')}: occurrence {occ} was not committed")
+    admitted = {d["pluginId"]: d for d in answer.get("deliveries", [])}
+    refused = [t["pluginId"] for t in answer.get("tombstones", [])]
+    want = {p.plugin_id for p in candidates}
+    got = set(admitted) | set(refused)
+    if got != want or len(refused) != len(set(refused)) or set(admitted) & set(refused):
+        out["H20"].append(f"terminal of {step.get('task')}: rows {sorted(admitted)} + tombstones "
+                          f"{sorted(refused)}, the §6 candidates at that moment were {sorted(want)}")
+    for p in candidates:
+        row = admitted.get(p.plugin_id)
+        if p.digest is None and row is not None and (row.get("status") != "dead_letter"
+                                                     or not row.get("reason")):
+            out["H20"].append(f"the malformed candidate {p.plugin_id} is not a visible permanent row")
+        if p.digest is None and row is None:
+            out["H20"].append(f"the malformed candidate {p.plugin_id} disappeared")
+    # H24: nothing that fits is refused (order inside one terminal is the candidate's choice).
+    rows = [r for r in state.get("deliveries", []) if r["status"] in ACTIVE]
+    lim = m.limits
+    g_rows, g_bytes = len(rows), sum(r["bytes"] for r in rows)
+    for pid in refused:
+        mine = [r for r in rows if r["pluginId"] == pid]
+        fits = (len(mine) + 1 <= lim["pluginActiveRows"]
+                and sum(r["bytes"] for r in mine) + charge <= lim["pluginActiveBytes"]
+                and g_rows + 1 <= lim["globalActiveRows"] and g_bytes + charge <= lim["globalActiveBytes"])
+        if fits:
+            out["H24"].append(f"{pid} was tombstoned though one more row of {charge} bytes fits every "
+                              f"quota ({len(mine)} rows of {pid}, {g_rows} rows / {g_bytes} bytes in all)")
+    return out
+
+
+def claim_problems(m: DeliveryModel, answer: dict[str, Any], before: dict[str, Any],
+                   after: dict[str, Any]) -> Problems:
+    """H14, H15, H20, H25 for one claim against the state just before it."""
+    out = _new()
+    now, lim = m.now_ms, m.limits
+    prev = _rows(before)
+    claims = answer.get("claims", [])
+    per_plugin = Counter(c["pluginId"] for c in claims)
+    for pid, n in per_plugin.items():
+        if n > 1:
+            out["H15"].append(f"one claim took {n} rows of {pid} (per-plugin concurrency is 1)")
+    active = [r for r in prev.values() if r["status"] in ACTIVE]
+    busy = {r["pluginId"] for r in active if r["status"] == "delivering"
+            and r.get("leaseUntilMs") is not None and r["leaseUntilMs"] > now}
+    due = {r["pluginId"] for r in active
+           if (r["status"] == "pending" and r.get("nextRetryMs", 0) <= now)
+           or (r["status"] == "delivering" and r.get("leaseUntilMs") is not None
+               and r["leaseUntilMs"] <= now)}
+    eligible = {p for p in due - busy if not m.breaker_open(p)}
+    in_flight = sum(1 for r in active if r["status"] == "delivering"
+                    and r.get("leaseUntilMs") is not None and r["leaseUntilMs"] > now)
+    room = max(0, min(lim["claimBatch"], lim["workers"] - in_flight))
+    for c in claims:
+        did, pid = c["deliveryId"], c["pluginId"]
+        row = prev.get(did)
+        if row is None:
+            key = (c.get("occurrenceId"), pid)
+            if key in m.ids and m.ids[key] != did:
+                out["H14"].append(f"the claim names {did} for ({pid}, {key[0]}), admitted as {m.ids[key]}")
+            else:
+                out["H20"].append(f"the claim names {did} for {pid}, a row the terminal transaction "
+                                  "never wrote (enumerated at dispatch)")
+            continue
+        if pid in busy:
+            out["H15"].append(f"{did}: a second concurrent claim for {pid}, whose lease is unexpired")
+        if m.breaker_open(pid):
+            out["H15"].append(f"{did}: claimed through {pid}'s open breaker")
+        if pid not in due:
+            out["H14"].append(f"{did} was claimed though it was neither due nor an expired lease")
+        live = m.live(pid)
+        if live is None or (c.get("version"), c.get("digest")) != live.identity \
+                or (row.get("version"), row.get("digest")) != live.identity:
+            out["H25"].append(f"{did}: the attempt runs {pid} {c.get('version')} "
+                              f"({c.get('digest')}), not the live identity "
+                              f"{None if live is None else live.identity}")
+        snap = m.snapshots.get(row["occurrenceId"], {}).get(pid)
+        if snap is not None and live is not None:
+            want = sorted(set(snap["grants"]) & live.grants)
+            if sorted(c.get("permissions", [])) != want:
+                out["H25"].append(f"{did}: the attempt gets {sorted(c.get('permissions', []))}, "
+                                  f"created ∩ live is {want}")
+        if c["token"] in m.tokens_seen.get(did, set()):
+            out["H14"].append(f"{did}: the claim reuses fencing token {c['token']!r}")
+        if c.get("leaseUntilMs") != now + lim["leaseMs"]:
+            out["H14"].append(f"{did}: lease ends at {c.get('leaseUntilMs')}, not now + leaseMs = "
+                              f"{now + lim['leaseMs']}")
+    # H15: every plugin with a due row gets one, as far as there is room (§11 round-robin).
+    claimed = set(per_plugin)
+    after_rows = _rows(after)
+    dropped = {p for p in eligible - claimed
+               if not any(r["pluginId"] == p and r["status"] in ACTIVE
+                          and prev.get(r["deliveryId"], {}).get("status") in ACTIVE
+                          for r in after_rows.values())}
+    missing = sorted(eligible - claimed - dropped)
+    if missing and len(claims) < min(room, len(eligible)):
+        out["H15"].append(f"{len(claims)} claim(s) with room for {room}: {missing} had due rows and "
+                          "no running delivery, yet got none (blocked by another plugin)")
+    return out
+
+
+def fenced_problems(m: DeliveryModel, op: str, step: dict[str, Any], did: str, token: str,
+                    expected: bool, answer: dict[str, Any], after: dict[str, Any]) -> Problems:
+    """H14 for a heartbeat, completion or failure naming ``token``."""
+    out = _new()
+    accepted = bool(answer.get("accepted"))
+    row = _rows(after).get(did)
+    if accepted and not expected:
+        out["H14"].append(f"{op} with a stale or expired fencing token ({step.get('token', 'current')}) "
+                          f"of {did} was accepted")
+    elif expected and not accepted and not (op == "complete" and row is not None
+                                            and row["status"] == "dead_letter" and row.get("reason")):
+        out["H14"].append(f"{op} with the current unexpired token of {did} was refused: "
+                          f"{answer.get('reason', '')!s:.100}")
+    if not accepted or row is None:
+        return out
+    if op == "complete" and row["status"] != "delivered":
+        out["H14"].append(f"{did} is {row['status']} after an accepted completion")
+    if op == "fail" and step.get("retryable", True):
+        attempts = row["attempts"]
+        if row["status"] == "pending":
+            want = m.now_ms + m.retry_delay_ms(attempts)
+            got = row.get("nextRetryMs")
+            if not isinstance(got, int) or abs(got - want) >= 1 or got <= m.now_ms - 1:
+                out["H14"].append(f"{did}: next retry at {got}, §11 gives now + min(cap, base·2^"
+                                  f"{attempts - 1})·jitter = {want:g}")
+            if attempts >= m.limits["maxAttempts"]:
+                out["H14"].append(f"{did}: attempt {attempts} of {m.limits['maxAttempts']} failed "
+                                  "and the row is still pending")
+        elif row["status"] != "dead_letter":
+            out["H14"].append(f"{did} is {row['status']} after a retryable failure")
+        elif attempts < m.limits["maxAttempts"] and not row.get("reason"):
+            out["H14"].append(f"{did} was dead-lettered without an explicit reason")
+    if op == "heartbeat" and answer.get("leaseUntilMs") not in (None, m.now_ms + m.limits["leaseMs"]):
+        out["H14"].append(f"{did}: heartbeat extends the lease to {answer.get('leaseUntilMs')}, "
+                          f"not now + leaseMs")
+    return out
+
+
+def policy_problems(m: DeliveryModel, step: dict[str, Any], before: dict[str, Any],
+                    after: dict[str, Any]) -> Problems:
+    """H25 for one policy change: the reasons §11 names."""
+    out = _new()
+    pid, action = step["plugin"], step["do"]
+    want_reason = {"upgrade": "superseded", "revoke": "permission_revoked"}.get(action)
+    rows = _rows(after)
+    for did, r0 in _rows(before).items():
+        if r0["pluginId"] != pid or r0["status"] not in ACTIVE:
+            continue
+        r = rows.get(did)
+        if r is None or r["status"] in ACTIVE:
+            continue
+        if action == "revoke" and step.get("grant") not in r0.get("requires", []):
+            out["H25"].append(f"{did} ended ({r['status']}) when a grant it does not require was revoked")
+        elif want_reason and r.get("reason") != want_reason:
+            out["H25"].append(f"{did} after {action}: reason {r.get('reason')!r}, §11 names {want_reason!r}")
+        elif r["status"] != "dead_letter" or not r.get("reason"):
+            out["H25"].append(f"{did} after {action}: {r['status']} without an explicit permanent reason")
+    return out
+
+
+def after_step(*parts: Problems) -> Problems:
+    """Merge problem maps."""
+    out = _new()
+    for part in parts:
+        for inv, items in part.items():
+            out.setdefault(inv, []).extend(items)
+    return out

@@ -1,0 +1,253 @@
+"""Playing delivery steps against a candidate, with the model and the checks in lockstep.
+
+A *step* is what a case or a random program says the harness does (``given.steps``)::
+
+    {"do": "install", "plugin": "a", "version": "1.0.0", "grants": ["http"], "requires": ["http"],
+     "hooks": ["afterComplete"], "malformed": false}
+    {"do": "upgrade" | "grant" | "revoke" | "disable" | "enable" | "quarantine" | "release"
+           | "uninstall", "plugin": "a", "version"?: "2.0.0", "grant"?: "http"}
+    {"do": "terminal", "task": "t1", "hook": "afterComplete", "bytes"?: N}   N: canonical DTO bytes
+    {"do": "terminals", "task": "bulk", "count": 99, "hook": ..., "bytes"?: N}
+    {"do": "claim"}
+    {"do": "complete" | "fail" | "heartbeat", "plugin": "a", "token"?: "current" | "stale",
+     "retryable"?: true}
+    {"do": "advance", "ms": N}      {"do": "restart"}
+
+``complete``/``fail``/``heartbeat`` act as the worker holding ``plugin``'s newest claim
+(``token: stale`` sends that row's previous token instead); without one the step is a no-op.
+A step may carry ``expect`` (exact values of the answer's summary: ``admitted``,
+``tombstoned``, ``permanent``, ``plugins``, ``permissions``, ``accepted``, ``status``) and
+``expectRows`` (``{"<task>/<plugin>": {"status": ..., "reason": ...}}`` of the durable state).
+After every step the harness reads ``delivery.state`` and runs
+:mod:`hookconf.harness.delivery.checks`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hookconf.harness.delivery import checks
+from hookconf.harness.delivery.model import ROW_CHARGE, DeliveryModel, Plugin, canonical_len, dto_of_bytes
+
+__all__ = ["Driver", "POLICY_ACTIONS"]
+
+POLICY_ACTIONS = ("upgrade", "grant", "revoke", "disable", "enable", "quarantine", "release",
+                  "uninstall")
+POST_HOOKS = ("afterComplete", "onError")
+
+
+def digest_of(plugin_id: str, version: str) -> str:
+    return f"sha256:{plugin_id}-{version}"
+
+
+class Driver:
+    """One run of steps against ``call`` (``call(op, args) -> result``)."""
+
+    def __init__(self, call: Any, limits: dict[str, Any], invariants: tuple[str, ...]) -> None:
+        self.call = call
+        self.m = DeliveryModel(dict(limits))
+        self.invariants = invariants
+        self.state: dict[str, Any] = call("delivery.state", {})
+        self.m.now_ms = int(self.state.get("nowMs", 0))
+        self.problems: dict[str, dict[str, Any]] = {}
+        self.tasks: dict[str, str] = {}
+        self._after: dict[str, Any] | None = None
+        self.counts = {"steps": 0, "terminals": 0, "claims": 0, "fenced": 0, "skipped": 0}
+
+    def note(self, found: dict[str, list[str]], at: str) -> None:
+        for inv, items in found.items():
+            if items and inv not in self.problems:
+                self.problems[inv] = {"at": at, "problems": items[:3]}
+
+    def play(self, steps: list[dict[str, Any]]) -> None:
+        for index, step in enumerate(steps):
+            self.counts["steps"] += 1
+            self._after = None
+            found, summary = self._step(step)
+            after = self._after if self._after is not None else self.call("delivery.state", {})
+            found = checks.after_step(found, checks.state_problems(self.m, after, self.state))
+            found = checks.after_step(found, self._expected(step, summary, after))
+            self.state = after
+            self.note(found, f"step {index} {_short(step)}")
+
+    # ---- one step ----------------------------------------------------------------------
+    def _step(self, step: dict[str, Any]) -> tuple[dict[str, list[str]], dict[str, Any]]:
+        do = step["do"]
+        m = self.m
+        if do == "install":
+            version = step.get("version", "1.0.0")
+            digest = None if step.get("malformed") else digest_of(step["plugin"], version)
+            plugin = Plugin(step["plugin"], version, digest, tuple(step.get("hooks", POST_HOOKS)),
+                            set(step.get("grants", [])), set(step.get("requires", [])))
+            answer = self.call("delivery.policy", {
+                "pluginId": plugin.plugin_id, "action": "install", "version": version,
+                "digest": digest, "hooks": list(plugin.hooks), "grants": sorted(plugin.grants),
+                "requires": sorted(plugin.requires)})
+            m.plugins[plugin.plugin_id] = plugin
+            m.generation = answer.get("generation")
+            return {}, answer
+        if do in POLICY_ACTIONS:
+            return self._policy(step)
+        if do == "terminal":
+            return self._terminal(step, step["task"])
+        if do == "terminals":
+            found: dict[str, list[str]] = {}
+            summary: dict[str, Any] = {}
+            for k in range(int(step["count"])):
+                found, summary = self._terminal(step, f"{step['task']}-{k}",
+                                                check=k == int(step["count"]) - 1)
+            return found, summary
+        if do == "claim":
+            return self._claim()
+        if do in ("complete", "fail", "heartbeat"):
+            return self._fenced(step)
+        if do == "advance":
+            m.now_ms = int(self.call("delivery.advance", {"ms": int(step["ms"])})["nowMs"])
+            return {}, {}
+        if do == "restart":
+            return {}, self.call("delivery.restart", {})
+        raise ValueError(f"unknown delivery step {do!r}")
+
+    def _policy(self, step: dict[str, Any]) -> tuple[dict[str, list[str]], dict[str, Any]]:
+        m, pid, do = self.m, step["plugin"], step["do"]
+        plugin = m.plugins.get(pid)
+        if plugin is None:
+            self.counts["skipped"] += 1
+            return {}, {}
+        args: dict[str, Any] = {"pluginId": pid, "action": do}
+        if do == "upgrade":
+            version = step.get("version") or _bump(plugin.version)
+            args.update(version=version, digest=digest_of(pid, version))
+        if do in ("grant", "revoke"):
+            args["grant"] = step["grant"]
+        before = self.state
+        answer = self.call("delivery.policy", args)
+        m.generation = answer.get("generation")
+        if do == "upgrade":
+            plugin.version, plugin.digest = args["version"], args["digest"]
+        elif do == "grant":
+            plugin.grants.add(step["grant"])
+        elif do == "revoke":
+            plugin.grants.discard(step["grant"])
+        elif do in ("disable", "enable"):
+            plugin.enabled = do == "enable"
+        elif do in ("quarantine", "release"):
+            plugin.quarantined = do == "quarantine"
+        elif do == "uninstall":
+            del m.plugins[pid]
+        if do not in ("grant", "enable", "release"):
+            for did, lease in list(m.leases.items()):
+                if lease.plugin_id == pid:
+                    m.end_lease(did)
+        after = self._after = self.call("delivery.state", {})
+        return checks.policy_problems(m, step, before, after), answer
+
+    def _terminal(self, step: dict[str, Any], task: str,
+                  check: bool = True) -> tuple[dict[str, list[str]], dict[str, Any]]:
+        m = self.m
+        hook = step.get("hook", "afterComplete")
+        dto = dto_of_bytes(task, hook, step.get("bytes"))
+        charge = canonical_len(dto) + ROW_CHARGE
+        candidates = m.candidates(hook)
+        answer = self.call("delivery.terminal", {"taskId": task, "hook": hook, "dto": dto})
+        self.counts["terminals"] += 1
+        occ = answer.get("occurrenceId", "")
+        self.tasks[task] = occ
+        m.snapshots[occ] = {p.plugin_id: {"grants": sorted(p.grants), "requires": sorted(p.requires),
+                                          "identity": p.identity, "generation": m.generation}
+                            for p in candidates}
+        for d in answer.get("deliveries", []):
+            key = (occ, d["pluginId"])
+            m.ids.setdefault(key, d["deliveryId"])
+            m.rows[d["deliveryId"]] = (occ, d["pluginId"], charge)
+        m.rejections += len(answer.get("tombstones", []))
+        summary = {"admitted": sorted(d["pluginId"] for d in answer.get("deliveries", [])
+                                      if d.get("status") == "pending"),
+                   "permanent": sorted(d["pluginId"] for d in answer.get("deliveries", [])
+                                       if d.get("status") == "dead_letter"),
+                   "tombstoned": sorted(t["pluginId"] for t in answer.get("tombstones", []))}
+        if not check:
+            return {}, summary
+        after = self._after = self.call("delivery.state", {})
+        return checks.terminal_problems(m, step, answer, candidates, charge, after), summary
+
+    def _claim(self) -> tuple[dict[str, list[str]], dict[str, Any]]:
+        m = self.m
+        before = self.state
+        answer = self.call("delivery.claim", {})
+        after = self._after = self.call("delivery.state", {})
+        found = checks.claim_problems(m, answer, before, after)
+        for c in answer.get("claims", []):
+            m.claimed(c["deliveryId"], c["pluginId"], c["token"], int(c.get("leaseUntilMs", 0)))
+            m.breaker_claimed(c["pluginId"])
+            self.counts["claims"] += 1
+        summary = {"plugins": sorted(c["pluginId"] for c in answer.get("claims", [])),
+                   "permissions": {c["pluginId"]: sorted(c.get("permissions", []))
+                                   for c in answer.get("claims", [])},
+                   "attempts": {c["pluginId"]: c.get("attempt") for c in answer.get("claims", [])}}
+        return found, summary
+
+    def _fenced(self, step: dict[str, Any]) -> tuple[dict[str, list[str]], dict[str, Any]]:
+        m, do = self.m, step["do"]
+        held = m.worker_token(step["plugin"], step.get("token", "current"))
+        if held is None:
+            self.counts["skipped"] += 1
+            return {}, {}
+        did, token = held
+        lease = m.leases.get(did)
+        row = {r["deliveryId"]: r for r in self.state.get("deliveries", [])}.get(did)
+        expected = (lease is not None and token == lease.token and m.now_ms < lease.until_ms
+                    and row is not None and row["status"] == "delivering")
+        args: dict[str, Any] = {"deliveryId": did, "token": token}
+        if do == "fail":
+            args.update(retryable=bool(step.get("retryable", True)),
+                        code=step.get("code", "plugin.hook.timeout"))
+        answer = self.call(f"delivery.{do}", args)
+        self.counts["fenced"] += 1
+        after = self._after = self.call("delivery.state", {})
+        found = checks.fenced_problems(m, do, step, did, token, expected, answer, after)
+        if answer.get("accepted") and lease is not None and token == lease.token:
+            if do == "heartbeat":
+                lease.until_ms = int(answer.get("leaseUntilMs", m.now_ms + m.limits["leaseMs"]))
+            else:
+                m.end_lease(did)
+                if do == "complete":
+                    m.breaker_success(step["plugin"])
+                elif args["retryable"]:
+                    m.breaker_failure(step["plugin"])
+        summary = {"accepted": bool(answer.get("accepted"))}
+        if "status" in answer:
+            summary["status"] = answer["status"]
+        return found, summary
+
+    # ---- explicit expectations ---------------------------------------------------------
+    def _expected(self, step: dict[str, Any], summary: dict[str, Any],
+                  after: dict[str, Any]) -> dict[str, list[str]]:
+        invs = (step["inv"],) if "inv" in step else self.invariants
+        problems: list[str] = []
+        for key, want in step.get("expect", {}).items():
+            if summary.get(key) != want:
+                problems.append(f"{step['do']}: {key} is {summary.get(key)!r}, expected {want!r}")
+        rows = after.get("deliveries", [])
+        for ref, want in step.get("expectRows", {}).items():
+            task, _, pid = ref.partition("/")
+            occ = self.tasks.get(task)
+            found = [r for r in rows if r["occurrenceId"] == occ and r["pluginId"] == pid]
+            got = {k: found[0].get(k) for k in want} if found else None
+            if got != want:
+                problems.append(f"row {ref}: {got}, expected {want}")
+        return {inv: problems for inv in invs} if problems else {}
+
+    def record(self) -> dict[str, Any]:
+        return {"counts": dict(self.counts), "problems": self.problems}
+
+
+def _bump(version: str) -> str:
+    head, _, tail = version.rpartition(".")
+    return f"{head}.{int(tail) + 1}" if tail.isdigit() else version + ".1"
+
+
+def _short(step: dict[str, Any]) -> str:
+    keys = [k for k in ("do", "plugin", "task", "token", "ms", "bytes", "grant", "count",
+                        "retryable") if k in step]
+    return "{" + ", ".join(f"{k}: {step[k]}" for k in keys) + "}"

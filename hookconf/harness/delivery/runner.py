@@ -1,0 +1,174 @@
+"""The ``runtime.delivery`` runner: a scenario of steps, or seeded random programs (§11).
+
+``given``::
+
+    {"config": {...§11 values...}, "jitter": 1.0,
+     "steps": [step, ...]}                                        a scenario, or
+    {"config": ..., "plugins": [install step, ...],
+     "explore": {"programs": 20, "length": 12, "seed": 0}}       random programs
+
+``expect``: ``{"config": "accepted"}`` or ``{"config": "refused", "field": NAME}`` — the
+answer to ``delivery.reset`` (§11 "Version 1 configuration bounds are exact"); the rest is
+judged step by step (:mod:`hookconf.harness.delivery.driver`).
+
+**Programs.**  Each program starts from ``delivery.reset`` and installs the population, then
+plays at most ``length`` steps drawn from a ``random.Random(seed + program)``: terminals,
+claims, completions and failures (some with a stale token), heartbeats, clock advances past
+the lease and the retry delays, restarts, grants, revokes, upgrades, disable/enable,
+quarantine/release.  A failing program is shrunk greedily — drop one step at a time while
+the same invariant still fails — to a 1-minimal program the report prints with its seed.
+
+The record (``obs.extra["delivery"]``; counts also in ``obs.metrics``)::
+
+    {"reset": {...}, "config": [problems], "counts": {...},
+     "problems": {"H24": {"at": "step 3 {...}", "problems": [...], "program": [...]}}}
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from hookconf.harness.corpus import Case
+from hookconf.harness.delivery.driver import Driver
+from hookconf.harness.protocol import Connection
+from hookconf.reference.delivery.limits import BOUNDS  # the one §11 table (data only)
+
+__all__ = ["run_delivery"]
+
+_GRANTS = ("http", "storage", "notify")
+_MAX_SHRINK_RUNS = 200
+
+
+def _reset(case: Case, conn: Connection) -> dict[str, Any]:
+    args: dict[str, Any] = {}
+    if "config" in case.given:
+        args["config"] = case.given["config"]
+    if "jitter" in case.given:
+        args["jitter"] = case.given["jitter"]
+    return conn.call("delivery.reset", args)
+
+
+def _config_problems(case: Case, answer: dict[str, Any]) -> list[str]:
+    want = case.expect.get("config", "accepted")
+    got = "accepted" if answer.get("accepted") else "refused"
+    if got != want:
+        return [f"delivery.reset answered {got} ({answer.get('field', '')} "
+                f"{answer.get('reason', '')!s:.80}), §11 bounds say {want}"]
+    if want == "refused" and "field" in case.expect and answer.get("field") != case.expect["field"]:
+        return [f"refused naming {answer.get('field')!r}, the value out of bounds is "
+                f"{case.expect['field']!r}"]
+    return []
+
+
+def _limits(case: Case, answer: dict[str, Any]) -> dict[str, Any]:
+    limits = {b.name: b.default for b in BOUNDS}
+    limits.update(case.given.get("config", {}))
+    limits["jitter"] = case.given.get("jitter", 1.0)
+    return limits
+
+
+def _play(case: Case, conn: Connection, steps: list[dict[str, Any]]) -> Driver:
+    answer = _reset(case, conn)
+    driver = Driver(conn.call, _limits(case, answer), tuple(case.invariants))
+    driver.play(list(case.given.get("plugins", [])) + steps)
+    return driver
+
+
+def _draw(rng: random.Random, pids: list[str], length: int, lease_ms: int) -> list[dict[str, Any]]:
+    steps: list[dict[str, Any]] = []
+    n = 0
+    for _ in range(length):
+        roll = rng.random()
+        pid = rng.choice(pids)
+        if roll < 0.18:
+            n += 1
+            steps.append({"do": "terminal", "task": f"p{n}",
+                          "hook": rng.choice(("afterComplete", "onError")),
+                          "bytes": rng.choice((None, 100, 700))})
+        elif roll < 0.38:
+            steps.append({"do": "claim"})
+        elif roll < 0.50:
+            steps.append({"do": "complete", "plugin": pid,
+                          "token": "stale" if rng.random() < 0.25 else "current"})
+        elif roll < 0.62:
+            steps.append({"do": "fail", "plugin": pid, "retryable": rng.random() < 0.8,
+                          "token": "stale" if rng.random() < 0.2 else "current"})
+        elif roll < 0.67:
+            steps.append({"do": "heartbeat", "plugin": pid,
+                          "token": "stale" if rng.random() < 0.3 else "current"})
+        elif roll < 0.80:
+            steps.append({"do": "advance", "ms": rng.choice((997, 30_011, lease_ms + 7, 600_013))})
+        elif roll < 0.83:
+            steps.append({"do": "restart"})
+        else:
+            action = rng.choice(("grant", "revoke", "revoke", "upgrade", "disable", "enable",
+                                 "quarantine", "release"))
+            step: dict[str, Any] = {"do": action, "plugin": pid}
+            if action in ("grant", "revoke"):
+                step["grant"] = rng.choice(_GRANTS)
+            steps.append(step)
+    return steps
+
+
+def _shrink(case: Case, conn: Connection, steps: list[dict[str, Any]],
+            invariant: str) -> tuple[list[dict[str, Any]], Driver, int]:
+    best = steps
+    driver = _play(case, conn, best)
+    runs = 1
+    changed = True
+    while changed and runs < _MAX_SHRINK_RUNS:
+        changed = False
+        for i in range(len(best)):
+            trial = best[:i] + best[i + 1:]
+            attempt = _play(case, conn, trial)
+            runs += 1
+            if invariant in attempt.problems:
+                best, driver, changed = trial, attempt, True
+                break
+            if runs >= _MAX_SHRINK_RUNS:
+                break
+    return best, driver, runs
+
+
+def run_delivery(case: Case, conn: Connection, obs: Any) -> None:
+    """Run one ``runtime.delivery`` case; see the module docstring."""
+    answer = obs.ask(conn, "reset", "delivery.reset",
+                     {k: case.given[k] for k in ("config", "jitter") if k in case.given})
+    record: dict[str, Any] = {"reset": answer, "config": _config_problems(case, answer),
+                              "counts": {}, "problems": {}}
+    obs.extra["delivery"] = record
+    if not answer.get("accepted"):
+        obs.metrics.update({"steps": 0})
+        return
+    explore = case.given.get("explore")
+    if explore is None:
+        driver = _play(case, conn, list(case.given.get("steps", [])))
+        record["counts"], record["problems"] = driver.counts, driver.problems
+        obs.metrics.update(driver.counts)
+        return
+    pids = [p["plugin"] for p in case.given.get("plugins", [])]
+    seed = int(explore.get("seed", 0))
+    lease_ms = int(case.given.get("config", {}).get("leaseMs", 120_000))
+    totals = {"programs": 0, "steps": 0, "terminals": 0, "claims": 0, "fenced": 0, "skipped": 0,
+              "failing": 0, "shrinkRuns": 0}
+    for index in range(int(explore.get("programs", 10))):
+        rng = random.Random(seed * 1_000_003 + index)
+        steps = _draw(rng, pids, int(explore.get("length", 12)), lease_ms)
+        driver = _play(case, conn, steps)
+        totals["programs"] += 1
+        for key, value in driver.counts.items():
+            totals[key] += value
+        if not driver.problems:
+            continue
+        totals["failing"] += 1
+        for inv in sorted(driver.problems):
+            if inv in record["problems"]:
+                continue
+            shrunk, small, runs = _shrink(case, conn, steps, inv)
+            totals["shrinkRuns"] += runs
+            found = small.problems.get(inv, driver.problems[inv])
+            record["problems"][inv] = {**found, "program": shrunk,
+                                       "seed": f"seed {seed}, program {index}"}
+    record["counts"] = totals
+    obs.metrics.update(totals)

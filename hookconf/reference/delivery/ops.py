@@ -1,0 +1,104 @@
+"""The ``delivery.*`` operations (family ``delivery``, ``docs/protocol.md``), §5.3 and §11.
+
+The harness plays the delivery workers: it claims rows, runs (or pretends to run) the hook,
+and reports the exit with the claim's fencing token; the candidate is the durable queue.
+The clock is the harness's: it only moves by ``delivery.advance``.
+
+=======================  ===============================================================
+``delivery.reset``       a fresh queue with a §11 configuration → accepted or the field
+``delivery.policy``      install / upgrade / grant / revoke / disable / enable /
+                         quarantine / release / uninstall a plugin (§6, §11)
+``delivery.terminal``    the terminal transaction of one task (§5.3, §11)
+``delivery.claim``       claim a batch: leases with fresh fencing tokens
+``delivery.heartbeat``   extend a lease (current unexpired token only)
+``delivery.complete``    the matching hook exit: the receipt
+``delivery.fail``        a retryable or permanent hook failure
+``delivery.advance``     move the injected clock
+``delivery.restart``     the process restarted: volatile state gone, start-up recovery
+``delivery.state``       the durable state, read only
+=======================  ===============================================================
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hookconf.reference.delivery.limits import ConfigError, validate_config
+from hookconf.reference.delivery.queue import DeliveryQueue
+from hookconf.reference.delivery.store import connect_memory
+from hookconf.reference.errors import ErrorCode, HookRuntimeError
+
+__all__ = ["DeliveryOps"]
+
+_NAMES = ("reset", "policy", "terminal", "claim", "heartbeat", "complete", "fail", "advance",
+          "restart", "state")
+
+
+class DeliveryOps:
+    """Mixin of the reference candidate: the ``delivery.*`` operations."""
+
+    _delivery: DeliveryQueue | None = None
+    _delivery_now_ms: int = 0
+
+    def delivery_ops(self) -> dict[str, Any]:
+        return {f"delivery.{n}": getattr(self, f"delivery_{n}") for n in _NAMES}
+
+    def make_queue(self, db: Any, limits: Any) -> DeliveryQueue:
+        """The queue over ``db`` (a mutant's seam: a subclass of :class:`DeliveryQueue`)."""
+        return DeliveryQueue(db, limits, lambda: self._delivery_now_ms)
+
+    def _queue(self) -> DeliveryQueue:
+        if self._delivery is None:
+            self.delivery_reset({})
+        assert self._delivery is not None
+        return self._delivery
+
+    def delivery_reset(self, args: dict[str, Any]) -> dict[str, Any]:
+        try:
+            limits = validate_config(args.get("config"), args.get("jitter", 1.0))
+        except ConfigError as exc:
+            return {"accepted": False, "field": exc.field, "reason": exc.message[:300]}
+        self._delivery_now_ms = int(args.get("nowMs", 0))
+        self._delivery = self.make_queue(connect_memory(), limits)
+        return {"accepted": True, "limits": limits.to_json()}
+
+    def delivery_policy(self, args: dict[str, Any]) -> dict[str, Any]:
+        fields = {k: args[k] for k in ("version", "digest", "hooks", "grants", "requires", "grant")
+                  if k in args}
+        try:
+            return self._queue().policy(args["pluginId"], args["action"], **fields)
+        except KeyError as exc:
+            raise HookRuntimeError(ErrorCode.NOT_REGISTERED, f"no plugin {exc}") from None
+
+    def delivery_terminal(self, args: dict[str, Any]) -> dict[str, Any]:
+        try:
+            return self._queue().terminal(args["taskId"], args["hook"], args["dto"],
+                                          args.get("status", "completed"))
+        except ValueError as exc:
+            raise HookRuntimeError(ErrorCode.INPUT_INVALID, str(exc)) from None
+
+    def delivery_claim(self, args: dict[str, Any]) -> dict[str, Any]:
+        return {"claims": self._queue().claim()}
+
+    def delivery_heartbeat(self, args: dict[str, Any]) -> dict[str, Any]:
+        return self._queue().heartbeat(args["deliveryId"], args["token"])
+
+    def delivery_complete(self, args: dict[str, Any]) -> dict[str, Any]:
+        return self._queue().complete(args["deliveryId"], args["token"])
+
+    def delivery_fail(self, args: dict[str, Any]) -> dict[str, Any]:
+        return self._queue().fail(args["deliveryId"], args["token"], bool(args["retryable"]),
+                                  args.get("code", str(ErrorCode.POST_RETRYABLE)))
+
+    def delivery_advance(self, args: dict[str, Any]) -> dict[str, Any]:
+        self._delivery_now_ms += int(args["ms"])
+        return {"nowMs": self._delivery_now_ms}
+
+    def delivery_restart(self, args: dict[str, Any]) -> dict[str, Any]:
+        queue = self._queue()
+        # Nothing of the queue is volatile: a new queue object over the same database.
+        self._delivery = self.make_queue(queue.db, queue.limits)
+        return self._delivery.recover()
+
+    def delivery_state(self, args: dict[str, Any]) -> dict[str, Any]:
+        return self._queue().state()

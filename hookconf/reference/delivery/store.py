@@ -1,0 +1,112 @@
+"""The delivery repository's SQLite schema, its migrations and one transaction helper (§11).
+
+The database is handed in (a ``sqlite3.Connection`` opened by the caller: an in-memory one,
+a file, or one over faultinject's APSW VFS), so this module does no I/O of its own choosing.
+It runs in autocommit mode and every change goes through :func:`transaction`
+(``BEGIN IMMEDIATE`` … ``COMMIT``), so each §11 step — a terminal transaction, a claim, a
+completion, a policy change — commits whole or not at all.
+
+Tables (schema version :data:`SCHEMA_VERSION`, kept in ``PRAGMA user_version``):
+
+``plugins``      the registry view the queue snapshots candidates from (identity, hooks,
+                 grants, required grants, enabled/quarantined)
+``tasks``        task terminal state; ``occurrences`` the stable occurrence of each terminal
+``deliveries``   active rows: identity, required grants, created permissions and generation,
+                 canonical DTO, stable deliveryId, attempts, next retry, status, lease
+``receipts``     terminal receipts (delivered / dead_letter), compacted (no DTO)
+``tombstones``   quota tombstone buckets ``(pluginId, hook, reason, day)``; ``day = -1`` is a
+                 lifetime rollup, ``pluginId = '*'`` the global overflow rollup
+``ledger``       reserved rows and bytes per plugin and ``'*'`` (global)
+``audit``        aggregate counters of receipts pruned or rolled up
+``breakers``     per-plugin circuit breaker
+``counters``     fencing-token sequence, registry generation, round-robin cursor
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "migrate", "transaction"]
+
+#: Each entry moves the schema from version ``i`` to ``i + 1``.
+MIGRATIONS: tuple[str, ...] = (
+    """
+    CREATE TABLE plugins (plugin_id TEXT PRIMARY KEY, version TEXT, digest TEXT,
+        hooks TEXT NOT NULL, grants TEXT NOT NULL, requires TEXT NOT NULL,
+        enabled INTEGER NOT NULL, quarantined INTEGER NOT NULL);
+    CREATE TABLE tasks (task_id TEXT PRIMARY KEY, status TEXT NOT NULL,
+        occurrence_id TEXT NOT NULL);
+    CREATE TABLE occurrences (occurrence_id TEXT PRIMARY KEY, task_id TEXT NOT NULL,
+        hook TEXT NOT NULL, created_ms INTEGER NOT NULL, generation INTEGER NOT NULL,
+        candidates TEXT NOT NULL);
+    CREATE TABLE deliveries (delivery_id TEXT PRIMARY KEY,
+        seq INTEGER NOT NULL UNIQUE, occurrence_id TEXT NOT NULL, hook TEXT NOT NULL,
+        plugin_id TEXT NOT NULL, version TEXT NOT NULL, digest TEXT NOT NULL,
+        requires TEXT NOT NULL, created_permissions TEXT NOT NULL,
+        created_generation INTEGER NOT NULL, dto TEXT NOT NULL, bytes INTEGER NOT NULL,
+        created_ms INTEGER NOT NULL, status TEXT NOT NULL, attempts INTEGER NOT NULL,
+        next_retry_ms INTEGER NOT NULL, token TEXT, lease_until_ms INTEGER,
+        code TEXT, reason TEXT,
+        UNIQUE (occurrence_id, hook, plugin_id, version, digest));
+    CREATE TABLE receipts (delivery_id TEXT PRIMARY KEY, seq INTEGER NOT NULL,
+        occurrence_id TEXT NOT NULL, hook TEXT NOT NULL, plugin_id TEXT NOT NULL,
+        version TEXT, digest TEXT, status TEXT NOT NULL, code TEXT, reason TEXT,
+        attempts INTEGER NOT NULL, created_generation INTEGER NOT NULL,
+        finished_ms INTEGER NOT NULL, bytes INTEGER NOT NULL);
+    CREATE TABLE tombstones (plugin_id TEXT NOT NULL, hook TEXT NOT NULL,
+        reason TEXT NOT NULL, day INTEGER NOT NULL, count INTEGER NOT NULL,
+        first_occurrence TEXT NOT NULL, last_occurrence TEXT NOT NULL,
+        first_ms INTEGER NOT NULL, last_ms INTEGER NOT NULL,
+        PRIMARY KEY (plugin_id, hook, reason, day));
+    CREATE TABLE ledger (scope TEXT PRIMARY KEY, active_rows INTEGER NOT NULL,
+        active_bytes INTEGER NOT NULL, receipt_rows INTEGER NOT NULL,
+        receipt_bytes INTEGER NOT NULL);
+    CREATE TABLE audit (plugin_id TEXT NOT NULL, status TEXT NOT NULL,
+        count INTEGER NOT NULL, PRIMARY KEY (plugin_id, status));
+    CREATE TABLE breakers (plugin_id TEXT PRIMARY KEY, failures TEXT NOT NULL,
+        open_until_ms INTEGER, half_open INTEGER NOT NULL);
+    CREATE TABLE counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+    INSERT INTO counters VALUES ('token', 0), ('generation', 0), ('seq', 0),
+        ('occurrence', 0);
+    CREATE TABLE cursor (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+    """,
+)
+
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def migrate(db: sqlite3.Connection) -> int:
+    """Bring ``db`` to :data:`SCHEMA_VERSION` (each migration in its own transaction);
+    returns the version found.  Raises ``sqlite3.DatabaseError`` for a newer schema."""
+    found = db.execute("PRAGMA user_version").fetchone()[0]
+    if found > SCHEMA_VERSION:
+        raise sqlite3.DatabaseError(f"delivery schema {found} is newer than {SCHEMA_VERSION}")
+    for version in range(found, SCHEMA_VERSION):
+        with transaction(db):
+            for statement in MIGRATIONS[version].split(";"):
+                if statement.strip():
+                    db.execute(statement)
+            db.execute(f"PRAGMA user_version = {version + 1}")
+    return found
+
+
+@contextmanager
+def transaction(db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """``BEGIN IMMEDIATE`` … ``COMMIT``; any exception rolls back and propagates."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield db
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
+
+
+def connect_memory() -> sqlite3.Connection:
+    """A fresh in-memory database in autocommit mode, migrated."""
+    db = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+    db.execute("PRAGMA foreign_keys = ON")
+    migrate(db)
+    return db

@@ -1,0 +1,24 @@
+"""A reference candidate whose delivery queue is a subclass of ``DeliveryQueue``.
+
+``mutant(name, queue)`` builds the factory: ``queue`` overrides one seam of
+:class:`~hookconf.reference.delivery.queue.DeliveryQueue`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from hookconf.reference.candidate import ReferenceCandidate
+from hookconf.reference.delivery.queue import DeliveryQueue
+
+
+def mutant(name: str, queue: type[DeliveryQueue]) -> Callable[[], ReferenceCandidate]:
+    class DeliveryMutant(ReferenceCandidate):
+        def hello(self) -> dict[str, Any]:
+            return {**super().hello(), "name": f"mutant-{name}"}
+
+        def make_queue(self, db, limits):
+            return queue(db, limits, lambda: self._delivery_now_ms)
+
+    return DeliveryMutant
