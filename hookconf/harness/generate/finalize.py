@@ -38,6 +38,13 @@ _PHASES = ("§10.2", "Every phase update occurs after the filesystem state it na
 _IDENTITY = ("§10.1", "A directory walk never follows symlinks or reparse points and rejects "
                       "sockets, devices, FIFOs, and other special entries. It records empty "
                       "directories and regular files.")
+_METADATA_OPS = ({"op": "set", "key": "title", "value": "A Movie"},
+                 {"op": "set", "key": "year", "value": 1999},
+                 {"op": "delete", "key": "year"})
+_TRANSACTION = ("§10.2", "After target installation, one SQLite transaction commits the task "
+                         "final path, terminal status ...; task-file path rebase; staged plugin "
+                         "metadata operations; the terminal occurrence; the journal phase "
+                         "db_committed.")
 _STAGING = ("§10.1", "More than one selected mapping, a symlink, directory/type mismatch, digest "
                      "change, or another plugin's artifact aborts the plan.")
 
@@ -75,7 +82,7 @@ def _case(artifact: str, placement: str, replacement: str, target: str,
     tree = [{"path": "save/keep.txt", "file": "an unrelated file of the user"}]
     tree += _artifact(artifact, src)
     task: dict[str, Any] = {"taskId": "task-1", "saveDir": "save", "sourcePath": src,
-                            "targetPath": tgt}
+                            "targetPath": tgt, "metadataOps": list(_METADATA_OPS)}
     if replacement != "none":
         staged = ("media" if placement == "cross-device" else "staging") + "/plugin-a/out.mkv"
         if replacement == "staged":
@@ -167,7 +174,10 @@ def finalize_matrix(params: dict[str, Any], rng: random.Random) -> Iterator[Inst
                 invariants = (*invariants, "H23")
             spec, sentence = _PHASES
         if replacement != "none":
-            invariants = (*invariants, "H11")
+            invariants = (*invariants, "H11", "H9")
+        invariants = (*invariants, "H12")
+        if expect["outcome"] == "completed":
+            invariants = (*invariants, "H8")
         key = ".".join(d for d in dims if d not in ("none", "native", "absent"))
         yield Instance(key, _describe(*dims), "runtime.finalize",
                        "positive" if expect["outcome"] == "completed" else "negative",

@@ -26,6 +26,7 @@ allows "retry or cancel safely" at ``prepared``.
 
 from __future__ import annotations
 
+from hookconf.faultinject.host import Host, NullHost
 from hookconf.faultinject.port import Vfs
 from hookconf.reference.errors import ErrorCode
 from hookconf.reference.finalize import journal as j
@@ -56,11 +57,9 @@ def read_state(store: JournalStore) -> tuple[j.JournalState | None, str]:
         return None, "marked quarantined"
     except FileNotFoundError:
         pass
-    raw = store.read()
-    if raw is None:
-        return j.JournalState(), ""
     try:
-        return j.fold(j.decode(raw)), ""
+        records = store.records()
+        return (j.JournalState(), "") if records is None else (j.fold(records), "")
     except j.JournalError as exc:
         return None, str(exc)
 
@@ -81,10 +80,21 @@ def outcome_of(state: j.JournalState | None, reason: str = "") -> Outcome:
     return Outcome("pending", state.phase.value)
 
 
-def recover(vfs: Vfs, state_dir: str) -> list[tuple[str, Outcome]]:
-    """Recover every journal in ``state_dir``; returns ``(taskId, outcome)`` pairs."""
-    return [(tid, recover_task(vfs, JournalStore(vfs, state_dir, tid)))
-            for tid in journal_ids(vfs, state_dir)]
+def recover(vfs: Vfs, state_dir: str, *, database: str | None = None,
+            host: Host | None = None) -> list[tuple[str, Outcome]]:
+    """Recover every journal in ``state_dir`` (the task database at ``database``, default
+    ``<state_dir>/motrix.db``); returns ``(taskId, outcome)`` pairs.  Each task is
+    recovered under its artifact-mutation lease from ``host`` (§10.1: held through
+    compensation and every identity-checked deletion)."""
+    host = host or NullHost()
+    out = []
+    for tid in journal_ids(vfs, state_dir):
+        host.lease_acquire(tid)
+        try:
+            out.append((tid, recover_task(vfs, JournalStore(vfs, state_dir, tid, database))))
+        finally:
+            host.lease_release(tid)
+    return out
 
 
 def recover_task(vfs: Vfs, store: JournalStore) -> Outcome:
