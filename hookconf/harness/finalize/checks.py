@@ -157,6 +157,9 @@ def after_recovery(sc: FinalizeScenario, state: dict[str, Any], tree: UserTree,
         if phase not in ("db_committed", "cleaned") and not kept:
             h13.append(f"completed without db_committed (phase {phase})")
         final = {**sc.final, **{p: ("file", d) for p, d in sc.tampered.items()}}
+        if kept:  # cleanup stopped at the mismatch: what it would delete may remain as it was
+            final.update({p: e for p, e in tree.items()
+                          if p not in final and sc.initial.get(p) == e and p in sc.cleanable()})
         if not expect_completed:
             h13.append("the task completed, but this finalization must fail")
         elif tree != final:

@@ -276,6 +276,13 @@ class FinalizeScenario:
         under = {p[len(tgt):]: e for p, e in tree.items() if p == tgt or p.startswith(tgt + "/")}
         return under == self.selected
 
+    def cleanable(self) -> set[str]:
+        """User paths a completed finalization deletes: the obsolete source and the staged
+        replacement (with everything below them)."""
+        src, tgt = self.task["sourcePath"], self.task["targetPath"]
+        roots = [r for r in (src, _selected_staging(self.task)) if r and r != tgt]
+        return {p for p in self.initial for r in roots if p == r or p.startswith(r + "/")}
+
     def with_writer(self) -> UserTree | None:
         """The initial tree plus the outside writer's file (None without a writer)."""
         if self.writer is None:
