@@ -294,9 +294,8 @@ def lease_problems(sc: FinalizeScenario, trace: list[Any], *, fail_closed: bool)
     lease is held."""
     roots = (sc.task["sourcePath"],) + tuple(
         m["stagedPath"] for m in (sc.staging() or {}).get("mappings", []))
-    ops = [ev.op for ev in trace]
-    first_read = next((ev.index for ev in trace if ev.op not in HOST_OPS
-                       and _touches(ev, roots)), None)
+    first_read = next((ev for ev in trace if ev.op not in HOST_OPS and _touches(ev, roots)),
+                      None)
     problems = []
 
     def first(op: str) -> int | None:
@@ -306,14 +305,14 @@ def lease_problems(sc: FinalizeScenario, trace: list[Any], *, fail_closed: bool)
     if fail_closed:
         if first_read is not None:
             problems.append(f"the engine did not stop or a host writer was open, yet "
-                            f"#{first_read} {ops[first_read]} read the artifact: fail closed")
+                            f"{first_read} read the artifact: fail closed")
         return problems
     if first_read is not None:
         for name, at in (("the artifact-mutation lease was acquired", acquired),
                          ("the engine was stopped", stopped),
                          ("the host writers were checked", checked)):
-            if at is None or at > first_read:
-                problems.append(f"#{first_read} {trace[first_read]} read the artifact before "
+            if at is None or at > first_read.index:
+                problems.append(f"{first_read} read the artifact before "
                                 f"{name} (quiesce before the first identity read)")
     held, inside = False, []
     for ev in trace:

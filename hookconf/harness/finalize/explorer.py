@@ -3,7 +3,8 @@
 1. **Record.**  The harness builds the scenario's file system
    (:class:`~hookconf.harness.finalize.scenario.FinalizeScenario`), wraps it in a
    :class:`~hookconf.faultinject.injector.FaultyVfs`, hands it to the candidate
-   (``attach_vfs``) and sends ``finalize.prepare`` then ``finalize.run``.  The answer is
+   (``attach_vfs``) with a fresh host model (``attach_host``: the engine and host writers,
+   :mod:`hookconf.faultinject.host`) and sends ``finalize.prepare`` then ``finalize.run``.  The answer is
    judged against the case's expectation; the end state is recovered and checked like a
    crash state (variant ``clean``).
 2. **Explore.**  For every mutating operation ``k`` of the recorded trace and ``when`` in
@@ -12,11 +13,15 @@
    ``crash-<when>`` fault at ``k``: the crash is something the harness does to the
    candidate.  The harness then sends ``finalize.crash`` (forget everything volatile) and,
    for each post-crash state the persistence model allows (``given.explore.variants``:
-   ``all`` (default) or ``durable``), hands that state to the candidate, reads
+   ``all`` (default) or ``durable``; at an operation on the task database's own files only
+   ``durable`` and ``all``, see ``docs/protocol.md``), hands that state to the candidate, reads
    ``finalize.state``, runs ``finalize.recover`` twice and reads the state again.
    Identical post-crash states are judged once.
-3. **Judge.**  :mod:`hookconf.harness.finalize.checks` runs before and after recovery; the
-   first problems per invariant are kept with the crash point that showed them.
+3. **Judge.**  :mod:`hookconf.harness.finalize.checks` runs before and after recovery (H12
+   on ``finalize.state``'s ``db`` view, H8 on bytes an outsider changed); the recorded
+   run's trace is checked for the lease and quiesce order (H8) and for planning that
+   changes nothing (H9).  The first problems per invariant are kept with the crash point
+   that showed them.
 
 The record (``obs.extra["finalize"]``; counts also in ``obs.metrics``)::
 

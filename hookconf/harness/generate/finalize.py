@@ -1,4 +1,6 @@
-"""Templates of §10 finalization: the scenario matrix of §10.3 over its dimensions.
+"""Templates of §10 finalization: the scenario matrix of §10.3 over its dimensions, the
+staging records of §10.1 (``finalize.staging``, H9), the quiesce and outside rewrites
+(``finalize.quiesce``, H8) and a failed terminal transaction (``finalize.db-faults``, H12).
 
 ``finalize.matrix`` enumerates ``runtime.finalize`` cases over
 

@@ -25,9 +25,12 @@ Path branches (§10.1, §10.2) implemented here:
                     no-replace to the rollback path (``source_preserved``) first
 ==================  ==================================================================
 
-Not yet: a cross-device directory, a directory source with a replacement, case-folding
-equivalence (a target-filesystem collision) and the mutation lease (§10.1, H8); such plans
-fail with ``plugin.finalize.plan_invalid`` rather than run half-built.
+A replacement comes only from the staging adapter's record (:func:`select_replacement`,
+H9); a directory source with a file replacement is a type mismatch (``staging_invalid``).
+The lease and quiesce that precede planning are the caller's
+(:meth:`hookconf.reference.finalize.ops.FinalizeOps.quiesce`, H8).  Not yet: a
+cross-device directory and case-folding equivalence (a target-filesystem collision); such
+plans fail with ``plugin.finalize.plan_invalid`` rather than run half-built.
 """
 
 from __future__ import annotations
@@ -293,8 +296,8 @@ def build_plan(vfs: Vfs, *, task_id: str, save_dir: str, source_path: str, targe
     Raises ``HookRuntimeError`` with ``plugin.finalize.plan_invalid`` (bad paths, a target
     that is not a strict descendant of ``save_dir``, a symlink or special file, a
     file/directory conflict, a branch not implemented), ``target_exists`` (an unrelated
-    entry at a distinct target, H10), ``staging_invalid`` (a replacement that is not one
-    regular file) or ``artifact_too_large``.  ``identify`` computes the source's
+    entry at a distinct target, H10), ``staging_invalid`` (see :func:`select_replacement`)
+    or ``artifact_too_large``.  ``identify`` computes the source's
     ArtifactIdentity (a seam for tests).  ``task_files`` (default: the source path) are
     the task's files as the database knows them, rebased at ``db_committed``;
     ``metadata_ops`` the chain's staged metadata operations, applied in that transaction.
