@@ -103,6 +103,12 @@ class FaultyVfs:
                 self.crashed = Crash(index, "after")
                 raise Crash(index, "after")
 
+    def note(self, op: str, paths: tuple[str, ...], fn: Callable[[], T]) -> T:
+        """Run ``fn`` as a traced, non-file call ``op`` (a host call such as
+        ``lease_acquire``, :mod:`hookconf.faultinject.host`): it takes a trace index and
+        crashes like any call, and is never mutating."""
+        return self._call(op, paths, fn)
+
     # ---- the port --------------------------------------------------------------------
     def open_dir(self, path: str, *, at: DirHandle | None = None) -> DirHandle:
         return self._call("open_dir", (path,), lambda: self.inner.open_dir(path, at=at))

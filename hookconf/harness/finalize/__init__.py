@@ -4,7 +4,7 @@ Public surface::
 
     run_finalize(case, conn, obs)   runtime.finalize runner (records, explores, checks)
     CaseSkipped                     raised when the candidate cannot take the harness's file system
-    FINALIZE_ORACLES                {"H10": h10, "H11": h11, "H13": h13, "H19": h19, "H23": h23}
+    FINALIZE_ORACLES                {"H8": h8, "H9": h9, ... "H13": h13, "H19": h19, "H23": h23}
 """
 
 from hookconf.harness.finalize.explorer import CaseSkipped, run_finalize

@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+from hookconf.faultinject.host import HOST_OPS
 from hookconf.harness.finalize.scenario import FinalizeScenario, UserTree
 
 __all__ = ["after_recovery", "before_recovery", "identity_problems", "outcome_problems"]
@@ -151,12 +152,18 @@ def after_recovery(sc: FinalizeScenario, state: dict[str, Any], tree: UserTree,
         h13.append(f"recovery quarantined a layout a crash can produce ({state.get('reason', '')})"
                    [:300])
     elif status == "completed":
-        if phase not in ("db_committed", "cleaned"):
+        # §10.2: a cleanup mismatch is quarantined, the committed task stays completed
+        kept = phase == "quarantined" and bool(sc.tampered)
+        if phase not in ("db_committed", "cleaned") and not kept:
             h13.append(f"completed without db_committed (phase {phase})")
+        final = {**sc.final, **{p: ("file", d) for p, d in sc.tampered.items()}}
+        if kept:  # cleanup stopped at the mismatch: what it would delete may remain as it was
+            final.update({p: e for p, e in tree.items()
+                          if p not in final and sc.initial.get(p) == e and p in sc.cleanable()})
         if not expect_completed:
             h13.append("the task completed, but this finalization must fail")
-        elif tree != sc.final:
-            h13.append(f"completed but the files are not final: {_diff(tree, sc.final)}")
+        elif tree != final:
+            h13.append(f"completed but the files are not final: {_diff(tree, final)}")
     elif status in ("pending", "failed"):
         if tree not in _rest(sc, fired):
             h13.append(f"task {status} at phase {phase or 'none'} but the files changed: "
@@ -211,3 +218,145 @@ def identity_problems(sc: FinalizeScenario, prepared: dict[str, Any]) -> list[st
     if want.get("kind") == "file" and "treeSha256" in got:
         problems.append("a file identity must not carry directory fields")
     return problems
+
+
+# ---- H12: the one SQLite transaction ----------------------------------------------------
+_COMMITTED_PHASES = ("db_committed", "cleaned")
+
+
+def transaction_problems(sc: FinalizeScenario, state: dict[str, Any], tree: UserTree,
+                         when: str) -> list[str]:
+    """H12 (§10.2): what ``finalize.state`` reports of the database (``db``) holds either
+    every row of the terminal transaction — status ``completed``, the final path, the
+    rebased task files, the applied metadata operations, one terminal occurrence and the
+    phase ``db_committed`` — or none of them; the task reads ``completed`` exactly when
+    they are there; and they are there only once the target holds the selected artifact."""
+    view = state.get("db")
+    if not isinstance(view, dict):
+        return [f"{when}: finalize.state reports no db view of the task database"]
+    if "error" in view:
+        return [f"{when}: the task database cannot be read: {str(view['error'])[:200]}"]
+    want = sc.expected_db()
+    parts = {"the phase db_committed": view.get("phase") in _COMMITTED_PHASES,
+             "the terminal status": view.get("status") == want["status"],
+             "the final path": view.get("finalPath") == want["finalPath"],
+             "the terminal occurrence": _count(view.get("occurrences")) >= 1}
+    if want["taskFiles"] != sc.task_files():  # a rebase that changes something
+        parts["the task-file rebase"] = view.get("taskFiles") == want["taskFiles"]
+    if want["metadata"]:
+        parts["the metadata operations"] = view.get("metadata") == want["metadata"]
+    seen = sorted(k for k, v in parts.items() if v)
+    missing = sorted(k for k, v in parts.items() if not v)
+    problems = []
+    if seen and missing:
+        problems.append(f"{when}: the database holds {', '.join(seen)} without "
+                        f"{', '.join(missing)} (two transactions, or a partial one)")
+    if _count(view.get("occurrences")) > 1:
+        problems.append(f"{when}: {view.get('occurrences')} terminal occurrences for one task")
+    committed = bool(seen) and not missing
+    status = state.get("status")
+    if status == "completed" and not parts["the phase db_committed"]:
+        problems.append(f"{when}: the task reads completed but the database has no "
+                        "db_committed phase")
+    elif committed and status != "completed":
+        problems.append(f"{when}: the database committed the task but finalize.state says "
+                        f"{status}")
+    if seen and not sc.holds_selected(tree):
+        problems.append(f"{when}: the database holds {', '.join(seen)} but "
+                        f"{sc.task['targetPath']} does not hold the selected artifact "
+                        "(committed before the files were installed)")
+    return problems[:3]
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+# ---- H8: lease, quiesce, identity-checked deletion --------------------------------------
+def tamper_kept(sc: FinalizeScenario, tree: UserTree, when: str) -> list[str]:
+    """H8 (§10.1): bytes an outsider changed are never deleted as known data."""
+    return [f"{when}: {path} was changed by an outside writer (same size, other bytes) and "
+            "then deleted: cleanup must match the full identity, never the size"
+            for path, data in sc.tampered.items()
+            if not any(e[0] == "file" and e[1] == data for e in tree.values())]
+
+
+def _touches(ev: Any, roots: tuple[str, ...]) -> bool:
+    return any(p == r or p.startswith(r + "/") for p in ev.paths for r in roots)
+
+
+def lease_problems(sc: FinalizeScenario, trace: list[Any], *, fail_closed: bool) -> list[str]:
+    """H8 (§10.1) on the recorded run's trace: the lease is acquired, the engine stopped
+    and the host writers checked before the first operation naming the source or the
+    staged replacement (the first identity read); with a failed stop or an unaccounted
+    writer (``fail_closed``) nothing names them at all; every mutating operation — file
+    actions, journal, the database commit, compensation, cleanup — happens while the
+    lease is held."""
+    roots = (sc.task["sourcePath"],) + tuple(
+        m["stagedPath"] for m in (sc.staging() or {}).get("mappings", []))
+    first_read = next((ev for ev in trace if ev.op not in HOST_OPS and _touches(ev, roots)),
+                      None)
+    problems = []
+
+    def first(op: str) -> int | None:
+        return next((ev.index for ev in trace if ev.op == op and ev.errno is None), None)
+
+    acquired, stopped, checked = first("lease_acquire"), first("engine_stop"), first("writers")
+    if fail_closed:
+        if first_read is not None:
+            problems.append(f"the engine did not stop or a host writer was open, yet "
+                            f"{first_read} read the artifact: fail closed")
+        return problems
+    if first_read is not None:
+        for name, at in (("the artifact-mutation lease was acquired", acquired),
+                         ("the engine was stopped", stopped),
+                         ("the host writers were checked", checked)):
+            if at is None or at > first_read.index:
+                problems.append(f"{first_read} read the artifact before "
+                                f"{name} (quiesce before the first identity read)")
+    held, inside = False, []
+    for ev in trace:
+        if ev.op == "lease_acquire" and ev.errno is None:
+            held = True
+        elif ev.op == "lease_release":
+            held = False
+        elif ev.mutating and not held:
+            inside.append(ev)
+    if inside:
+        problems.append(f"{inside[0]} happened while no artifact-mutation lease was held "
+                        f"({len(inside)} such operations; the lease is held through "
+                        "db_committed, compensation and cleanup)")
+    return problems[:3]
+
+
+# ---- H9: the orchestrator only plans ----------------------------------------------------
+#: Operations that change the tree (an ``open`` may only read; an fsync changes nothing).
+_CHANGING = frozenset({"write", "truncate", "mkdir", "link", "rename", "rename_noreplace",
+                       "unlink", "rmdir", "symlink", "mkfifo"})
+
+def planning_problems(prepare_trace: list[Any]) -> list[str]:
+    """H9 (§10.1 "The orchestrator only generates the plan; it does not promote or rename
+    the source"): ``finalize.prepare`` changes no user file."""
+    from hookconf.harness.finalize.scenario import STATE_DIR
+
+    changed = [ev for ev in prepare_trace if ev.op in _CHANGING
+               and any(not (p == STATE_DIR or p.startswith(STATE_DIR + "/")) for p in ev.paths)]
+    return [f"planning changed user files: {ev} (the orchestrator never promotes staging "
+            "or renames the source)" for ev in changed[:2]]
+
+
+def selection_problems(sc: FinalizeScenario, prepared: dict[str, Any]) -> list[str]:
+    """H9 (§10.1): a replacement exists only through the staging adapter's one recorded
+    mapping — never guessed by scanning the staging directory."""
+    if not prepared.get("planned"):
+        return []
+    st = sc.staging()
+    mappings = (st or {}).get("mappings", [])
+    got = prepared.get("replacementIdentity")
+    if not mappings and got is not None:
+        return ["a replacement was selected though the staging adapter recorded no mapping "
+                "(guessed by scanning?)"]
+    if len(mappings) == 1 and got != mappings[0]["identity"]:
+        return [f"the selected replacement is {got}, not the recorded mapping's "
+                f"{mappings[0]['identity']}"]
+    return []

@@ -3,7 +3,8 @@
 1. **Record.**  The harness builds the scenario's file system
    (:class:`~hookconf.harness.finalize.scenario.FinalizeScenario`), wraps it in a
    :class:`~hookconf.faultinject.injector.FaultyVfs`, hands it to the candidate
-   (``attach_vfs``) and sends ``finalize.prepare`` then ``finalize.run``.  The answer is
+   (``attach_vfs``) with a fresh host model (``attach_host``: the engine and host writers,
+   :mod:`hookconf.faultinject.host`) and sends ``finalize.prepare`` then ``finalize.run``.  The answer is
    judged against the case's expectation; the end state is recovered and checked like a
    crash state (variant ``clean``).
 2. **Explore.**  For every mutating operation ``k`` of the recorded trace and ``when`` in
@@ -12,11 +13,15 @@
    ``crash-<when>`` fault at ``k``: the crash is something the harness does to the
    candidate.  The harness then sends ``finalize.crash`` (forget everything volatile) and,
    for each post-crash state the persistence model allows (``given.explore.variants``:
-   ``all`` (default) or ``durable``), hands that state to the candidate, reads
+   ``all`` (default) or ``durable``; at an operation on the task database's own files only
+   ``durable`` and ``all``, see ``docs/protocol.md``), hands that state to the candidate, reads
    ``finalize.state``, runs ``finalize.recover`` twice and reads the state again.
    Identical post-crash states are judged once.
-3. **Judge.**  :mod:`hookconf.harness.finalize.checks` runs before and after recovery; the
-   first problems per invariant are kept with the crash point that showed them.
+3. **Judge.**  :mod:`hookconf.harness.finalize.checks` runs before and after recovery (H12
+   on ``finalize.state``'s ``db`` view, H8 on bytes an outsider changed); the recorded
+   run's trace is checked for the lease and quiesce order (H8) and for planning that
+   changes nothing (H9).  The first problems per invariant are kept with the crash point
+   that showed them.
 
 The record (``obs.extra["finalize"]``; counts also in ``obs.metrics``)::
 
@@ -34,11 +39,18 @@ from __future__ import annotations
 from typing import Any
 
 from hookconf.faultinject.faults import Crash, Fault, FaultPlan
+from hookconf.faultinject.host import ModelHost
 from hookconf.faultinject.injector import FaultyVfs
 from hookconf.faultinject.snapshot import digest, snapshot
 from hookconf.harness.corpus import Case
 from hookconf.harness.finalize import checks
-from hookconf.harness.finalize.scenario import ROOT, STATE_DIR, FinalizeScenario, user_tree
+from hookconf.harness.finalize.scenario import (
+    DATABASE,
+    ROOT,
+    STATE_DIR,
+    FinalizeScenario,
+    user_tree,
+)
 from hookconf.harness.protocol import CandidateReplyError, CaseSkipped, Connection
 
 __all__ = ["CaseSkipped", "run_finalize"]
@@ -48,7 +60,8 @@ _MAX_POINTS = 400
 
 def _attach(conn: Connection) -> Any:
     attach = getattr(conn, "attach_vfs", None)
-    return attach if callable(attach) else None
+    host = getattr(conn, "attach_host", None)
+    return attach if callable(attach) and callable(host) else None
 
 
 class _Run:
@@ -63,6 +76,7 @@ class _Run:
         self.problems: dict[str, dict[str, Any]] = {}
         self.expect_completed = case.expect.get("outcome") == "completed"
         self.forward = False  # set once the uncrashed run is known to complete
+        self.prepare_end = 0  # trace length when finalize.prepare answered (last drive)
 
     def note(self, found: dict[str, list[str]], at: str) -> None:
         for inv, items in found.items():
@@ -78,24 +92,35 @@ class _Run:
             return obs.ask(self.conn, op.split(".")[1], op, args)
 
         self.attach(ROOT, vfs)
-        args = {"root": ROOT, "stateDir": STATE_DIR, "taskId": self.task["taskId"],
-                "saveDir": self.task["saveDir"], "sourcePath": self.task["sourcePath"],
-                "targetPath": self.task["targetPath"]}
-        if self.task.get("replacement"):
-            args["replacement"] = dict(self.task["replacement"])
+        self.conn.attach_host(ROOT, self.sc.new_host(vfs.note))  # type: ignore[attr-defined]
+        args: dict[str, Any] = {"root": ROOT, "stateDir": STATE_DIR, "database": DATABASE,
+                                "taskId": self.task["taskId"], "saveDir": self.task["saveDir"],
+                                "sourcePath": self.task["sourcePath"],
+                                "targetPath": self.task["targetPath"],
+                                "taskFiles": self.sc.task_files()}
+        staging = self.sc.staging()
+        if staging is not None:
+            args["staging"] = staging
+        if self.sc.metadata_ops():
+            args["metadataOps"] = self.sc.metadata_ops()
         prepared = call("finalize.prepare", args)
+        self.prepare_end = len(vfs.trace)
         if not prepared.get("planned"):
             return prepared, None
         return prepared, call("finalize.run", {"taskId": self.task["taskId"]})
 
     def judge_state(self, state_vfs: Any, fired: bool, at: str) -> None:
         """Check a post-crash (or end) state, recover it twice, check again."""
-        ask = {"root": ROOT, "stateDir": STATE_DIR}
+        ask = {"root": ROOT, "stateDir": STATE_DIR, "database": DATABASE}
         self.conn.call("finalize.crash", {})
         self.attach(ROOT, state_vfs)
+        self.conn.attach_host(ROOT, ModelHost())  # type: ignore[attr-defined]
         crash_tree = user_tree(state_vfs)
         before = self.conn.call("finalize.state", {**ask, "taskId": self.task["taskId"]})
-        self.note(checks.before_recovery(self.sc, before, crash_tree, fired, self.forward), at)
+        found = checks.before_recovery(self.sc, before, crash_tree, fired, self.forward)
+        found["H12"] = checks.transaction_problems(self.sc, before, crash_tree, "after the crash")
+        found["H8"] = checks.tamper_kept(self.sc, crash_tree, "after the crash")
+        self.note(found, at)
         try:
             first = self.conn.call("finalize.recover", ask)
             snap1 = snapshot(state_vfs)
@@ -105,8 +130,10 @@ class _Run:
             return
         snap2 = snapshot(state_vfs)
         after = self.conn.call("finalize.state", {**ask, "taskId": self.task["taskId"]})
-        found = checks.after_recovery(self.sc, after, user_tree(state_vfs), fired,
-                                      self.expect_completed)
+        tree = user_tree(state_vfs)
+        found = checks.after_recovery(self.sc, after, tree, fired, self.expect_completed)
+        found["H12"] = checks.transaction_problems(self.sc, after, tree, "after recovery")
+        found["H8"] = checks.tamper_kept(self.sc, tree, "after recovery")
         if snap1 != snap2:
             found["H13"].append("recovery is not idempotent: the second run changed the files "
                                 "or the journal")
@@ -156,7 +183,11 @@ def run_finalize(case: Case, conn: Connection, obs: Any) -> None:
     trace = list(vfs.trace)
     run.forward = answer is not None and answer.get("status") == "completed"
     outcome = checks.outcome_problems(sc, case.expect, prepared, answer)
-    run.note({"H10": checks.plain_renames(trace)}, "the uncrashed run")
+    run.note({"H10": checks.plain_renames(trace),
+              "H8": checks.lease_problems(sc, trace, fail_closed=bool(
+                  sc.host and (sc.host.stop_fails or sc.host.unaccounted))),
+              "H9": checks.planning_problems(trace[:run.prepare_end])
+              + checks.selection_problems(sc, prepared)}, "the uncrashed run")
     identity = checks.identity_problems(sc, prepared)
     run.judge_state(model, bool(sc.fired), "the uncrashed run")
 
@@ -171,13 +202,19 @@ def run_finalize(case: Case, conn: Connection, obs: Any) -> None:
             run.drive(vfs)
         except Crash:
             pass
+        except Exception:  # noqa: BLE001 - once the world stopped, any answer is moot
+            if vfs.crashed is None:  # (SQLite wraps a crash inside a commit in its own error)
+                raise
         label = f"crash {when} {trace[k]}"
         if vfs.crashed is None:
             run.note({"H13": ["the candidate never reached this operation: the finalization "
                               "is not deterministic"]}, label)
             continue
         fired = bool(sc.fired)
+        in_db = all(p.startswith(DATABASE) for p in trace[k].paths)
         for variant, state in model.crash_states(explore=variants == "all"):
+            if in_db and variant not in ("durable", "all"):
+                continue  # SQLite's own atomic commit: faultinject's tests, not this case's
             generated += 1
             key = digest(snapshot(state)) + bytes([fired])
             if key in seen:

@@ -1,4 +1,4 @@
-"""Oracles of finalization under crashes: H10, H11, H13, H19, H23 (§10).
+"""Oracles of finalization under crashes: H8–H13, H19, H23 (§10).
 
 Each reads the record of the ``runtime.finalize`` runner (``obs.extra["finalize"]``,
 :mod:`hookconf.harness.finalize.explorer`): the uncrashed run's answer and the first problems
@@ -13,7 +13,7 @@ from typing import Any
 from hookconf.harness.corpus import Case
 from hookconf.harness.judgement import Judgement
 
-__all__ = ["FINALIZE_ORACLES", "h10", "h11", "h13", "h19", "h23"]
+__all__ = ["FINALIZE_ORACLES", "h8", "h9", "h10", "h11", "h12", "h13", "h19", "h23"]
 
 
 def _judge(invariant: str, case: Case, obs: Any, *, outcome: bool = True,
@@ -35,6 +35,33 @@ def _judge(invariant: str, case: Case, obs: Any, *, outcome: bool = True,
     return Judgement(invariant, True, case.expect,
                      f"{rec['crashPoints']} crash points, {rec['crashStates']} distinct states "
                      f"({rec['variants']}), no violation")
+
+
+def h8(case: Case, obs: Any) -> Judgement:
+    """H8 (§10.1): quiesce and the exclusive artifact-mutation lease before the first
+    identity read, held through commit, compensation and identity-checked cleanup; bytes
+    changed by others are never deleted.
+
+    Fails when, in the uncrashed run's trace, an operation names the source or the staged
+    replacement before ``lease_acquire``, ``engine_stop`` and ``writers`` (the host port,
+    ``hookconf/faultinject/host.py``); when a failed engine stop or an unaccounted writer
+    does not fail closed (expected ``failed``, nothing read); when a mutating operation
+    happens while no lease is held; or when, in any explored state, bytes an outside
+    writer put in a path cleanup meant to delete are gone (a size-only match).
+    """
+    return _judge("H8", case, obs)
+
+
+def h9(case: Case, obs: Any) -> Judgement:
+    """H9 (§10.1): the orchestrator never promotes staging or renames the source.
+
+    Fails when ``finalize.prepare`` (planning) changes a user file; when the plan selects a
+    replacement the staging adapter did not record (guessed by scanning) or another than
+    the one recorded; when more than one mapping, a symlink, a type mismatch, a digest
+    change or another plugin's artifact does not abort the plan (``staging_invalid``); or
+    when the selected artifact is not what ends at the target (H13's final tree).
+    """
+    return _judge("H9", case, obs, also=("H13",))
 
 
 def h10(case: Case, obs: Any) -> Judgement:
@@ -59,6 +86,20 @@ def h11(case: Case, obs: Any) -> Judgement:
     the staged replacement — e.g. the original source was moved over it.
     """
     return _judge("H11", case, obs)
+
+
+def h12(case: Case, obs: Any) -> Judgement:
+    """H12 (§10.2, §5.3): terminal state, task-file paths, plugin metadata, occurrence and
+    the journal phase ``db_committed`` change in one SQLite transaction.
+
+    Checked on ``finalize.state``'s ``db`` view in every explored state, before and after
+    recovery — crash points include every write, fsync and deletion of SQLite's own files
+    inside the commit: either every row of the transaction is there or none; ``completed``
+    exactly when they are; at most one terminal occurrence; and the rows only once the
+    target holds the selected artifact.  A failing finalization must answer its code
+    (``db_commit_failed`` when the commit fails) and leave none of them.
+    """
+    return _judge("H12", case, obs)
 
 
 def h13(case: Case, obs: Any) -> Judgement:
@@ -98,4 +139,5 @@ def h23(case: Case, obs: Any) -> Judgement:
     return _judge("H23", case, obs, identity=True, also=("H13", "H19"))
 
 
-FINALIZE_ORACLES = {"H10": h10, "H11": h11, "H13": h13, "H19": h19, "H23": h23}
+FINALIZE_ORACLES = {"H8": h8, "H9": h9, "H10": h10, "H11": h11, "H12": h12, "H13": h13,
+                    "H19": h19, "H23": h23}

@@ -26,16 +26,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hookconf.faultinject.faults import Fault
+from hookconf.faultinject.host import ModelHost
 from hookconf.faultinject.model import ModelVfs
 from hookconf.faultinject.port import Vfs
 from hookconf.faultinject.snapshot import snapshot
 
-__all__ = ["ROOT", "STATE_DIR", "FinalizeScenario", "UserTree", "user_tree"]
+__all__ = ["DATABASE", "ROOT", "STATE_DIR", "FinalizeScenario", "UserTree", "user_tree"]
 
 #: The name under which the harness hands its file system to an in-process candidate.
 ROOT = "hookconf-scenario"
 #: The candidate's state directory (journal, database), chosen by the harness.
 STATE_DIR = "motrix-state"
+#: The candidate's task database (§10.2's one SQLite transaction), chosen by the harness.
+DATABASE = f"{STATE_DIR}/motrix.db"
 #: Ops the outside writer fires before (the first that names the target wins).
 _WRITER_OPS = ("rename_noreplace", "rename", "link", "open", "mkdir")
 
@@ -69,6 +72,11 @@ class FinalizeScenario:
     precious: frozenset[bytes]
     writer: tuple[str, bytes] | None
     fired: dict[str, bool] = field(default_factory=dict)
+    #: the outside tamper (§10.3 "tree mutation ... before each cleanup deletion"): the path
+    #: it rewrites in place with as many bytes, set once it fired in the current run
+    tampered: dict[str, bytes] = field(default_factory=dict)
+    #: the current run's host model (engine and host writers)
+    host: ModelHost | None = None
 
     @classmethod
     def from_given(cls, given: dict[str, Any]) -> FinalizeScenario:
@@ -76,10 +84,10 @@ class FinalizeScenario:
         probe = cls._build(given)
         initial = user_tree(probe)
         src, tgt = task["sourcePath"], task["targetPath"]
-        rep = (task.get("replacement") or {}).get("stagedPath")
+        rep = _selected_staging(task)
         moved = {p[len(src):]: e for p, e in initial.items()
                  if p == src or p.startswith(src + "/")}
-        selected = {"": initial[rep]} if rep else moved
+        selected = {"": initial[rep]} if rep and rep in initial else moved
         final = {p: e for p, e in initial.items()
                  if not (p == src or p.startswith(src + "/")) and p != rep}
         for rel, entry in selected.items():
@@ -92,6 +100,66 @@ class FinalizeScenario:
             w = given["outsideWriter"]
             writer = (w.get("path", tgt), _content(w))
         return cls(given, task, initial, final, selected, frozenset(precious), writer)
+
+    # ---- what the harness sends -------------------------------------------------------
+    def staging(self) -> dict[str, Any] | None:
+        """The staging adapter's record for ``finalize.prepare`` (§10.1): the case's
+        ``task.staging``, or its ``task.replacement`` as one mapping; each mapping carries
+        the identity the adapter recorded (default: the staged file's as it is in the
+        tree; ``recorded``: other bytes — a digest change)."""
+        st = self.task.get("staging")
+        if st is None and self.task.get("replacement"):
+            rep = self.task["replacement"]
+            st = {"pluginId": rep["pluginId"], "dir": _parent(rep["stagedPath"]),
+                  "mappings": [{"pluginId": rep["pluginId"], "stagedPath": rep["stagedPath"]}]}
+        if st is None:
+            return None
+        mappings = []
+        for m in st.get("mappings", []):
+            data = _content(m["recorded"]) if "recorded" in m else self._staged_bytes(m["stagedPath"])
+            mappings.append({"pluginId": m["pluginId"], "stagedPath": m["stagedPath"],
+                             "identity": {"kind": "file", "size": len(data),
+                                          "sha256": hashlib.sha256(data).hexdigest()}})
+        return {"pluginId": st["pluginId"], "dir": st["dir"], "mappings": mappings}
+
+    def _staged_bytes(self, path: str) -> bytes:
+        entry = self.initial.get(path)
+        if entry and entry[0] == "symlink":  # what the link points at, one hop
+            entry = self.initial.get(f"{_parent(path)}/{entry[1]}")
+        return entry[1] if entry and entry[0] == "file" else b""
+
+    def task_files(self) -> list[str]:
+        """The task's files as the engine knows them: every regular file of the source."""
+        src = self.task["sourcePath"]
+        return sorted(p for p, e in self.initial.items()
+                      if (p == src or p.startswith(src + "/")) and e[0] == "file")
+
+    def metadata_ops(self) -> list[dict[str, Any]]:
+        """The chain's staged metadata operations (case ``task.metadataOps``)."""
+        return list(self.task.get("metadataOps", []))
+
+    def expected_db(self) -> dict[str, Any]:
+        """What the database holds once the §10.2 transaction committed (H12)."""
+        src, tgt = self.task["sourcePath"], self.task["targetPath"]
+        if _selected_staging(self.task):
+            files = [tgt]
+        else:
+            files = [tgt + p[len(src):] for p in self.task_files()]
+        meta: dict[str, Any] = {}
+        for op in self.metadata_ops():
+            if op["op"] == "set":
+                meta[op["key"]] = op["value"]
+            else:
+                meta.pop(op["key"], None)
+        return {"status": "completed", "finalPath": tgt, "taskFiles": files, "metadata": meta}
+
+    def new_host(self, note: Any) -> ModelHost:
+        """A fresh host model for one run (the case's ``engine`` and ``hostWriters``)."""
+        engine = self.given.get("engine") or {}
+        self.host = ModelHost(note, engine_running=bool(engine),
+                              stop_fails=engine.get("stop") == "fails",
+                              unaccounted=tuple(self.given.get("hostWriters", ())))
+        return self.host
 
     # ---- the file system ---------------------------------------------------------------
     @staticmethod
@@ -120,6 +188,7 @@ class FinalizeScenario:
     def fresh(self) -> ModelVfs:
         """A new, fully durable file system holding the case's tree."""
         self.fired.clear()
+        self.tampered.clear()
         return self._build(self.given)
 
     def faults(self) -> tuple[Fault, ...]:
@@ -127,6 +196,7 @@ class FinalizeScenario:
         per op it may precede).  Raises ``ValueError`` for a fault the registry refuses."""
         named = tuple(Fault(f["name"], int(f.get("nth", 0)), op=f.get("op"), path=f.get("path"))
                       for f in self.given.get("faults", ()))
+        named += self._engine_faults() + self._tamper_faults()
         if self.writer is None:
             return named
         path, data = self.writer
@@ -149,6 +219,51 @@ class FinalizeScenario:
         return named + tuple(Fault("mutate-tree", 0, op=op, path=path, mutate=write)
                              for op in _WRITER_OPS)
 
+    def _engine_faults(self) -> tuple[Fault, ...]:
+        """An engine that was not stopped writes its file while the candidate hashes it:
+        before the second read of ``engine.writes`` (§10.1, H8)."""
+        engine = self.given.get("engine") or {}
+        path = engine.get("writes")
+        if not path:
+            return ()
+
+        def write(vfs: Vfs, paths: tuple[str, ...]) -> None:
+            if self.host is None or not self.host.running:
+                return
+            size = vfs.lstat(path).size
+            fh = vfs.open(path, "r+")
+            vfs.write(fh, b"+engine piece", size)
+            vfs.fsync(fh)
+            vfs.close(fh)
+
+        return (Fault("mutate-tree", 1, op="read", path=path, mutate=write),)
+
+    def _tamper_faults(self) -> tuple[Fault, ...]:
+        """An outside writer rewrites ``tamper.path`` in place with as many other bytes
+        just before the candidate's first deletion (§10.3: tree mutation before each
+        cleanup deletion; "mismatch must keep bytes and quarantine")."""
+        tamper = self.given.get("tamper")
+        if not tamper:
+            return ()
+        path = tamper["path"]
+
+        def write(vfs: Vfs, paths: tuple[str, ...]) -> None:
+            if self.tampered:
+                return
+            try:
+                size = vfs.lstat(path).size
+            except FileNotFoundError:
+                return
+            fh = vfs.open(path, "r+")
+            old = vfs.read(fh, size, 0)
+            new = bytes(b ^ 0x01 for b in old)
+            vfs.write(fh, new, 0)
+            vfs.fsync(fh)
+            vfs.close(fh)
+            self.tampered[path] = new
+
+        return (Fault("mutate-tree", 0, op="unlink", mutate=write),)
+
     # ---- expectations ------------------------------------------------------------------
     @property
     def environmental(self) -> bool:
@@ -160,6 +275,13 @@ class FinalizeScenario:
         tgt = self.task["targetPath"]
         under = {p[len(tgt):]: e for p, e in tree.items() if p == tgt or p.startswith(tgt + "/")}
         return under == self.selected
+
+    def cleanable(self) -> set[str]:
+        """User paths a completed finalization deletes: the obsolete source and the staged
+        replacement (with everything below them)."""
+        src, tgt = self.task["sourcePath"], self.task["targetPath"]
+        roots = [r for r in (src, _selected_staging(self.task)) if r and r != tgt]
+        return {p for p in self.initial for r in roots if p == r or p.startswith(r + "/")}
 
     def with_writer(self) -> UserTree | None:
         """The initial tree plus the outside writer's file (None without a writer)."""
@@ -180,6 +302,18 @@ class FinalizeScenario:
         below = [e for p, e in self.initial.items() if p.startswith(src + "/")]
         return {"kind": "directory", "entryCount": len(below),
                 "totalBytes": sum(len(e[1]) for e in below if e[0] == "file")}
+
+
+def _parent(path: str) -> str:
+    return path.rpartition("/")[0] or "."
+
+
+def _selected_staging(task: dict[str, Any]) -> str | None:
+    """The staged path the plan must select: the one mapping, else none."""
+    if task.get("replacement"):
+        return task["replacement"]["stagedPath"]
+    mappings = (task.get("staging") or {}).get("mappings", [])
+    return mappings[0]["stagedPath"] if len(mappings) == 1 else None
 
 
 def _parents(vfs: ModelVfs, path: str) -> None:

@@ -1,4 +1,6 @@
-"""Templates of §10 finalization: the scenario matrix of §10.3 over its dimensions.
+"""Templates of §10 finalization: the scenario matrix of §10.3 over its dimensions, the
+staging records of §10.1 (``finalize.staging``, H9), the quiesce and outside rewrites
+(``finalize.quiesce``, H8) and a failed terminal transaction (``finalize.db-faults``, H12).
 
 ``finalize.matrix`` enumerates ``runtime.finalize`` cases over
 
@@ -38,6 +40,13 @@ _PHASES = ("§10.2", "Every phase update occurs after the filesystem state it na
 _IDENTITY = ("§10.1", "A directory walk never follows symlinks or reparse points and rejects "
                       "sockets, devices, FIFOs, and other special entries. It records empty "
                       "directories and regular files.")
+_METADATA_OPS = ({"op": "set", "key": "title", "value": "A Movie"},
+                 {"op": "set", "key": "year", "value": 1999},
+                 {"op": "delete", "key": "year"})
+_TRANSACTION = ("§10.2", "After target installation, one SQLite transaction commits the task "
+                         "final path, terminal status ...; task-file path rebase; staged plugin "
+                         "metadata operations; the terminal occurrence; the journal phase "
+                         "db_committed.")
 _STAGING = ("§10.1", "More than one selected mapping, a symlink, directory/type mismatch, digest "
                      "change, or another plugin's artifact aborts the plan.")
 
@@ -75,7 +84,7 @@ def _case(artifact: str, placement: str, replacement: str, target: str,
     tree = [{"path": "save/keep.txt", "file": "an unrelated file of the user"}]
     tree += _artifact(artifact, src)
     task: dict[str, Any] = {"taskId": "task-1", "saveDir": "save", "sourcePath": src,
-                            "targetPath": tgt}
+                            "targetPath": tgt, "metadataOps": list(_METADATA_OPS)}
     if replacement != "none":
         staged = ("media" if placement == "cross-device" else "staging") + "/plugin-a/out.mkv"
         if replacement == "staged":
@@ -167,8 +176,216 @@ def finalize_matrix(params: dict[str, Any], rng: random.Random) -> Iterator[Inst
                 invariants = (*invariants, "H23")
             spec, sentence = _PHASES
         if replacement != "none":
-            invariants = (*invariants, "H11")
+            invariants = (*invariants, "H11", "H9")
+        invariants = (*invariants, "H12")
+        if expect["outcome"] == "completed":
+            invariants = (*invariants, "H8")
         key = ".".join(d for d in dims if d not in ("none", "native", "absent"))
         yield Instance(key, _describe(*dims), "runtime.finalize",
                        "positive" if expect["outcome"] == "completed" else "negative",
                        given, expect, invariants, spec, notes=f"{spec}: {sentence}")
+
+
+# ---- §10.1 staging: the adapter's record is the only source of a replacement (H9) ------
+_STAGE_DIR = "staging/plugin-a"
+_RECORDS = ("none-empty", "none-stray", "one", "two", "symlink", "directory", "digest",
+            "other-plugin", "outside")
+_ORCHESTRATOR = ("§10.1", "A replacement exists only when a plugin produced a regular file "
+                          "through the invocation-private staging adapter and the adapter "
+                          "recorded the mapping ... never by scanning directories to guess an "
+                          "owner ... More than one selected mapping, a symlink, directory/type "
+                          "mismatch, digest change, or another plugin's artifact aborts the "
+                          "plan. The orchestrator only generates the plan; it does not promote "
+                          "or rename the source.")
+
+
+def _staging_case(artifact: str, placement: str, record: str
+                  ) -> tuple[dict[str, Any], dict[str, Any]]:
+    is_file = artifact == "file"
+    tgt = "save/movie.mkv" if is_file else "save/torrent"
+    src = tgt if placement == "same" else ("save/movie.part" if is_file else "save/torrent.part")
+    tree = [{"path": "save/keep.txt", "file": "an unrelated file of the user"},
+            *_artifact(artifact, src), {"path": f"{_STAGE_DIR}/.keep", "dir": True}]
+    out = f"{_STAGE_DIR}/out.mkv"
+    mapping: dict[str, Any] = {"pluginId": "plugin-a", "stagedPath": out}
+    mappings = [mapping]
+    if record == "none-empty":
+        mappings = []
+    elif record == "none-stray":
+        tree.append({"path": f"{_STAGE_DIR}/leftover.mkv", "file": "a file nobody mapped",
+                     "repeat": 20})
+        mappings = []
+    elif record == "symlink":
+        tree += [{"path": f"{_STAGE_DIR}/real.mkv", "file": "x"},
+                 {"path": out, "symlink": "real.mkv"}]
+    elif record == "directory":
+        tree.append({"path": f"{out}/part.bin", "file": "inside a directory"})
+    else:
+        tree.append({"path": out, "file": "replacement output", "repeat": 40})
+    if record == "two":
+        tree.append({"path": f"{_STAGE_DIR}/other.mkv", "file": "second output", "repeat": 40})
+        mappings.append({"pluginId": "plugin-a", "stagedPath": f"{_STAGE_DIR}/other.mkv"})
+    elif record == "digest":
+        mapping["recorded"] = {"file": "what the plugin closed", "repeat": 40}
+    elif record == "other-plugin":
+        mapping["pluginId"] = "plugin-b"
+    elif record == "outside":
+        tree.append({"path": "staging/plugin-b/theirs.mkv", "file": "plugin b's output",
+                     "repeat": 40})
+        mapping["stagedPath"] = "staging/plugin-b/theirs.mkv"
+    task = {"taskId": "task-1", "saveDir": "save", "sourcePath": src, "targetPath": tgt,
+            "metadataOps": list(_METADATA_OPS),
+            "staging": {"pluginId": "plugin-a", "dir": _STAGE_DIR, "mappings": mappings}}
+    if record.startswith("none") or (record == "one" and is_file):
+        expect: dict[str, Any] = {"outcome": "completed"}
+    else:
+        expect = {"outcome": "failed", "code": "plugin.finalize.staging_invalid"}
+    return {"tree": tree, "task": task}, expect
+
+
+@template("finalize.staging", params={
+    "type": "object", "additionalProperties": False,
+    "properties": {"maxPoints": {"type": "integer", "minimum": 0, "maximum": 2000}}})
+def finalize_staging(params: dict[str, Any], rng: random.Random) -> Iterator[Instance]:
+    """Every staging record (§10.1: none, one, and each abort reason) × a file and a tree
+    source × distinct and equal paths; the good records complete, the others abort."""
+    del rng
+    for artifact in ("file", "tree"):
+        for placement in ("distinct", "same"):
+            for record in _RECORDS:
+                given, expect = _staging_case(artifact, placement, record)
+                if "maxPoints" in params:
+                    given["explore"] = {"maxPoints": params["maxPoints"]}
+                done = expect["outcome"] == "completed"
+                invariants = ("H9", "H12", "H13") if done else ("H9", "H12")
+                what = {"none-empty": "no mapping recorded (empty staging)",
+                        "none-stray": "no mapping recorded, a stray file in staging",
+                        "one": "one recorded mapping", "two": "two recorded mappings",
+                        "symlink": "a mapping to a symlink",
+                        "directory": "a mapping to a directory (type mismatch)",
+                        "digest": "a mapping whose file changed since it was recorded",
+                        "other-plugin": "a mapping made by another plugin",
+                        "outside": "a mapping to another plugin's staging"}[record]
+                yield Instance(f"{artifact}.{placement}.{record}",
+                               f"finalize a {artifact} ({placement} paths): {what}",
+                               "runtime.finalize", "positive" if done else "negative",
+                               given, expect, invariants, "§10.1",
+                               notes=f"{_ORCHESTRATOR[0]}: {_ORCHESTRATOR[1]}")
+
+
+# ---- §10.1 quiesce and the lease; §10.3 tree mutation before cleanup (H8) --------------
+_QUIESCE = ("§10.1", "Before the first source-identity read, finalization acquires an exclusive "
+                     "task artifact-mutation lease, closes plugin filesystem admission for that "
+                     "task, and successfully quiesces the engine and every Host-owned writer. A "
+                     "failed engine stop or an unaccounted writer fails closed; logging and "
+                     "continuing is prohibited.")
+_CLEANUP = ("§10.2", "Before each deletion, current type and full identity are revalidated "
+                     "through the held handle against the journal; a mismatch leaves the path "
+                     "in place and records cleanup quarantine. (§10.3: no branch may treat an "
+                     "equal size as identity.)")
+#: Codes §13 offers a fail-closed quiesce; the spec names none for it.
+_FAIL_CLOSED = ["plugin.finalize.file_commit_failed", "plugin.finalize.plan_invalid"]
+
+
+def _quiesce_case(artifact: str, placement: str, host: str
+                  ) -> tuple[dict[str, Any], dict[str, Any]]:
+    is_file = artifact == "file"
+    tgt = "save/movie.mkv" if is_file else "save/torrent"
+    src = tgt if placement == "same" else ("save/movie.part" if is_file else "save/torrent.part")
+    given: dict[str, Any] = {
+        "tree": [{"path": "save/keep.txt", "file": "an unrelated file of the user"},
+                 *_artifact(artifact, src)],
+        "task": {"taskId": "task-1", "saveDir": "save", "sourcePath": src, "targetPath": tgt,
+                 "metadataOps": list(_METADATA_OPS)},
+        "engine": {"writes": src if is_file else f"{src}/a.bin",
+                   "stop": "fails" if host == "stop-fails" else "ok"}}
+    if host == "writer-open":
+        given["hostWriters"] = ["thumbnailer"]
+    expect: dict[str, Any] = {"outcome": "completed"} if host == "engine" else \
+        {"outcome": "failed", "code": list(_FAIL_CLOSED)}
+    return given, expect
+
+
+_TAMPERS = (("distinct", "staged", "source"), ("cross-device", "none", "source"),
+            ("cross-device", "staged", "source"), ("cross-device", "staged", "replacement"))
+
+
+def _tamper_case(placement: str, replacement: str, victim: str) -> dict[str, Any]:
+    given, _ = _case("file", placement, replacement, "absent", "native")
+    task = given["task"]
+    given["tamper"] = {"path": task["sourcePath"] if victim == "source"
+                       else task["replacement"]["stagedPath"]}
+    return given
+
+
+@template("finalize.quiesce", params={
+    "type": "object", "additionalProperties": False,
+    "properties": {"maxPoints": {"type": "integer", "minimum": 0, "maximum": 2000}}})
+def finalize_quiesce(params: dict[str, Any], rng: random.Random) -> Iterator[Instance]:
+    """An engine still running (it stops; its stop fails; a host writer stays open) × a
+    file and a tree × distinct and equal paths; and an outside writer rewriting, with as
+    many bytes, each path cleanup deletes (§10.3 "tree mutation ... before each cleanup
+    deletion")."""
+    del rng
+    explore = {"maxPoints": params["maxPoints"]} if "maxPoints" in params else None
+    for artifact in ("file", "tree"):
+        for placement in ("distinct", "same"):
+            for host in ("engine", "stop-fails", "writer-open"):
+                given, expect = _quiesce_case(artifact, placement, host)
+                if explore:
+                    given["explore"] = explore
+                done = expect["outcome"] == "completed"
+                what = {"engine": "the engine is still writing and stops when asked",
+                        "stop-fails": "the engine does not stop",
+                        "writer-open": "a host writer stays open on the artifact"}[host]
+                yield Instance(f"{artifact}.{placement}.{host}",
+                               f"finalize a {artifact} ({placement} paths): {what}",
+                               "runtime.finalize", "positive" if done else "negative",
+                               given, expect,
+                               ("H8", "H12", "H13") if done else ("H8", "H12"), "§10.1",
+                               notes=f"{_QUIESCE[0]}: {_QUIESCE[1]}")
+    for placement, replacement, victim in _TAMPERS:
+        given = _tamper_case(placement, replacement, victim)
+        if explore:
+            given["explore"] = explore
+        rep = ", with a staged replacement" if replacement == "staged" else ""
+        yield Instance(f"tamper.{placement}.{replacement}.{victim}",
+                       f"finalize a file ({placement}{rep}): an outside writer rewrites the "
+                       f"{victim} with as many other bytes before cleanup deletes it",
+                       "runtime.finalize", "negative", given, {"outcome": "completed"},
+                       ("H8", "H12", "H13"), "§10.2", notes=f"{_CLEANUP[0]}: {_CLEANUP[1]}")
+
+
+# ---- §10.3 a failed database commit (H12) -----------------------------------------------
+_DB_FAULTS = {"eio-fsync": {"name": "eio-transient", "op": "fsync", "path": "motrix-state/motrix.db"},
+              "enospc-journal": {"name": "enospc", "op": "write",
+                                 "path": "motrix-state/motrix.db-journal"}}
+_DB_ROUTES = (("file", "distinct", "none"), ("file", "same", "none"),
+              ("file", "distinct", "staged"), ("file", "same", "staged"),
+              ("file", "cross-device", "none"), ("tree", "distinct", "none"))
+_DB_FAILED = ("§10.3", "If the database commit fails, only a target whose strong identity "
+                       "matches the journal is deleted and the recorded source restored. If "
+                       "compensation also fails, the journal remains for startup recovery and "
+                       "the task is never marked Completed.")
+
+
+@template("finalize.db-faults", params={
+    "type": "object", "additionalProperties": False,
+    "properties": {"maxPoints": {"type": "integer", "minimum": 0, "maximum": 2000}}})
+def finalize_db_faults(params: dict[str, Any], rng: random.Random) -> Iterator[Instance]:
+    """The terminal transaction fails (an I/O error on the database's fsync, a full disk
+    under its rollback journal) on each route: ``db_commit_failed``, compensated, none of
+    the transaction's rows visible (§10.3)."""
+    del rng
+    for artifact, placement, replacement in _DB_ROUTES:
+        for fault, spec in _DB_FAULTS.items():
+            given, _ = _case(artifact, placement, replacement, "absent", "native")
+            given["faults"] = [dict(spec)]
+            if "maxPoints" in params:
+                given["explore"] = {"maxPoints": params["maxPoints"]}
+            rep = ", with a staged replacement" if replacement == "staged" else ""
+            yield Instance(f"{artifact}.{placement}.{replacement}.{fault}",
+                           f"finalize a {artifact} ({placement}{rep}): the database commit "
+                           f"fails ({fault})", "runtime.finalize", "negative", given,
+                           {"outcome": "failed", "code": "plugin.finalize.db_commit_failed"},
+                           ("H12", "H13"), "§10.3", notes=f"{_DB_FAILED[0]}: {_DB_FAILED[1]}")

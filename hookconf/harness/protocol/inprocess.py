@@ -101,6 +101,15 @@ class InProcessConnection:
             raise CaseSkipped("the candidate has no attach_vfs(root, vfs)")
         attach(root, vfs)
 
+    def attach_host(self, root: str, host: Any) -> None:
+        """Hand the candidate the harness's engine and host writers for ``root``
+        (:class:`~hookconf.faultinject.host.ModelHost`, §10.1 quiesce); one without
+        ``attach_host`` makes the finalize cases skipped (:class:`CaseSkipped`)."""
+        attach = getattr(self._candidate, "attach_host", None)
+        if not callable(attach):
+            raise CaseSkipped("the candidate has no attach_host(root, host)")
+        attach(root, host)
+
     def close(self) -> None:
         """Nothing to release for an in-process candidate."""
 

@@ -3,16 +3,21 @@
 Finalization is its own machine, driven through two narrow calls — plan in, outcome out::
 
     plan = build_plan(vfs, task_id=..., save_dir=..., source_path=..., target_path=...,
-                      replacement=None | {"pluginId", "stagedPath"})
+                      staging=None | {"pluginId", "dir", "mappings": [...]},
+                      task_files=[...], metadata_ops=[...])
     outcome = finalize(vfs, state_dir, plan)         # prepared ... cleaned, or compensation
     outcomes = recover(vfs, state_dir)               # start-up recovery, idempotent
+
+``db_committed`` is one SQLite transaction with the task's terminal rows
+(:mod:`.db`, H12).
 
 Every file and journal access goes through the VFS port (:mod:`hookconf.faultinject.port`),
 so the crash explorer can stop the world between any two operations.
 
 Modules: :mod:`.identity` (§10.1 identities), :mod:`.journal` (the §10.2 transition table),
 :mod:`.plan` (HookPlan and its route as effect values), :mod:`.execute` (the executor and the
-journal file), :mod:`.recovery` (§10.3), :mod:`.ops` (the ``finalize.*`` protocol operations).
+journal file), :mod:`.db` (the task database's terminal transaction), :mod:`.recovery`
+(§10.3), :mod:`.ops` (the ``finalize.*`` protocol operations, the lease and quiesce).
 """
 
 from __future__ import annotations

@@ -20,8 +20,10 @@ from __future__ import annotations
 import errno
 from dataclasses import dataclass
 
+from hookconf.faultinject.host import Host, NullHost
 from hookconf.faultinject.port import FileHandle, Kind, Vfs
 from hookconf.reference.errors import ErrorCode, Fault, HookRuntimeError
+from hookconf.reference.finalize import db
 from hookconf.reference.finalize import journal as j
 from hookconf.reference.finalize.identity import CHUNK_BYTES, artifact_identity
 from hookconf.reference.finalize.plan import (
@@ -41,7 +43,10 @@ from hookconf.reference.finalize.plan import (
     route,
 )
 
-__all__ = ["Executor", "JournalStore", "Mismatch", "Outcome"]
+__all__ = ["DATABASE", "Executor", "JournalStore", "Mismatch", "Outcome"]
+
+#: The task database's file name in the state directory when the harness names none.
+DATABASE = "motrix.db"
 
 
 class Mismatch(HookRuntimeError):
@@ -76,17 +81,54 @@ class Outcome:
 
 
 class JournalStore:
-    """The journal file of one task: ``<state_dir>/finalize-<task_id>.journal``.
+    """The journal of one task: the file ``<state_dir>/finalize-<task_id>.journal`` for
+    every phase but one, and the task database (:mod:`hookconf.reference.finalize.db`,
+    ``database``, default ``<state_dir>/motrix.db``) for ``db_committed``, which §10.2
+    commits in one SQLite transaction with the task's terminal rows (H12).
 
     An append first cuts a torn last line (a write that never completed its fsync, so was
     never acknowledged) so that the new record starts on a line of its own.
     """
 
-    def __init__(self, vfs: Vfs, state_dir: str, task_id: str) -> None:
+    def __init__(self, vfs: Vfs, state_dir: str, task_id: str,
+                 database: str | None = None) -> None:
         self.vfs = vfs
         self.state_dir = state_dir
+        self.task_id = task_id
+        self.database = database or f"{state_dir}/{DATABASE}"
         self.path = f"{state_dir}/finalize-{task_id}.journal"
         self.marker = f"{state_dir}/finalize-{task_id}.quarantined"
+
+    def records(self) -> list[dict[str, object]] | None:
+        """Every record in order, ``db_committed`` (from the database) after the last
+        record of an open phase; ``None`` when there is no journal.  Raises
+        :class:`~hookconf.reference.finalize.journal.JournalError` for a damaged journal
+        or a database SQLite cannot read."""
+        raw = self.read()
+        try:
+            final = db.committed_path(self.vfs, self.database, self.task_id)
+        except db.DbError as exc:
+            raise j.JournalError(f"the task database cannot be read: {exc}") from exc
+        if raw is None:
+            if final is not None:
+                raise j.JournalError("the database committed a task that has no journal")
+            return None
+        records = j.decode(raw)
+        if final is not None:
+            cut = 0
+            for index, record in enumerate(records):
+                if record.get("phase") in j.OPEN_PHASES:
+                    cut = index + 1
+            records.insert(cut, {"phase": j.Phase.DB_COMMITTED.value, "finalPath": final})
+        return records
+
+    def commit(self, plan: HookPlan, final_path: str) -> None:
+        """The §10.2 transaction for ``plan`` (see :func:`db.commit_terminal`); raises
+        :data:`db.DbError`."""
+        db.commit_terminal(self.vfs, self.database, task_id=plan.task_id, final_path=final_path,
+                           task_files=db.rebase(plan.task_files, plan.source_path,
+                                                plan.target_path, plan.replacement is not None),
+                           metadata_ops=plan.metadata_ops)
 
     def read(self) -> bytes | None:
         """The journal's bytes, or ``None`` when there is no journal."""
@@ -155,13 +197,38 @@ class Executor:
         self.plan = plan
         self.initial, self.stages = route(plan)
         self.state = j.JournalState()
+        #: The host port whose lease the caller holds for this plan (§10.1).
+        self.host: Host = NullHost()
 
     # ---- the journal -----------------------------------------------------------------
     def record(self, event: j.Event) -> None:
-        """Step the journal machine and persist the record it asks for."""
-        self.state, effects = j.step(self.state, event)
+        """Step the journal machine and persist the record it asks for: ``db_committed``
+        through the database transaction, every other phase by a journal append."""
+        state, effects = j.step(self.state, event)
         for effect in effects:
-            self.store.append(effect.record)
+            if isinstance(event, j.DbCommitted):
+                self.store.commit(self.plan, event.final_path)
+            else:
+                self.store.append(effect.record)
+        self.state = state
+
+    def commit_db(self, index: int, event: j.DbCommitted) -> Outcome | None:
+        """Record ``db_committed``; on a database error, compensate (§10.3: "If the
+        database commit fails, only a target whose strong identity matches the journal is
+        deleted and the recorded source restored") unless the commit is visible after
+        all.  Returns the failure outcome, or ``None`` when committed."""
+        try:
+            self.record(event)
+            return None
+        except db.DbError as exc:
+            try:
+                final = db.committed_path(self.vfs, self.store.database, self.plan.task_id)
+            except db.DbError:
+                final = None
+            if final is not None:
+                self.state, _ = j.step(self.state, event)
+                return None
+            return self._fail(index, ErrorCode.DB_COMMIT_FAILED, f"database commit: {exc}")
 
     # ---- a whole run -----------------------------------------------------------------
     def finalize(self) -> Outcome:
@@ -184,7 +251,12 @@ class Executor:
                     stage.name == "install" else ErrorCode.FILE_COMMIT_FAILED
                 return self._fail(index, code, f"{stage.name}: {exc.strerror} ({exc.filename})")
             if index >= done:
-                self.record(stage.event)
+                if isinstance(stage.event, j.DbCommitted):
+                    failed = self.commit_db(index, stage.event)
+                    if failed is not None:
+                        return failed
+                else:
+                    self.record(stage.event)
         return Outcome("completed", self.state.phase.value if self.state.phase else None,
                        final_path=self.plan.target_path)
 

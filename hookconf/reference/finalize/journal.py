@@ -37,6 +37,7 @@ __all__ = [
     "Event",
     "JournalError",
     "JournalState",
+    "OPEN_PHASES",
     "Persist",
     "Phase",
     "Prepared",
@@ -125,6 +126,8 @@ Event = Prepared | TargetStaged | SourcePreserved | TargetInstalled | DbCommitte
 
 _P = Phase
 _OPEN = (_P.PREPARED, _P.TARGET_STAGED, _P.SOURCE_PRESERVED, _P.TARGET_INSTALLED)
+#: The phases before ``db_committed`` (spelled as records spell them).
+OPEN_PHASES = frozenset(p.value for p in _OPEN)
 
 #: ``(phase or None, event type) -> next phase``: the whole machine.
 TRANSITIONS: dict[tuple[Phase | None, type], Phase] = {

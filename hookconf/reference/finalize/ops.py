@@ -12,8 +12,19 @@ mounted file system).  Paths in arguments are relative to the root.
 ``finalize.run``          carry the prepared plan out (§10.2) → outcome
 ``finalize.crash``        the harness stopped the world: forget everything not durable
 ``finalize.recover``      start-up recovery of every journal (§10.3) → outcomes
-``finalize.state``        the durable state of one task's finalization (read only)
+``finalize.state``        the durable state of one task's finalization (read only), with
+                          ``db``: what the task database holds of the §10.2 transaction
 ========================  ==============================================================
+
+``database`` (prepare, recover, state) names the task database the harness chose; the
+default is ``<stateDir>/motrix.db``.
+
+The host's engine and writers are reached through the :class:`~hookconf.faultinject.host.Host`
+port the harness attaches for ``root`` (:meth:`FinalizeOps.attach_host`; none attached: no
+engine, no writer).  ``finalize.prepare`` takes the task's artifact-mutation lease and
+quiesces before its first identity read, failing closed (§10.1, H8); the lease is held
+until ``finalize.run`` has journaled ``cleaned``, ``cancelled`` or a quarantine, and
+recovery takes it around each task.
 """
 
 from __future__ import annotations
@@ -21,10 +32,11 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from hookconf.faultinject.host import Host, NullHost
 from hookconf.faultinject.osvfs import OsVfs
 from hookconf.faultinject.port import Vfs
-from hookconf.reference.errors import ErrorCode, HookRuntimeError
-from hookconf.reference.finalize import execute, recovery
+from hookconf.reference.errors import ErrorCode, Fault, HookRuntimeError
+from hookconf.reference.finalize import db, execute, recovery
 from hookconf.reference.finalize.plan import HookPlan, build_plan
 
 __all__ = ["FinalizeOps"]
@@ -34,7 +46,9 @@ class FinalizeOps:
     """Mixin of the reference candidate: the ``finalize.*`` operations."""
 
     _finalize_roots: dict[str, Vfs] | None = None
+    _finalize_hosts: dict[str, Host] | None = None
     _finalize_plans: dict[str, tuple[str, str, HookPlan]] | None = None
+    _finalize_databases: dict[str, str] | None = None
 
     def finalize_ops(self) -> dict[str, Any]:
         names = ("prepare", "run", "crash", "recover", "state")
@@ -46,6 +60,12 @@ class FinalizeOps:
             self._finalize_roots = {}
         self._finalize_roots[root] = vfs
 
+    def attach_host(self, root: str, host: Host) -> None:
+        """In process only: the engine and host writers of ``root`` (§10.1)."""
+        if self._finalize_hosts is None:
+            self._finalize_hosts = {}
+        self._finalize_hosts[root] = host
+
     def _vfs(self, root: str) -> Vfs:
         attached = (self._finalize_roots or {}).get(root)
         if attached is not None:
@@ -56,12 +76,29 @@ class FinalizeOps:
             return vfs
         raise HookRuntimeError(ErrorCode.PLAN_INVALID, f"no file system for root {root!r:.100}")
 
+    def host_of(self, root: str) -> Host:
+        """The host port attached for ``root`` (a :class:`NullHost` when none is)."""
+        return (self._finalize_hosts or {}).get(root) or NullHost()
+
+    def _database(self, args: dict[str, Any]) -> str:
+        given = args.get("database")
+        if isinstance(given, str):
+            if self._finalize_databases is None:
+                self._finalize_databases = {}
+            self._finalize_databases[args["stateDir"]] = given
+        return self.database_of(args["stateDir"])
+
+    def database_of(self, state_dir: str) -> str:
+        """The task database named for ``state_dir`` (default ``<state_dir>/motrix.db``)."""
+        return (self._finalize_databases or {}).get(state_dir, f"{state_dir}/{execute.DATABASE}")
+
     # Each operation is a method so that a mutant can override exactly one of them.
 
     def finalize_prepare(self, args: dict[str, Any]) -> dict[str, Any]:
         vfs = self._vfs(args["root"])
+        self._database(args)
         try:
-            plan = self.make_plan(vfs, args)
+            plan = self.prepare_plan(vfs, self.host_of(args["root"]), args)
         except HookRuntimeError as exc:
             return {"planned": False, "code": str(exc.code), "reason": exc.message[:300]}
         if self._finalize_plans is None:
@@ -73,11 +110,50 @@ class FinalizeOps:
             out["replacementIdentity"] = plan.replacement.identity.to_json()
         return out
 
+    def prepare_plan(self, vfs: Vfs, host: Host, args: dict[str, Any]) -> HookPlan:
+        """Lease and quiesce, then read identities and plan (§10.1); the lease stays held
+        for ``finalize.run``.  Raises ``HookRuntimeError`` (the lease released)."""
+        task_id = str(args["taskId"])
+        self.quiesce(host, task_id)
+        try:
+            return self.make_plan(vfs, args)
+        except BaseException:
+            host.lease_release(task_id)
+            raise
+
+    @staticmethod
+    def quiesce(host: Host, task_id: str) -> None:
+        """§10.1: the exclusive artifact-mutation lease, the engine stopped, no unaccounted
+        writer — or fail closed with ``plugin.finalize.file_commit_failed`` (lease
+        released).  Never "log and continue"."""
+        try:
+            host.lease_acquire(task_id)
+        except OSError as exc:
+            raise HookRuntimeError(ErrorCode.FILE_COMMIT_FAILED,
+                                   f"the artifact-mutation lease is not free: {exc.strerror}",
+                                   fault=Fault.ENVIRONMENT) from exc
+        try:
+            try:
+                host.engine_stop(task_id)
+            except OSError as exc:
+                raise HookRuntimeError(ErrorCode.FILE_COMMIT_FAILED,
+                                       f"the engine did not stop ({exc.strerror}): failing "
+                                       "closed (§10.1)", fault=Fault.ENVIRONMENT) from exc
+            writers = host.writers(task_id)
+            if writers:
+                raise HookRuntimeError(ErrorCode.FILE_COMMIT_FAILED,
+                                       f"unaccounted writer(s) {sorted(writers)[:4]}: failing "
+                                       "closed (§10.1)", fault=Fault.ENVIRONMENT)
+        except BaseException:
+            host.lease_release(task_id)
+            raise
+
     def make_plan(self, vfs: Vfs, args: dict[str, Any]) -> HookPlan:
         """The HookPlan for a ``finalize.prepare`` request (a mutant's seam)."""
         return build_plan(vfs, task_id=args["taskId"], save_dir=args["saveDir"],
                           source_path=args["sourcePath"], target_path=args["targetPath"],
-                          replacement=args.get("replacement"))
+                          staging=args.get("staging"), task_files=args.get("taskFiles"),
+                          metadata_ops=args.get("metadataOps"))
 
     def finalize_run(self, args: dict[str, Any]) -> dict[str, Any]:
         found = (self._finalize_plans or {}).pop(args["taskId"], None)
@@ -85,35 +161,50 @@ class FinalizeOps:
             raise HookRuntimeError(ErrorCode.PLAN_INVALID, f"no prepared plan for {args['taskId']!r}")
         root, state_dir, plan = found
         vfs = self._vfs(root)
+        host = self.host_of(root)
+        executor = self.make_executor(vfs, state_dir, plan)
+        executor.host = host
         try:
-            outcome = self.make_executor(vfs, state_dir, plan).finalize()
+            outcome = executor.finalize()
         except OSError as exc:  # a journal write failed: the journal is left for recovery
+            host.lease_release(plan.task_id)
             return {"status": "pending", "phase": None,
                     "code": str(ErrorCode.FILE_COMMIT_FAILED), "reason": str(exc)[:300]}
+        host.lease_release(plan.task_id)
         return outcome.to_json()
 
     def make_executor(self, vfs: Vfs, state_dir: str, plan: HookPlan) -> execute.Executor:
         """The executor of one plan (a mutant's seam)."""
-        return execute.Executor(vfs, execute.JournalStore(vfs, state_dir, plan.task_id), plan)
+        store = execute.JournalStore(vfs, state_dir, plan.task_id, self.database_of(state_dir))
+        return execute.Executor(vfs, store, plan)
 
     def finalize_crash(self, args: dict[str, Any]) -> dict[str, Any]:
         self._finalize_plans = {}
         self._finalize_roots = {}
+        self._finalize_hosts = {}
         return {}
 
     def finalize_recover(self, args: dict[str, Any]) -> dict[str, Any]:
         vfs = self._vfs(args["root"])
+        self._database(args)
+        host = self.host_of(args["root"])
         tasks = []
-        for task_id, outcome in self.recover_all(vfs, args["stateDir"]):
+        for task_id, outcome in self.recover_all(vfs, args["stateDir"], host):
             tasks.append({"taskId": task_id, **outcome.to_json()})
         return {"tasks": tasks}
 
-    def recover_all(self, vfs: Vfs, state_dir: str) -> list[tuple[str, execute.Outcome]]:
+    def recover_all(self, vfs: Vfs, state_dir: str,
+                    host: Host | None = None) -> list[tuple[str, execute.Outcome]]:
         """Start-up recovery (a mutant's seam)."""
-        return recovery.recover(vfs, state_dir)
+        return recovery.recover(vfs, state_dir, database=self.database_of(state_dir), host=host)
 
     def finalize_state(self, args: dict[str, Any]) -> dict[str, Any]:
         vfs = self._vfs(args["root"])
-        store = execute.JournalStore(vfs, args["stateDir"], args["taskId"])
+        store = execute.JournalStore(vfs, args["stateDir"], args["taskId"], self._database(args))
         state, reason = recovery.read_state(store)
-        return recovery.outcome_of(state, reason).to_json()
+        out = recovery.outcome_of(state, reason).to_json()
+        try:
+            out["db"] = db.view(vfs, store.database, args["taskId"])
+        except db.DbError as exc:
+            out["db"] = {"error": str(exc)[:300]}
+        return out

@@ -25,9 +25,12 @@ Path branches (§10.1, §10.2) implemented here:
                     no-replace to the rollback path (``source_preserved``) first
 ==================  ==================================================================
 
-Not yet: a cross-device directory, a directory source with a replacement, case-folding
-equivalence (a target-filesystem collision) and the mutation lease (§10.1, H8); such plans
-fail with ``plugin.finalize.plan_invalid`` rather than run half-built.
+A replacement comes only from the staging adapter's record (:func:`select_replacement`,
+H9); a directory source with a file replacement is a type mismatch (``staging_invalid``).
+The lease and quiesce that precede planning are the caller's
+(:meth:`hookconf.reference.finalize.ops.FinalizeOps.quiesce`, H8).  Not yet: a
+cross-device directory and case-folding equivalence (a target-filesystem collision); such
+plans fail with ``plugin.finalize.plan_invalid`` rather than run half-built.
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ from hookconf.reference.errors import ErrorCode, HookRuntimeError
 from hookconf.reference.finalize import journal as j
 from hookconf.reference.finalize.identity import (
     ArtifactIdentity,
+    FileIdentity,
     artifact_identity,
     file_identity,
     identity_from_json,
@@ -65,6 +69,7 @@ __all__ = [
     "build_plan",
     "parent_of",
     "route",
+    "select_replacement",
 ]
 
 _TASK_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -192,6 +197,7 @@ class HookPlan:
     cross_device: bool
     metadata_ops: list[Any] = field(default_factory=list)
     contributors: list[str] = field(default_factory=list)
+    task_files: list[str] = field(default_factory=list)
 
     def identity_of(self, role: str) -> ArtifactIdentity:
         if role == SOURCE:
@@ -210,7 +216,8 @@ class HookPlan:
                 "targetPath": self.target_path, "sourceIdentity": self.source_identity.to_json(),
                 "replacement": rep, "route": self.route, "privatePath": self.private_path,
                 "rollbackPath": self.rollback_path, "crossDevice": self.cross_device,
-                "metadataOps": self.metadata_ops, "contributors": self.contributors}
+                "metadataOps": self.metadata_ops, "contributors": self.contributors,
+                "taskFiles": self.task_files}
 
     @classmethod
     def from_json(cls, value: Any) -> HookPlan:
@@ -230,8 +237,10 @@ class HookPlan:
             return cls(str(value["taskId"]), _path(value["sourcePath"]), _path(value["targetPath"]),
                        identity_from_json(value["sourceIdentity"]), replacement, route_name,
                        _path(value["privatePath"]), _path(value["rollbackPath"]),
-                       bool(value["crossDevice"]), list(value.get("metadataOps") or []),
-                       list(value.get("contributors") or []))
+                       bool(value["crossDevice"]),
+                       _metadata_ops(value.get("metadataOps") or [], ValueError),
+                       list(value.get("contributors") or []),
+                       [_path(p) for p in value.get("taskFiles") or [value["sourcePath"]]])
         except (KeyError, TypeError, OSError) as exc:
             raise ValueError(f"malformed plan: {exc}") from exc
 
@@ -241,6 +250,21 @@ def _path(value: Any) -> str:
         raise ValueError("path is not a string")
     split_path(value)  # raises OSError(EINVAL) for absolute, '..', NUL, '\\'
     return value
+
+
+def _metadata_ops(value: Any, error: Callable[[str], Exception]) -> list[dict[str, Any]]:
+    """Staged metadata operations (§9.3, §10.1 ``metadataOps``): each ``{"op": "set",
+    "key", "value"}`` or ``{"op": "delete", "key"}``; raises ``error(message)``."""
+    if not isinstance(value, list):
+        raise error("metadataOps is not a list")
+    out = []
+    for op in value:
+        if not isinstance(op, dict) or op.get("op") not in ("set", "delete") \
+                or not isinstance(op.get("key"), str) or (op["op"] == "set" and "value" not in op):
+            raise error(f"not a metadata operation: {op!r:.120}")
+        out.append({"op": op["op"], "key": op["key"], **({"value": op["value"]}
+                                                         if op["op"] == "set" else {})})
+    return out
 
 
 def parent_of(path: str) -> str:
@@ -263,16 +287,20 @@ def _checked_path(value: Any, what: str) -> tuple[str, ...]:
 
 
 def build_plan(vfs: Vfs, *, task_id: str, save_dir: str, source_path: str, target_path: str,
-               replacement: dict[str, Any] | None = None,
-               identify: Callable[..., ArtifactIdentity] = artifact_identity) -> HookPlan:
+               staging: dict[str, Any] | None = None,
+               identify: Callable[..., ArtifactIdentity] = artifact_identity,
+               task_files: list[str] | None = None,
+               metadata_ops: list[Any] | None = None) -> HookPlan:
     """Read identities and choose the route; never changes the filesystem.
 
     Raises ``HookRuntimeError`` with ``plugin.finalize.plan_invalid`` (bad paths, a target
     that is not a strict descendant of ``save_dir``, a symlink or special file, a
     file/directory conflict, a branch not implemented), ``target_exists`` (an unrelated
-    entry at a distinct target, H10), ``staging_invalid`` (a replacement that is not one
-    regular file) or ``artifact_too_large``.  ``identify`` computes the source's
-    ArtifactIdentity (a seam for tests).
+    entry at a distinct target, H10), ``staging_invalid`` (see :func:`select_replacement`)
+    or ``artifact_too_large``.  ``identify`` computes the source's
+    ArtifactIdentity (a seam for tests).  ``task_files`` (default: the source path) are
+    the task's files as the database knows them, rebased at ``db_committed``;
+    ``metadata_ops`` the chain's staged metadata operations, applied in that transaction.
     """
     if not isinstance(task_id, str) or not _TASK_ID.match(task_id):
         raise _invalid("taskId must be 1-64 of [A-Za-z0-9_-]")
@@ -286,20 +314,7 @@ def build_plan(vfs: Vfs, *, task_id: str, save_dir: str, source_path: str, targe
         source_identity = identify(vfs, source_path)
     except FileNotFoundError as exc:
         raise _invalid(f"source {source_path} does not exist") from exc
-    rep = None
-    if replacement is not None:
-        staged = replacement.get("stagedPath")
-        _checked_path(staged, "replacement.stagedPath")
-        try:
-            st = vfs.lstat(staged)
-        except FileNotFoundError as exc:
-            raise _invalid("the staged replacement does not exist",
-                           ErrorCode.STAGING_INVALID) from exc
-        if st.kind is not Kind.FILE:
-            raise _invalid(f"the staged replacement is a {st.kind.value}, not one regular file",
-                           ErrorCode.STAGING_INVALID)
-        rep = Replacement(str(replacement.get("pluginId", "")), staged,
-                          file_identity(vfs, staged))
+    rep = select_replacement(vfs, staging)
     same = source_path == target_path
     tdir = parent_of(target_path)
     try:
@@ -327,13 +342,79 @@ def build_plan(vfs: Vfs, *, task_id: str, save_dir: str, source_path: str, targe
             raise _invalid("a cross-device directory is not implemented by this reference")
     else:
         if is_dir:
-            raise _invalid("a file replacement for a directory source is a type mismatch")
+            raise _invalid("a file replacement for a directory source is a type mismatch "
+                           "(§10.1)", ErrorCode.STAGING_INVALID)
         route_name = "replace_in_place" if same else "replace"
     private = f"{tdir}/.motrix-finalize.{task_id}.tmp" if tdir != "." else \
         f".motrix-finalize.{task_id}.tmp"
     rollback = private[:-len(".tmp")] + ".rollback"
+    files = [source_path] if task_files is None else task_files
+    if not isinstance(files, list):
+        raise _invalid("taskFiles is not a list")
+    for path in files:
+        _checked_path(path, "a task file")
+    ops = _metadata_ops([] if metadata_ops is None else metadata_ops, _invalid)
     return HookPlan(task_id, source_path, target_path, source_identity, rep, route_name,
-                    private, rollback, cross)
+                    private, rollback, cross, ops, [], list(files))
+
+
+def select_replacement(vfs: Vfs, staging: Any) -> Replacement | None:
+    """The replacement, only from the invocation-private staging adapter's record (§10.1).
+
+    ``staging`` is ``None`` (no plugin staged anything) or ``{"pluginId", "dir",
+    "mappings": [{"pluginId", "stagedPath", "identity"}]}``: the plugin whose invocation
+    owns the staging directory ``dir`` and the logical outputs the adapter mapped to staged
+    paths, each with the identity recorded when the plugin closed it.  No mapping: the
+    source is selected (``None``), whatever files ``dir`` holds — the directory is never
+    scanned for an owner.  One mapping: its staged path must be a regular file inside
+    ``dir``, staged by the same plugin, whose identity equals the recorded one.  Raises
+    ``plugin.finalize.staging_invalid`` for more than one mapping, another plugin's
+    artifact, a path outside ``dir``, a symlink or any other type, a digest change, or a
+    malformed record.  Reads only.
+    """
+    if staging is None:
+        return None
+    bad = ErrorCode.STAGING_INVALID
+    if not isinstance(staging, dict) or not isinstance(staging.get("mappings"), list) \
+            or not isinstance(staging.get("pluginId"), str):
+        raise _invalid("the staging record is malformed", bad)
+    mappings = staging["mappings"]
+    if not mappings:
+        return None
+    if len(mappings) > 1:
+        raise _invalid(f"{len(mappings)} selected mappings; §10.1 allows one", bad)
+    mapping = mappings[0]
+    if not isinstance(mapping, dict):
+        raise _invalid("the staging mapping is malformed", bad)
+    owner = staging["pluginId"]
+    if mapping.get("pluginId") != owner:
+        raise _invalid(f"the mapping names another plugin's artifact "
+                       f"({str(mapping.get('pluginId'))[:80]!r}, not {owner[:80]!r})", bad)
+    sdir = _checked_path(staging.get("dir"), "staging.dir")
+    staged = mapping.get("stagedPath")
+    parts = _checked_path(staged, "stagedPath")
+    if len(parts) <= len(sdir) or parts[:len(sdir)] != sdir:
+        raise _invalid(f"{staged} is outside the invocation's staging directory", bad)
+    try:
+        recorded = identity_from_json(mapping.get("identity"))
+    except ValueError as exc:
+        raise _invalid(f"the recorded identity is malformed: {exc}", bad) from exc
+    if not isinstance(recorded, FileIdentity):
+        raise _invalid("the recorded output is not a regular file: a type mismatch", bad)
+    try:
+        st = vfs.lstat(staged)
+    except FileNotFoundError as exc:
+        raise _invalid("the staged replacement does not exist", bad) from exc
+    if st.kind is not Kind.FILE:
+        raise _invalid(f"the staged replacement is a {st.kind.value}, not one regular file", bad)
+    try:
+        found = file_identity(vfs, staged)
+    except HookRuntimeError as exc:
+        raise _invalid(f"the staged replacement changed while read: {exc.message}", bad) from exc
+    if found != recorded:
+        raise _invalid("the staged replacement's digest changed since the adapter recorded "
+                       "it", bad)
+    return Replacement(owner, staged, found)
 
 
 def route(plan: HookPlan) -> tuple[Layout, list[Stage]]:

@@ -9,12 +9,16 @@ before a phase update is unambiguous"):
 - the layout of the recorded phase: continue with the next stage;
 - the layout of the *next* phase (the file action happened, the crash fell before its
   journal write): make the stage's directories durable, journal its phase, continue;
-- the layout of the *previous* phase (the journaled action did not survive): redo it
-  without journaling it twice;
+- the layout of an *earlier* phase (the journaled action did not survive, or a
+  compensation undid stages and stopped before journaling ``cancelled``): redo from there
+  without journaling a phase twice;
 - a partial invocation-private copy, or a no-replace install published by link whose
   unlink did not happen: finish or discard only that private state, then continue;
 - the recorded layout except an unrelated entry at the target: retry, which fails at the
   no-replace install without touching it and compensates (``target_exists``);
+- ``target_installed`` whose target holds the selected identity while another path of
+  the plan was changed from outside: complete the database transaction (§10.3); cleanup
+  then quarantines the changed path;
 - ``db_committed``: keep the committed target and finish the idempotent cleanup;
 - anything else, a malformed journal or a malformed plan: ``quarantined`` with
   ``plugin.finalize.recovery_quarantined``; no byte is deleted.
@@ -26,6 +30,7 @@ allows "retry or cancel safely" at ``prepared``.
 
 from __future__ import annotations
 
+from hookconf.faultinject.host import Host, NullHost
 from hookconf.faultinject.port import Vfs
 from hookconf.reference.errors import ErrorCode
 from hookconf.reference.finalize import journal as j
@@ -56,11 +61,9 @@ def read_state(store: JournalStore) -> tuple[j.JournalState | None, str]:
         return None, "marked quarantined"
     except FileNotFoundError:
         pass
-    raw = store.read()
-    if raw is None:
-        return j.JournalState(), ""
     try:
-        return j.fold(j.decode(raw)), ""
+        records = store.records()
+        return (j.JournalState(), "") if records is None else (j.fold(records), "")
     except j.JournalError as exc:
         return None, str(exc)
 
@@ -81,10 +84,21 @@ def outcome_of(state: j.JournalState | None, reason: str = "") -> Outcome:
     return Outcome("pending", state.phase.value)
 
 
-def recover(vfs: Vfs, state_dir: str) -> list[tuple[str, Outcome]]:
-    """Recover every journal in ``state_dir``; returns ``(taskId, outcome)`` pairs."""
-    return [(tid, recover_task(vfs, JournalStore(vfs, state_dir, tid)))
-            for tid in journal_ids(vfs, state_dir)]
+def recover(vfs: Vfs, state_dir: str, *, database: str | None = None,
+            host: Host | None = None) -> list[tuple[str, Outcome]]:
+    """Recover every journal in ``state_dir`` (the task database at ``database``, default
+    ``<state_dir>/motrix.db``); returns ``(taskId, outcome)`` pairs.  Each task is
+    recovered under its artifact-mutation lease from ``host`` (§10.1: held through
+    compensation and every identity-checked deletion)."""
+    host = host or NullHost()
+    out = []
+    for tid in journal_ids(vfs, state_dir):
+        host.lease_acquire(tid)
+        try:
+            out.append((tid, recover_task(vfs, JournalStore(vfs, state_dir, tid, database))))
+        finally:
+            host.lease_release(tid)
+    return out
 
 
 def recover_task(vfs: Vfs, store: JournalStore) -> Outcome:
@@ -134,8 +148,11 @@ def _resume(ex: Executor, done: int) -> Outcome:
         return _recorded(ex, done)  # the action happened; its phase write did not
     if seen.fits(here):
         return ex.run_from(done, done=done)
-    if done > 0 and layouts[done - 1] != here and seen.fits(layouts[done - 1]):
-        return ex.run_from(done - 1, done=done)
+    for back in range(done - 1, -1, -1):
+        # an earlier layout: the journaled action did not survive, or a compensation
+        # (which walks the stages back, newest first) stopped before journaling cancelled
+        if layouts[back] != here and seen.fits(layouts[back]):
+            return ex.run_from(back, done=done)
     if done < len(ex.stages):
         fixed = _finish_private(ex, seen, here, layouts[done + 1], ex.stages[done])
         if fixed == 0:  # a partial private copy was discarded: redo the stage
@@ -152,6 +169,12 @@ def _resume(ex: Executor, done: int) -> Outcome:
             # An unrelated target appeared (§10.1): retrying meets it at the no-replace
             # install, which fails without touching it and compensates (target_exists).
             return ex.run_from(done - back, done=done)
+    if ex.state.phase is j.Phase.TARGET_INSTALLED \
+            and seen.identity(target) == ex.plan.identity_of(_selected(ex)):
+        # §10.3 "target_installed: complete the database transaction if the target identity
+        # matches"; a path cleanup would delete that no longer matches (an outside writer)
+        # is quarantined by the cleanup itself, its bytes kept.
+        return ex.run_from(done, done=done)
     return ex.quarantine(f"no layout adjacent to {ex.state.phase.value if ex.state.phase else '-'}"
                          f" matches the files: {seen.describe(here)}")
 

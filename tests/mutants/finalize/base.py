@@ -1,8 +1,10 @@
 """A reference candidate whose finalization overrides one seam of ``FinalizeOps``.
 
-``mutant(name, executor=..., plan=..., recover=...)`` builds the factory: ``executor`` is an
-:class:`~hookconf.reference.finalize.execute.Executor` subclass, ``plan`` replaces
-``make_plan``, ``recover`` replaces start-up recovery.
+``mutant(name, executor=..., store=..., plan=..., prepare=..., recover=...)`` builds the
+factory: ``executor`` is an :class:`~hookconf.reference.finalize.execute.Executor` subclass,
+``store`` a :class:`~hookconf.reference.finalize.execute.JournalStore` subclass, ``plan``
+replaces ``make_plan``, ``prepare`` replaces ``prepare_plan`` (lease, quiesce, plan) and
+``recover`` replaces start-up recovery.
 """
 
 from __future__ import annotations
@@ -15,22 +17,31 @@ from hookconf.reference.finalize import execute
 
 
 def mutant(name: str, *, executor: type[execute.Executor] | None = None,
+           store: type[execute.JournalStore] | None = None,
            plan: Callable[..., Any] | None = None,
+           prepare: Callable[..., Any] | None = None,
            recover: Callable[..., Any] | None = None) -> Callable[[], ReferenceCandidate]:
     class FinalizeMutant(ReferenceCandidate):
         def hello(self) -> dict[str, Any]:
             return {**super().hello(), "name": f"mutant-{name}"}
 
         def make_executor(self, vfs, state_dir, plan_):
-            if executor is None:
+            if executor is None and store is None:
                 return super().make_executor(vfs, state_dir, plan_)
-            return executor(vfs, execute.JournalStore(vfs, state_dir, plan_.task_id), plan_)
+            journal = (store or execute.JournalStore)(vfs, state_dir, plan_.task_id,
+                                                      self.database_of(state_dir))
+            return (executor or execute.Executor)(vfs, journal, plan_)
 
         def make_plan(self, vfs, args):
             return plan(vfs, args) if plan is not None else super().make_plan(vfs, args)
 
-        def recover_all(self, vfs, state_dir):
+        def prepare_plan(self, vfs, host, args):
+            if prepare is None:
+                return super().prepare_plan(vfs, host, args)
+            return prepare(self, vfs, host, args)
+
+        def recover_all(self, vfs, state_dir, host=None):
             return recover(vfs, state_dir) if recover is not None else super().recover_all(
-                vfs, state_dir)
+                vfs, state_dir, host)
 
     return FinalizeMutant

@@ -21,7 +21,7 @@ def following(vfs, path, **kw):
 def plan(vfs, args):
     return build_plan(vfs, task_id=args["taskId"], save_dir=args["saveDir"],
                       source_path=args["sourcePath"], target_path=args["targetPath"],
-                      replacement=args.get("replacement"), identify=following)
+                      staging=args.get("staging"), identify=following)
 
 
 factory = mutant("identity-follows-symlinks", plan=plan)

@@ -32,7 +32,7 @@ def forgetful(vfs, path, **kw):
 def plan(vfs, args):
     return build_plan(vfs, task_id=args["taskId"], save_dir=args["saveDir"],
                       source_path=args["sourcePath"], target_path=args["targetPath"],
-                      replacement=args.get("replacement"), identify=forgetful)
+                      staging=args.get("staging"), identify=forgetful)
 
 
 factory = mutant("identity-ignores-empty-dirs", plan=plan)

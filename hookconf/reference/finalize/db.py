@@ -1,0 +1,199 @@
+"""The task database of finalization: the one SQLite transaction of §10.2 (H12).
+
+§10.2: "After target installation, one SQLite transaction commits the task final path,
+terminal status, timestamps and instance path; the task-file path rebase; staged plugin
+metadata operations; the terminal occurrence; the journal phase ``db_committed``."
+§5.3 puts the terminal occurrence in the task's terminal transaction too.
+
+The database is SQLite opened through :func:`hookconf.faultinject.sqlite.connect` — APSW
+over the same :class:`~hookconf.faultinject.port.Vfs` as every file action — so a crash can
+fall before or after any write, fsync or deletion of SQLite's own files, inside the commit.
+Settings: ``journal_mode=DELETE``, ``synchronous=EXTRA`` (the rollback journal's deletion,
+which is the commit point, is made durable by a directory fsync before the commit is
+acknowledged; ``FULL`` could lose an acknowledged commit to a crash, see that module).
+
+Tables (the reference's choice; the spec names what changes, not the schema)::
+
+    task(task_id PK, status, final_path, finished_at_ms)
+    task_file(task_id, idx, path)                 the task's files, rebased to the target
+    task_metadata(task_id, key, value)            value: canonical JSON
+    occurrence(occurrence_id PK, task_id, kind)   one terminal occurrence per task
+    finalize_phase(task_id PK, phase, final_path) the journal phase ``db_committed``
+
+Before the commit a task has no row in any of them; the commit writes all, or — a crash,
+an I/O error — none.  :func:`view` reads them back for ``finalize.state`` (read only: a
+missing database or table reads as empty).  Instance paths are not modelled.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import apsw
+
+from hookconf.faultinject.port import Vfs
+from hookconf.faultinject.sqlite import connect
+
+__all__ = ["DbError", "apply_metadata_ops", "commit_terminal", "committed_path", "rebase",
+           "view"]
+
+#: ``apsw.Error``: a failed statement or commit (``SQLITE_IOERR``, ``SQLITE_FULL`` …).
+DbError = apsw.Error
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS task (task_id TEXT PRIMARY KEY, status TEXT NOT NULL,
+    final_path TEXT, finished_at_ms INTEGER);
+CREATE TABLE IF NOT EXISTS task_file (task_id TEXT NOT NULL, idx INTEGER NOT NULL,
+    path TEXT NOT NULL, PRIMARY KEY (task_id, idx));
+CREATE TABLE IF NOT EXISTS task_metadata (task_id TEXT NOT NULL, key TEXT NOT NULL,
+    value TEXT NOT NULL, PRIMARY KEY (task_id, key));
+CREATE TABLE IF NOT EXISTS occurrence (occurrence_id TEXT PRIMARY KEY, task_id TEXT NOT NULL,
+    kind TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS finalize_phase (task_id TEXT PRIMARY KEY, phase TEXT NOT NULL,
+    final_path TEXT NOT NULL);
+"""
+
+
+def _open(vfs: Vfs, path: str) -> apsw.Connection:
+    return connect(vfs, path, synchronous="EXTRA", journal_mode="DELETE")
+
+
+def rebase(task_files: list[str], source: str, target: str, replaced: bool) -> list[str]:
+    """The task's files after finalization: a replacement is the one file at ``target``;
+    otherwise each path under ``source`` moves under ``target``."""
+    if replaced:
+        return [target]
+    out = []
+    for path in task_files:
+        if path == source:
+            out.append(target)
+        elif path.startswith(source + "/"):
+            out.append(target + path[len(source):])
+        else:
+            out.append(path)
+    return out
+
+
+def apply_metadata_ops(ops: list[dict[str, Any]], start: dict[str, Any] | None = None
+                       ) -> dict[str, Any]:
+    """Fold staged metadata operations (``{"op": "set", key, value}`` /
+    ``{"op": "delete", key}``, §9.3) over ``start``."""
+    out = dict(start or {})
+    for op in ops:
+        if op["op"] == "set":
+            out[op["key"]] = op["value"]
+        else:
+            out.pop(op["key"], None)
+    return out
+
+
+def commit_terminal(vfs: Vfs, path: str, *, task_id: str, final_path: str,
+                    task_files: list[str], metadata_ops: list[dict[str, Any]],
+                    clock_ms: Callable[[], int] = lambda: 0) -> None:
+    """The §10.2 transaction: terminal status ``completed`` and ``final_path``, the
+    rebased ``task_files``, the metadata operations, the terminal occurrence and the
+    phase ``db_committed``, in one ``BEGIN IMMEDIATE … COMMIT``.  Idempotent (a second
+    call after a lost acknowledgement changes nothing).  Raises :data:`DbError`; after
+    an error nothing of it is committed unless :func:`committed_path` says so."""
+    conn = _open(vfs, path)
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        conn.execute(_SCHEMA)
+        conn.execute("INSERT OR REPLACE INTO task VALUES (?, 'completed', ?, ?)",
+                     (task_id, final_path, int(clock_ms())))
+        conn.execute("DELETE FROM task_file WHERE task_id = ?", (task_id,))
+        for idx, file in enumerate(task_files):
+            conn.execute("INSERT INTO task_file VALUES (?, ?, ?)", (task_id, idx, file))
+        for op in metadata_ops:
+            if op["op"] == "set":
+                conn.execute("INSERT OR REPLACE INTO task_metadata VALUES (?, ?, ?)",
+                             (task_id, op["key"], _canon(op["value"])))
+            else:
+                conn.execute("DELETE FROM task_metadata WHERE task_id = ? AND key = ?",
+                             (task_id, op["key"]))
+        conn.execute("INSERT OR IGNORE INTO occurrence VALUES (?, ?, 'completed')",
+                     (f"{task_id}:terminal", task_id))
+        conn.execute("INSERT OR REPLACE INTO finalize_phase VALUES (?, 'db_committed', ?)",
+                     (task_id, final_path))
+        conn.execute("COMMIT")
+    except BaseException:
+        if not conn.getautocommit():
+            try:
+                conn.execute("ROLLBACK")
+            except apsw.Error:
+                pass
+        raise
+    finally:
+        conn.close()
+
+
+def _canon(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def _exists(vfs: Vfs, path: str) -> bool:
+    try:
+        vfs.lstat(path)
+    except FileNotFoundError:
+        return False
+    return True
+
+
+def _tables(conn: apsw.Connection) -> set[str]:
+    return {name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+
+
+def committed_path(vfs: Vfs, path: str, task_id: str) -> str | None:
+    """The final path if the task's ``db_committed`` phase is committed, else ``None``.
+    Raises :data:`DbError` for a database SQLite cannot read."""
+    if not _exists(vfs, path):
+        return None
+    conn = _open(vfs, path)
+    try:
+        if "finalize_phase" not in _tables(conn):
+            return None
+        row = conn.execute("SELECT final_path FROM finalize_phase WHERE task_id = ?",
+                           (task_id,)).fetchone()
+        return None if row is None else str(row[0])
+    finally:
+        conn.close()
+
+
+def view(vfs: Vfs, path: str, task_id: str) -> dict[str, Any]:
+    """What the database holds of the §10.2 transaction for ``task_id``::
+
+        {"phase": "db_committed" | None, "status": str | None, "finalPath": str | None,
+         "taskFiles": [str], "metadata": {key: value}, "occurrences": int}
+
+    Read only; raises :data:`DbError` for a database SQLite cannot read."""
+    out: dict[str, Any] = {"phase": None, "status": None, "finalPath": None, "taskFiles": [],
+                           "metadata": {}, "occurrences": 0}
+    if not _exists(vfs, path):
+        return out
+    conn = _open(vfs, path)
+    try:
+        tables = _tables(conn)
+        if "finalize_phase" in tables:
+            row = conn.execute("SELECT phase FROM finalize_phase WHERE task_id = ?",
+                               (task_id,)).fetchone()
+            out["phase"] = row[0] if row else None
+        if "task" in tables:
+            row = conn.execute("SELECT status, final_path FROM task WHERE task_id = ?",
+                               (task_id,)).fetchone()
+            if row:
+                out["status"], out["finalPath"] = row
+        if "task_file" in tables:
+            out["taskFiles"] = [p for (p,) in conn.execute(
+                "SELECT path FROM task_file WHERE task_id = ? ORDER BY idx", (task_id,))]
+        if "task_metadata" in tables:
+            out["metadata"] = {k: json.loads(v) for k, v in conn.execute(
+                "SELECT key, value FROM task_metadata WHERE task_id = ? ORDER BY key",
+                (task_id,))}
+        if "occurrence" in tables:
+            (out["occurrences"],) = conn.execute(
+                "SELECT count(*) FROM occurrence WHERE task_id = ?", (task_id,)).fetchone()
+        return out
+    finally:
+        conn.close()

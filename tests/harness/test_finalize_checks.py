@@ -1,0 +1,71 @@
+"""The H8, H9 and H12 predicates on hand-made states (§10.1, §10.2)."""
+
+from hookconf.faultinject.injector import TraceEvent
+from hookconf.harness.finalize import checks
+from hookconf.harness.finalize.scenario import FinalizeScenario
+
+GIVEN = {"tree": [{"path": "save/a.part", "file": "data"}],
+         "task": {"taskId": "t", "saveDir": "save", "sourcePath": "save/a.part",
+                  "targetPath": "save/a.mkv",
+                  "metadataOps": [{"op": "set", "key": "k", "value": 1}]}}
+DONE = {"phase": "db_committed", "status": "completed", "finalPath": "save/a.mkv",
+        "taskFiles": ["save/a.mkv"], "metadata": {"k": 1}, "occurrences": 1}
+NONE = {"phase": None, "status": None, "finalPath": None, "taskFiles": [], "metadata": {},
+        "occurrences": 0}
+
+
+def _sc():
+    return FinalizeScenario.from_given(GIVEN)
+
+
+def test_all_rows_or_none_and_the_reported_status_agrees():
+    sc = _sc()
+    final, initial = sc.final, sc.initial
+    assert checks.transaction_problems(sc, {"status": "completed", "db": DONE}, final, "x") == []
+    assert checks.transaction_problems(sc, {"status": "pending", "db": NONE}, initial, "x") == []
+    half = checks.transaction_problems(sc, {"status": "pending", "db": {**DONE, "phase": None}},
+                                       final, "x")
+    assert "without the phase db_committed" in half[0]
+    assert "no db_committed" in checks.transaction_problems(
+        sc, {"status": "completed", "db": NONE}, final, "x")[0]
+    assert "finalize.state says pending" in checks.transaction_problems(
+        sc, {"status": "pending", "db": DONE}, final, "x")[0]
+    early = checks.transaction_problems(sc, {"status": "completed", "db": DONE}, initial, "x")
+    assert "committed before the files were installed" in early[0]
+    assert "2 terminal occurrences" in checks.transaction_problems(
+        sc, {"status": "completed", "db": {**DONE, "occurrences": 2}}, final, "x")[0]
+    assert "no db view" in checks.transaction_problems(sc, {"status": "x"}, final, "x")[0]
+    assert "cannot be read" in checks.transaction_problems(
+        sc, {"db": {"error": "disk I/O"}}, final, "x")[0]
+
+
+def _ev(i, op, *paths, mutating=False, err=None):
+    return TraceEvent(i, op, paths, mutating, err)
+
+
+def test_lease_order_and_fail_closed():
+    sc = _sc()
+    good = [_ev(0, "lease_acquire", "task:t"), _ev(1, "engine_stop", "task:t"),
+            _ev(2, "writers", "task:t"), _ev(3, "lstat", "save/a.part"),
+            _ev(4, "rename_noreplace", "save/a.part", "save/a.mkv", mutating=True),
+            _ev(5, "lease_release", "task:t")]
+    assert checks.lease_problems(sc, good, fail_closed=False) == []
+    early = [_ev(0, "lstat", "save/a.part")] + [e.__class__(e.index + 1, e.op, e.paths, e.mutating)
+                                                for e in good]
+    assert len(checks.lease_problems(sc, early, fail_closed=False)) == 3
+    late = [*good, _ev(6, "unlink", "save/a.part", mutating=True)]
+    assert "no artifact-mutation lease" in checks.lease_problems(sc, late, fail_closed=False)[0]
+    assert "fail closed" in checks.lease_problems(sc, good, fail_closed=True)[0]
+    assert checks.lease_problems(sc, good[:3], fail_closed=True) == []
+
+
+def test_planning_changes_nothing_and_selects_only_the_recorded_mapping():
+    sc = _sc()
+    assert checks.planning_problems([_ev(0, "open", "save/a.part", mutating=True)]) == []
+    assert checks.planning_problems([_ev(0, "rename_noreplace", "staging/x", "save/a.mkv",
+                                         mutating=True)])
+    assert checks.selection_problems(sc, {"planned": False}) == []
+    assert "guessed" in checks.selection_problems(
+        sc, {"planned": True, "replacementIdentity": {"kind": "file"}})[0]
+    sc.tampered["save/a.part"] = b"other"
+    assert "never the size" in checks.tamper_kept(sc, sc.final, "x")[0]
