@@ -182,3 +182,23 @@ def test_a_command_candidate_is_identified_by_its_program_and_files():
     assert str(FAKE) in files and sys.executable in files
     assert candidate_files("cmd:'unbalanced") == {}
     assert candidate_files("cmd:no-such-program-here") == {}
+
+
+def test_the_reference_is_certified_conformant_on_the_whole_corpus(tmp_path, monkeypatch, capsys):
+    """The done-when of certification: the whole embedded corpus, every invariant passing with
+    positive and negative cases, exit 0; verify-cert confirms the folder and refuses an edit."""
+    monkeypatch.chdir(ROOT)
+    out = tmp_path / "cert"
+    assert main(["certify", "-q", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "CONFORMANT: all 25 invariants pass with positive and negative cases" in printed
+    cert = json.loads((out / CERTIFICATE).read_text())
+    assert cert["verdict"]["conformant"] is True
+    assert all(row["status"] == "pass" for row in cert["invariants"])
+    code, said = _verify(capsys, out)
+    assert code == 0 and "certificate matches its files" in said
+    report = json.loads((out / "report.json").read_text())
+    report["cases"][0]["status"] = "failed"
+    (out / "report.json").write_text(json.dumps(report))
+    code, said = _verify(capsys, out)
+    assert code == 4 and "report.json was edited" in said
