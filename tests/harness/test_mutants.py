@@ -126,6 +126,7 @@ MUTANTS = [
     ("tests.mutants.schemas.effects_without_schema_version:factory", "H4"),
     ("tests.mutants.schemas.exclusive_byte_limits:factory", "H4"),
     ("tests.mutants.schemas.enter_ids_unchecked:factory", "H4"),
+    ("tests.mutants.schemas.paths_as_strings:factory", "H4"),
 ]
 #: Worker-boundary mutants run the generated worker-message cases (real guests forging
 #: messages on the raw worker port).

@@ -113,6 +113,8 @@ class _Walk:
     equal: list[tuple[tuple[Any, ...], tuple[Any, ...]]] = field(default_factory=list)
     #: pointers whose string must also match a pattern (its bytes cannot be any filler)
     patterned: set[tuple[Any, ...]] = field(default_factory=set)
+    #: Paths of fields an object schema declares by name (not free-form entries).
+    declared: set[tuple[Any, ...]] = field(default_factory=set)
     #: per object pointer, the fields that come all together or not at all
     scoped: dict[tuple[Any, ...], dict[str, Any]] = field(default_factory=dict)
 
@@ -341,12 +343,34 @@ def _walk(walk: _Walk, schema: Any, value: Any, path: tuple, *, group: str, choi
         _object_sites(walk, schema, value, path, group, choice, rows, caps)
 
 
+#: The §9.1 row each field name must be bounded by, read from the spec rather than from the
+#: schema under test (§9.2 "所有 identifier/name/path 使用 9.1 节上限"; §11 for the delivery
+#: envelope's ids): a schema that bounds a path by the generic 64 KiB string row, or drops
+#: the bound, still meets cases at the path row's limit.  Names whose row depends on where
+#: they sit (``id``, ``name``, ``value``, list items) are left to the schema's own bound.
+SPEC_ROWS: dict[str, str] = {
+    "filePath": "path_bytes", "saveDir": "path_bytes", "inputFilePath": "path_bytes",
+    "targetFilePath": "path_bytes", "sourceUrl": "url_bytes", "code": "error_code_bytes",
+    "message": "error_message_bytes", "occurrenceId": "delivery_id_bytes",
+    "invocationId": "opaque_id_bytes", "taskId": "opaque_id_bytes",
+}
+
+
+def _spec_row(walk: _Walk, path: tuple[Any, ...]) -> str:
+    """The §9.1 row :data:`SPEC_ROWS` gives the declared field at ``path`` ("" when it gives
+    none, or for an entry of a free-form JSON value, which only the generic rows bound)."""
+    name = path[-1] if path else None
+    return SPEC_ROWS.get(name, "") if isinstance(name, str) and path in walk.declared else ""
+
+
 def _string_sites(walk, schema, value, path, group, choice, rows) -> None:
     where = _pointer(path) or "the value"
     if "pattern" in schema:
         _pattern_sites(walk, schema, path, group, choice)
-    if "maxUtf8Bytes" in schema:
-        cap, row = schema["maxUtf8Bytes"], rows.get("maxUtf8Bytes", "")
+    spec_row = _spec_row(walk, path)
+    if spec_row or "maxUtf8Bytes" in schema:
+        cap, row = ((limit(spec_row), spec_row) if spec_row
+                    else (schema["maxUtf8Bytes"], rows.get("maxUtf8Bytes", "")))
         for delta, valid in ((0, True), (1, False)):
             if valid and path in walk.patterned:
                 continue  # a pattern fixes the characters: the limit is shown elsewhere
@@ -503,6 +527,7 @@ def _object_sites(walk, schema, value, path, group, choice, rows, caps) -> None:
         _record_sites(walk, schema, value, path, group, choice, rows)
     for key, item in value.items():
         if key in props:
+            walk.declared.add(path + (key,))
             _walk(walk, props[key], item, path + (key,), group=group, choice=choice, caps=caps)
         elif isinstance(extra, dict):
             _walk(walk, extra, item, path + (key,), group=group, choice=choice, caps=caps)
