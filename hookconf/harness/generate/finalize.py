@@ -16,7 +16,8 @@ staging records of §10.1 (``finalize.staging``, H9), the quiesce and outside re
 
 Every instance is crash-explored by the runner.  Not in the matrix yet (the reference does
 not implement them and no case should pretend it does): a cross-device directory, a
-directory source with a replacement, case-folding equivalence, the entry limit.
+directory source with a replacement, case-folding equivalence.  The entry limit has its own
+template, ``finalize.limits``.
 """
 
 from __future__ import annotations
@@ -389,3 +390,75 @@ def finalize_db_faults(params: dict[str, Any], rng: random.Random) -> Iterator[I
                            f"fails ({fault})", "runtime.finalize", "negative", given,
                            {"outcome": "failed", "code": "plugin.finalize.db_commit_failed"},
                            ("H12", "H13"), "§10.3", notes=f"{_DB_FAILED[0]}: {_DB_FAILED[1]}")
+
+
+# ---- §10.1 the entry limit: exactly the limit plans, one more is artifact_too_large -----
+_LIMIT = ("§10.1", "默认最多 1,000,000 个 entry；超过时返回 plugin.finalize.artifact_too_large，"
+                   "不能生成部分计划。 (By default at most 1,000,000 entries; more returns "
+                   "plugin.finalize.artifact_too_large, never a partial plan.)")
+_LIMIT_NOTE = ("The limit is lowered through finalize.prepare's limits (the spec says "
+               "'by default', so the cap is a setting); entryCount counts every entry below "
+               "the root, files and directories, empty ones included (§10.1 records empty "
+               "directories). A candidate that does not take the lowered limit has the case "
+               "skipped, never failed.")
+
+
+def _limit_tree(shape: str, path: str) -> list[dict[str, Any]]:
+    """A directory artifact of a known entry count (every path below the root is one)."""
+    if shape == "flat":
+        return [{"path": f"{path}/part{i:02d}.bin", "file": f"piece {i}", "repeat": 4}
+                for i in range(6)]
+    if shape == "nested":  # files, a nested directory and empty directories all count
+        return [{"path": f"{path}/a.bin", "file": "first file", "repeat": 8},
+                {"path": f"{path}/sub/b.bin", "file": "second file"},
+                {"path": f"{path}/sub/deeper/c.bin", "file": "third file"},
+                {"path": f"{path}/sub/empty", "dir": True},
+                {"path": f"{path}/zz-empty", "dir": True}]
+    return [{"path": f"{path}/empty{i}", "dir": True} for i in range(3)]  # "empty-dirs"
+
+
+def _entry_count(tree: list[dict[str, Any]], root: str) -> int:
+    paths = set()
+    for entry in tree:
+        parts = entry["path"][len(root) + 1:].split("/")
+        paths.update("/".join(parts[:i]) for i in range(1, len(parts) + 1))
+    return len(paths)
+
+
+@template("finalize.limits", params={
+    "type": "object", "additionalProperties": False,
+    "properties": {"maxPoints": {"type": "integer", "minimum": 0, "maximum": 2000}}})
+def finalize_limits(params: dict[str, Any], rng: random.Random) -> Iterator[Instance]:
+    """The §10.1 entry limit at its boundary, for three tree shapes (flat files; nested
+    files with empty directories; empty directories only) × distinct and equal paths:
+    ``maxEntries`` equal to the tree's entry count plans and completes; one less than it
+    (the tree one entry over) answers ``artifact_too_large`` with nothing changed."""
+    del rng
+    for shape in ("flat", "nested", "empty-dirs"):
+        for placement in ("distinct", "same"):
+            for over in (0, 1):
+                tgt = "save/torrent"
+                src = tgt if placement == "same" else "save/torrent.part"
+                tree = [{"path": "save/keep.txt", "file": "an unrelated file of the user"},
+                        *_limit_tree(shape, src)]
+                count = _entry_count(tree[1:], src)
+                given: dict[str, Any] = {
+                    "tree": tree, "limits": {"maxEntries": count - over},
+                    "task": {"taskId": "task-1", "saveDir": "save", "sourcePath": src,
+                             "targetPath": tgt, "metadataOps": list(_METADATA_OPS)}}
+                if "maxPoints" in params:
+                    given["explore"] = {"maxPoints": params["maxPoints"]}
+                if over:
+                    expect: dict[str, Any] = {"outcome": "failed",
+                                              "code": "plugin.finalize.artifact_too_large"}
+                    invariants: tuple[str, ...] = ("H9", "H13", "H23")
+                    what = f"{count} entries, limit {count - 1}: one over"
+                else:
+                    expect = {"outcome": "completed"}
+                    invariants = ("H13", "H19", "H23")
+                    what = f"{count} entries, limit {count}: exactly the limit"
+                yield Instance(f"{shape}.{placement}.{'over' if over else 'at'}",
+                               f"finalize a {shape} tree ({placement} paths): {what}",
+                               "runtime.finalize", "negative" if over else "positive",
+                               given, expect, invariants, "§10.1",
+                               notes=f"{_LIMIT[0]}: {_LIMIT[1]} {_LIMIT_NOTE}")

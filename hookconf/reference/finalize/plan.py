@@ -47,6 +47,7 @@ from hookconf.reference.finalize import journal as j
 from hookconf.reference.finalize.identity import (
     ArtifactIdentity,
     FileIdentity,
+    MAX_ENTRIES,
     artifact_identity,
     file_identity,
     identity_from_json,
@@ -290,15 +291,17 @@ def build_plan(vfs: Vfs, *, task_id: str, save_dir: str, source_path: str, targe
                staging: dict[str, Any] | None = None,
                identify: Callable[..., ArtifactIdentity] = artifact_identity,
                task_files: list[str] | None = None,
-               metadata_ops: list[Any] | None = None) -> HookPlan:
+               metadata_ops: list[Any] | None = None,
+               max_entries: int = MAX_ENTRIES) -> HookPlan:
     """Read identities and choose the route; never changes the filesystem.
 
     Raises ``HookRuntimeError`` with ``plugin.finalize.plan_invalid`` (bad paths, a target
     that is not a strict descendant of ``save_dir``, a symlink or special file, a
     file/directory conflict, a branch not implemented), ``target_exists`` (an unrelated
     entry at a distinct target, H10), ``staging_invalid`` (see :func:`select_replacement`)
-    or ``artifact_too_large``.  ``identify`` computes the source's
-    ArtifactIdentity (a seam for tests).  ``task_files`` (default: the source path) are
+    or ``artifact_too_large`` (the source has more than ``max_entries`` entries, default
+    §10.1's 1,000,000; no plan at all).  ``identify`` computes the source's
+    ArtifactIdentity (a seam for tests and mutants; called with ``max_entries=``).  ``task_files`` (default: the source path) are
     the task's files as the database knows them, rebased at ``db_committed``;
     ``metadata_ops`` the chain's staged metadata operations, applied in that transaction.
     """
@@ -311,7 +314,7 @@ def build_plan(vfs: Vfs, *, task_id: str, save_dir: str, source_path: str, targe
         raise _invalid("targetPath must be a descendant of the save directory, not the "
                        "directory itself (§10.1)")
     try:
-        source_identity = identify(vfs, source_path)
+        source_identity = identify(vfs, source_path, max_entries=max_entries)
     except FileNotFoundError as exc:
         raise _invalid(f"source {source_path} does not exist") from exc
     rep = select_replacement(vfs, staging)
