@@ -45,9 +45,9 @@ from hookconf.faultinject.port import Kind, Vfs, split_path
 from hookconf.reference.errors import ErrorCode, HookRuntimeError
 from hookconf.reference.finalize import journal as j
 from hookconf.reference.finalize.identity import (
+    MAX_ENTRIES,
     ArtifactIdentity,
     FileIdentity,
-    MAX_ENTRIES,
     artifact_identity,
     file_identity,
     identity_from_json,
@@ -301,9 +301,10 @@ def build_plan(vfs: Vfs, *, task_id: str, save_dir: str, source_path: str, targe
     entry at a distinct target, H10), ``staging_invalid`` (see :func:`select_replacement`)
     or ``artifact_too_large`` (the source has more than ``max_entries`` entries, default
     §10.1's 1,000,000; no plan at all).  ``identify`` computes the source's
-    ArtifactIdentity (a seam for tests and mutants; called with ``max_entries=``).  ``task_files`` (default: the source path) are
-    the task's files as the database knows them, rebased at ``db_committed``;
-    ``metadata_ops`` the chain's staged metadata operations, applied in that transaction.
+    ArtifactIdentity (a seam for tests and mutants; called with ``max_entries=``).
+    ``task_files`` (default: the source path) are the task's files as the database knows
+    them, rebased at ``db_committed``; ``metadata_ops`` the chain's staged metadata
+    operations, applied in that transaction.
     """
     if not isinstance(task_id, str) or not _TASK_ID.match(task_id):
         raise _invalid("taskId must be 1-64 of [A-Za-z0-9_-]")
