@@ -126,3 +126,25 @@ def test_the_entry_limit_boundary_passes_on_the_reference(hookconf):
     cases = {c["id"]: c for c in report["cases"]}
     assert {c["status"] for c in cases.values()} == {"passed"}
     assert cases["fin.limits.nested.distinct.over"]["polarity"] == "negative"
+
+
+def test_a_case_folding_target_collision_fails_and_keeps_the_unrelated_file(hookconf):
+    code, report = hookconf("run", "--case", "fin.casefold.file.*")
+    cases = {c["id"]: c for c in report["cases"]}
+    assert {c["status"] for c in cases.values()} == {"passed"}
+    assert {i for i, c in cases.items() if c["polarity"] == "negative"} == {
+        "fin.casefold.file.case", "fin.casefold.file.upper"}
+
+
+def test_without_case_folding_the_same_names_do_not_collide():
+    from hookconf.harness.finalize.scenario import FinalizeScenario
+
+    given = {"tree": [{"path": "save/movie.mkv", "file": "theirs"},
+                      {"path": "save/a.part", "file": "mine"}],
+             "task": {"taskId": "t", "saveDir": "save", "sourcePath": "save/a.part",
+                      "targetPath": "save/Movie.mkv"}}
+    plain = FinalizeScenario.from_given(given).fresh()
+    folding = FinalizeScenario.from_given({**given, "caseFolding": True}).fresh()
+    with pytest.raises(FileNotFoundError):
+        plain.lstat("save/Movie.mkv")
+    assert folding.lstat("save/Movie.mkv").size == len(b"theirs")

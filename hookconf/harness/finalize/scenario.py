@@ -171,7 +171,8 @@ class FinalizeScenario:
     @staticmethod
     def _build(given: dict[str, Any]) -> ModelVfs:
         vfs = ModelVfs(devices=tuple(given.get("devices", ())),
-                       noreplace_native=bool(given.get("noreplaceNative", True)))
+                       noreplace_native=bool(given.get("noreplaceNative", True)),
+                       fold_names=bool(given.get("caseFolding", False)))
         vfs.mkdir(STATE_DIR)
         for entry in given.get("tree", []):
             path = entry["path"]

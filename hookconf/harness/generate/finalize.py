@@ -462,3 +462,57 @@ def finalize_limits(params: dict[str, Any], rng: random.Random) -> Iterator[Inst
                                "runtime.finalize", "negative" if over else "positive",
                                given, expect, invariants, "§10.1",
                                notes=f"{_LIMIT[0]}: {_LIMIT[1]} {_LIMIT_NOTE}")
+
+
+# ---- §10.1 a case-folding, normalising target file system --------------------------------
+_FOLDING = ("§10.1", "Target filesystem 上出现大小写/规范化冲突即失败。 (A case/normalisation "
+                     "collision on the target file system fails.) The commit is no-clobber ... "
+                     "An unrelated target appearing at any time fails without being modified.")
+#: (key, what, the unrelated file already in save/, the target's name, collides).  Case
+#: files only: the case schema's paths are ASCII, so NFC/NFD and non-ASCII folds are left to
+#: the model's own tests.
+_FOLD_PAIRS = (
+    ("case", "differs only in case", "movie.mkv", "Movie.mkv", True),
+    ("upper", "differs only in case (all capitals)", "MOVIE.MKV", "movie.mkv", True),
+    ("distinct", "is another name", "movie.mkv", "movie-2.mkv", False),
+    ("digit", "differs by one character, not by case", "Movie.mkv", "Movie1.mkv", False),
+)
+
+
+@template("finalize.casefold", params={
+    "type": "object", "additionalProperties": False,
+    "properties": {"maxPoints": {"type": "integer", "minimum": 0, "maximum": 2000}}})
+def finalize_casefold(params: dict[str, Any], rng: random.Random) -> Iterator[Instance]:
+    """A case-folding, NFC-normalising target file system (``caseFolding``): the target's
+    name folds together with an unrelated file already in the save directory (a collision:
+    the plan fails and the file keeps its bytes), or it does not (completes) — for a file
+    and a tree source."""
+    del rng
+    for artifact in ("file", "tree"):
+        for key, what, theirs, name, collides in _FOLD_PAIRS:
+            is_file = artifact == "file"
+            tgt = f"save/{name}" if is_file else f"save/{name[:-4]}"
+            src = "save/download.part" if is_file else "save/download.dir"
+            mine = f"save/{theirs}" if is_file else f"save/{theirs[:-4]}"
+            tree = [{"path": mine, "file": _THEIRS}, *_artifact(artifact, src)]
+            given: dict[str, Any] = {
+                "caseFolding": True, "tree": tree,
+                "task": {"taskId": "task-1", "saveDir": "save", "sourcePath": src,
+                         "targetPath": tgt, "metadataOps": list(_METADATA_OPS)}}
+            if "maxPoints" in params:
+                given["explore"] = {"maxPoints": params["maxPoints"]}
+            if collides:
+                expect: dict[str, Any] = {"outcome": "failed",
+                                          "code": ["plugin.finalize.target_exists",
+                                                   "plugin.finalize.plan_invalid"]}
+                invariants: tuple[str, ...] = ("H10", "H13")
+            else:
+                expect = {"outcome": "completed"}
+                invariants = ("H10", "H13", "H19")
+            yield Instance(f"{artifact}.{key}",
+                           f"finalize a {artifact} on a case-folding file system: the target "
+                           f"name {name!r} {what} {theirs!r} (an unrelated file)",
+                           "runtime.finalize", "negative" if collides else "positive",
+                           given, expect, invariants, "§10.1",
+                           notes=f"{_FOLDING[0]}: {_FOLDING[1]} §13 names no code for a "
+                                 "collision: target_exists (no-clobber) or plan_invalid.")
