@@ -87,3 +87,49 @@ def test_a_file_changing_while_hashed_is_refused():
     with pytest.raises(HookRuntimeError) as raised:
         artifact_identity(Racing(), "save/a")
     assert raised.value.code == "plugin.finalize.file_commit_failed"
+
+
+def test_the_entry_limit_defaults_to_the_one_constant_and_reaches_the_plan():
+    from hookconf.reference.finalize.identity import MAX_ENTRIES
+    from hookconf.reference.finalize.ops import FinalizeOps
+    from hookconf.reference.finalize.plan import build_plan
+
+    assert MAX_ENTRIES == 1_000_000
+    seen = []
+
+    def identify(vfs, path, *, max_entries):
+        seen.append(max_entries)
+        return artifact_identity(vfs, path, max_entries=max_entries)
+
+    vfs = _tree()
+    args = {"taskId": "t", "saveDir": "save", "sourcePath": "save/t", "targetPath": "save/u"}
+    build_plan(vfs, task_id="t", save_dir="save", source_path="save/t", target_path="save/u",
+               identify=identify)
+    assert seen == [MAX_ENTRIES] and FinalizeOps.max_entries(args) == MAX_ENTRIES
+    assert FinalizeOps.max_entries({**args, "limits": {"maxEntries": 3}}) == 3
+    for bad in ({"maxEntries": 0}, {"maxEntries": MAX_ENTRIES + 1}, {"maxEntries": True},
+                {"maxEntries": "3"}, [3]):
+        with pytest.raises(HookRuntimeError) as err:
+            FinalizeOps.max_entries({**args, "limits": bad})
+        assert str(err.value.code) == "plugin.finalize.plan_invalid"
+
+
+def test_prepare_echoes_the_limits_it_applied_and_refuses_others():
+    from hookconf.reference.candidate import ReferenceCandidate
+
+    cand = ReferenceCandidate()
+    vfs = _tree()
+    cand.attach_vfs("r", vfs)
+    args = {"root": "r", "stateDir": "state", "taskId": "t", "saveDir": "save",
+            "sourcePath": "save/t", "targetPath": "save/u"}
+    n = artifact_identity(vfs, "save/t").entry_count
+    ok = cand.handle("finalize.prepare", {**args, "limits": {"maxEntries": n}})
+    assert ok["planned"] and ok["limits"] == {"maxEntries": n}
+    cand.handle("finalize.run", {"taskId": "t"})
+    vfs2 = _tree()
+    cand.attach_vfs("r", vfs2)
+    over = cand.handle("finalize.prepare", {**args, "limits": {"maxEntries": n - 1}})
+    assert over["code"] == "plugin.finalize.artifact_too_large" and not over["planned"]
+    bad = cand.handle("finalize.prepare", {**args, "limits": {"maxEntries": 0}})
+    assert bad["code"] == "plugin.finalize.plan_invalid" and "limits" not in bad
+    assert "limits" not in cand.handle("finalize.prepare", {**args, "taskId": "t2"})

@@ -78,3 +78,73 @@ def test_a_candidate_without_the_finalize_ops_is_skipped_not_errored(hookconf):
     (case,) = report["cases"]
     assert case["status"] == "skipped" and "finalize" in case["reason"]
     assert status(report, "H10") == "not_covered"
+
+
+class _IgnoresLimits(ReferenceCandidate):
+    """Plans with the spec's own 1,000,000 whatever ``limits`` says, and does not echo it."""
+
+    def finalize_prepare(self, args):
+        return self.prepare_answer({k: v for k, v in args.items() if k != "limits"})
+
+
+class _RefusesLimits(ReferenceCandidate):
+    """Answers an error to any ``finalize.prepare`` carrying ``limits``."""
+
+    def finalize_prepare(self, args):
+        if "limits" in args:
+            raise _Refused()
+        return super().finalize_prepare(args)
+
+
+class _Refused(Exception):
+    code = "protocol.bad_request"
+    message = "unknown argument limits"
+
+
+def ignores_limits():
+    return _IgnoresLimits()
+
+
+def refuses_limits():
+    return _RefusesLimits()
+
+
+@pytest.mark.parametrize(("factory", "why"), [("ignores_limits", "did not take"),
+                                              ("refuses_limits", "refused")])
+def test_a_candidate_that_does_not_take_a_lowered_limit_is_skipped_not_failed(hookconf, factory,
+                                                                              why):
+    code, report = hookconf("run", "--candidate", f"tests.harness.test_finalize:{factory}",
+                            "--case", "fin.limits.flat.distinct.*")
+    cases = report["cases"]
+    assert len(cases) == 2 and all(c["status"] == "skipped" for c in cases)
+    assert all(why in c["reason"] and "maxEntries" in c["reason"] for c in cases)
+    assert status(report, "H23") == "not_covered"
+
+
+def test_the_entry_limit_boundary_passes_on_the_reference(hookconf):
+    code, report = hookconf("run", "--case", "fin.limits.nested.*")
+    cases = {c["id"]: c for c in report["cases"]}
+    assert {c["status"] for c in cases.values()} == {"passed"}
+    assert cases["fin.limits.nested.distinct.over"]["polarity"] == "negative"
+
+
+def test_a_case_folding_target_collision_fails_and_keeps_the_unrelated_file(hookconf):
+    code, report = hookconf("run", "--case", "fin.casefold.file.*")
+    cases = {c["id"]: c for c in report["cases"]}
+    assert {c["status"] for c in cases.values()} == {"passed"}
+    assert {i for i, c in cases.items() if c["polarity"] == "negative"} == {
+        "fin.casefold.file.case", "fin.casefold.file.upper"}
+
+
+def test_without_case_folding_the_same_names_do_not_collide():
+    from hookconf.harness.finalize.scenario import FinalizeScenario
+
+    given = {"tree": [{"path": "save/movie.mkv", "file": "theirs"},
+                      {"path": "save/a.part", "file": "mine"}],
+             "task": {"taskId": "t", "saveDir": "save", "sourcePath": "save/a.part",
+                      "targetPath": "save/Movie.mkv"}}
+    plain = FinalizeScenario.from_given(given).fresh()
+    folding = FinalizeScenario.from_given({**given, "caseFolding": True}).fresh()
+    with pytest.raises(FileNotFoundError):
+        plain.lstat("save/Movie.mkv")
+    assert folding.lstat("save/Movie.mkv").size == len(b"theirs")

@@ -68,6 +68,8 @@ FINALIZE_MUTANTS = [
     ("tests.mutants.finalize.copy_without_fsync:factory", "H19", ("fin.matrix.file.cross-device",)),
     ("tests.mutants.finalize.identity_follows_symlinks:factory", "H23", ("fin.matrix.symlink.distinct",)),
     ("tests.mutants.finalize.identity_ignores_empty_dirs:factory", "H23", ("fin.matrix.tree.*",)),
+    ("tests.mutants.finalize.limit_off_by_one:factory", "H23", ("fin.limits.nested.distinct.*",)),
+    ("tests.mutants.finalize.limit_partial_plan:factory", "H23", ("fin.limits.nested.distinct.*",)),
     ("tests.mutants.finalize.identity_before_quiesce:factory", "H8", ("fin.quiesce.file.distinct.engine",)),
     ("tests.mutants.finalize.cleanup_size_only:factory", "H8", ("fin.quiesce.tamper.distinct.*",)),
     ("tests.mutants.finalize.lease_released_early:factory", "H8", ("fin.matrix.file.distinct",)),

@@ -31,7 +31,11 @@ The record (``obs.extra["finalize"]``; counts also in ``obs.metrics``)::
                           "problems": [...]}}}
 
 A candidate that cannot take a file system from the harness (a subprocess today; later a
-mounted file system) gets the case skipped, so its invariants stay *not covered*.
+mounted file system) gets the case skipped, so its invariants stay *not covered*.  So does
+a candidate that does not take a case's lowered entry limit (``given.limits``, sent as
+``finalize.prepare``'s ``limits``): it must echo the limits it applied, and one that
+refuses them or answers without the echo is not judged by that case (§10.1 fixes
+1,000,000; lowering it is the harness's device to reach the boundary with small trees).
 """
 
 from __future__ import annotations
@@ -103,7 +107,15 @@ class _Run:
             args["staging"] = staging
         if self.sc.metadata_ops():
             args["metadataOps"] = self.sc.metadata_ops()
+        limits = self.sc.limits()
+        if limits is not None:
+            args["limits"] = limits
         prepared = call("finalize.prepare", args)
+        if limits is not None and prepared.get("limits") != limits:
+            # §10.1 fixes 1,000,000; a lowered limit is the harness's device, not the spec's
+            raise CaseSkipped(f"the candidate did not take the entry-limit override "
+                              f"{limits} (finalize.prepare answered limits="
+                              f"{prepared.get('limits')!r:.100}); this case needs it")
         self.prepare_end = len(vfs.trace)
         if not prepared.get("planned"):
             return prepared, None
@@ -179,6 +191,9 @@ def run_finalize(case: Case, conn: Connection, obs: Any) -> None:
     except CandidateReplyError as exc:
         if exc.code == "protocol.unknown_op":  # a runtime candidate without finalize.*
             raise CaseSkipped(f"the candidate does not implement finalize.*: {exc.message}") from exc
+        if sc.limits() is not None:  # it refused the override, not the finalization
+            raise CaseSkipped(f"the candidate refused finalize.prepare with limits "
+                              f"{sc.limits()}: {exc.code}: {exc.message}"[:300]) from exc
         raise
     trace = list(vfs.trace)
     run.forward = answer is not None and answer.get("status") == "completed"

@@ -134,6 +134,12 @@ class FinalizeScenario:
         return sorted(p for p, e in self.initial.items()
                       if (p == src or p.startswith(src + "/")) and e[0] == "file")
 
+    def limits(self) -> dict[str, int] | None:
+        """The lowered §10.1 limits sent with ``finalize.prepare`` (case ``limits``:
+        ``{"maxEntries": n}``), or ``None`` for the spec's own 1,000,000."""
+        limits = self.given.get("limits")
+        return {"maxEntries": int(limits["maxEntries"])} if limits else None
+
     def metadata_ops(self) -> list[dict[str, Any]]:
         """The chain's staged metadata operations (case ``task.metadataOps``)."""
         return list(self.task.get("metadataOps", []))
@@ -165,7 +171,8 @@ class FinalizeScenario:
     @staticmethod
     def _build(given: dict[str, Any]) -> ModelVfs:
         vfs = ModelVfs(devices=tuple(given.get("devices", ())),
-                       noreplace_native=bool(given.get("noreplaceNative", True)))
+                       noreplace_native=bool(given.get("noreplaceNative", True)),
+                       fold_names=bool(given.get("caseFolding", False)))
         vfs.mkdir(STATE_DIR)
         for entry in given.get("tree", []):
             path = entry["path"]

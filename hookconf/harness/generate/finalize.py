@@ -16,7 +16,8 @@ staging records of §10.1 (``finalize.staging``, H9), the quiesce and outside re
 
 Every instance is crash-explored by the runner.  Not in the matrix yet (the reference does
 not implement them and no case should pretend it does): a cross-device directory, a
-directory source with a replacement, case-folding equivalence, the entry limit.
+directory source with a replacement, case-folding equivalence.  The entry limit has its own
+template, ``finalize.limits``.
 """
 
 from __future__ import annotations
@@ -389,3 +390,129 @@ def finalize_db_faults(params: dict[str, Any], rng: random.Random) -> Iterator[I
                            f"fails ({fault})", "runtime.finalize", "negative", given,
                            {"outcome": "failed", "code": "plugin.finalize.db_commit_failed"},
                            ("H12", "H13"), "§10.3", notes=f"{_DB_FAILED[0]}: {_DB_FAILED[1]}")
+
+
+# ---- §10.1 the entry limit: exactly the limit plans, one more is artifact_too_large -----
+_LIMIT = ("§10.1", "默认最多 1,000,000 个 entry；超过时返回 plugin.finalize.artifact_too_large，"
+                   "不能生成部分计划。 (By default at most 1,000,000 entries; more returns "
+                   "plugin.finalize.artifact_too_large, never a partial plan.)")
+_LIMIT_NOTE = ("The limit is lowered through finalize.prepare's limits (the spec says "
+               "'by default', so the cap is a setting); entryCount counts every entry below "
+               "the root, files and directories, empty ones included (§10.1 records empty "
+               "directories). A candidate that does not take the lowered limit has the case "
+               "skipped, never failed.")
+
+
+def _limit_tree(shape: str, path: str) -> list[dict[str, Any]]:
+    """A directory artifact of a known entry count (every path below the root is one)."""
+    if shape == "flat":
+        return [{"path": f"{path}/part{i:02d}.bin", "file": f"piece {i}", "repeat": 4}
+                for i in range(6)]
+    if shape == "nested":  # files, a nested directory and empty directories all count
+        return [{"path": f"{path}/a.bin", "file": "first file", "repeat": 8},
+                {"path": f"{path}/sub/b.bin", "file": "second file"},
+                {"path": f"{path}/sub/deeper/c.bin", "file": "third file"},
+                {"path": f"{path}/sub/empty", "dir": True},
+                {"path": f"{path}/zz-empty", "dir": True}]
+    return [{"path": f"{path}/empty{i}", "dir": True} for i in range(3)]  # "empty-dirs"
+
+
+def _entry_count(tree: list[dict[str, Any]], root: str) -> int:
+    paths = set()
+    for entry in tree:
+        parts = entry["path"][len(root) + 1:].split("/")
+        paths.update("/".join(parts[:i]) for i in range(1, len(parts) + 1))
+    return len(paths)
+
+
+@template("finalize.limits", params={
+    "type": "object", "additionalProperties": False,
+    "properties": {"maxPoints": {"type": "integer", "minimum": 0, "maximum": 2000}}})
+def finalize_limits(params: dict[str, Any], rng: random.Random) -> Iterator[Instance]:
+    """The §10.1 entry limit at its boundary, for three tree shapes (flat files; nested
+    files with empty directories; empty directories only) × distinct and equal paths:
+    ``maxEntries`` equal to the tree's entry count plans and completes; one less than it
+    (the tree one entry over) answers ``artifact_too_large`` with nothing changed."""
+    del rng
+    for shape in ("flat", "nested", "empty-dirs"):
+        for placement in ("distinct", "same"):
+            for over in (0, 1):
+                tgt = "save/torrent"
+                src = tgt if placement == "same" else "save/torrent.part"
+                tree = [{"path": "save/keep.txt", "file": "an unrelated file of the user"},
+                        *_limit_tree(shape, src)]
+                count = _entry_count(tree[1:], src)
+                given: dict[str, Any] = {
+                    "tree": tree, "limits": {"maxEntries": count - over},
+                    "task": {"taskId": "task-1", "saveDir": "save", "sourcePath": src,
+                             "targetPath": tgt, "metadataOps": list(_METADATA_OPS)}}
+                if "maxPoints" in params:
+                    given["explore"] = {"maxPoints": params["maxPoints"]}
+                if over:
+                    expect: dict[str, Any] = {"outcome": "failed",
+                                              "code": "plugin.finalize.artifact_too_large"}
+                    invariants: tuple[str, ...] = ("H9", "H13", "H23")
+                    what = f"{count} entries, limit {count - 1}: one over"
+                else:
+                    expect = {"outcome": "completed"}
+                    invariants = ("H13", "H19", "H23")
+                    what = f"{count} entries, limit {count}: exactly the limit"
+                yield Instance(f"{shape}.{placement}.{'over' if over else 'at'}",
+                               f"finalize a {shape} tree ({placement} paths): {what}",
+                               "runtime.finalize", "negative" if over else "positive",
+                               given, expect, invariants, "§10.1",
+                               notes=f"{_LIMIT[0]}: {_LIMIT[1]} {_LIMIT_NOTE}")
+
+
+# ---- §10.1 a case-folding, normalising target file system --------------------------------
+_FOLDING = ("§10.1", "Target filesystem 上出现大小写/规范化冲突即失败。 (A case/normalisation "
+                     "collision on the target file system fails.) The commit is no-clobber ... "
+                     "An unrelated target appearing at any time fails without being modified.")
+#: (key, what, the unrelated file already in save/, the target's name, collides).  Case
+#: files only: the case schema's paths are ASCII, so NFC/NFD and non-ASCII folds are left to
+#: the model's own tests.
+_FOLD_PAIRS = (
+    ("case", "differs only in case", "movie.mkv", "Movie.mkv", True),
+    ("upper", "differs only in case (all capitals)", "MOVIE.MKV", "movie.mkv", True),
+    ("distinct", "is another name", "movie.mkv", "movie-2.mkv", False),
+    ("digit", "differs by one character, not by case", "Movie.mkv", "Movie1.mkv", False),
+)
+
+
+@template("finalize.casefold", params={
+    "type": "object", "additionalProperties": False,
+    "properties": {"maxPoints": {"type": "integer", "minimum": 0, "maximum": 2000}}})
+def finalize_casefold(params: dict[str, Any], rng: random.Random) -> Iterator[Instance]:
+    """A case-folding, NFC-normalising target file system (``caseFolding``): the target's
+    name folds together with an unrelated file already in the save directory (a collision:
+    the plan fails and the file keeps its bytes), or it does not (completes) — for a file
+    and a tree source."""
+    del rng
+    for artifact in ("file", "tree"):
+        for key, what, theirs, name, collides in _FOLD_PAIRS:
+            is_file = artifact == "file"
+            tgt = f"save/{name}" if is_file else f"save/{name[:-4]}"
+            src = "save/download.part" if is_file else "save/download.dir"
+            mine = f"save/{theirs}" if is_file else f"save/{theirs[:-4]}"
+            tree = [{"path": mine, "file": _THEIRS}, *_artifact(artifact, src)]
+            given: dict[str, Any] = {
+                "caseFolding": True, "tree": tree,
+                "task": {"taskId": "task-1", "saveDir": "save", "sourcePath": src,
+                         "targetPath": tgt, "metadataOps": list(_METADATA_OPS)}}
+            if "maxPoints" in params:
+                given["explore"] = {"maxPoints": params["maxPoints"]}
+            if collides:
+                expect: dict[str, Any] = {"outcome": "failed",
+                                          "code": ["plugin.finalize.target_exists",
+                                                   "plugin.finalize.plan_invalid"]}
+                invariants: tuple[str, ...] = ("H10", "H13")
+            else:
+                expect = {"outcome": "completed"}
+                invariants = ("H10", "H13", "H19")
+            yield Instance(f"{artifact}.{key}",
+                           f"finalize a {artifact} on a case-folding file system: the target "
+                           f"name {name!r} {what} {theirs!r} (an unrelated file)",
+                           "runtime.finalize", "negative" if collides else "positive",
+                           given, expect, invariants, "§10.1",
+                           notes=f"{_FOLDING[0]}: {_FOLDING[1]} §13 names no code for a "
+                                 "collision: target_exists (no-clobber) or plan_invalid.")

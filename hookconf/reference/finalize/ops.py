@@ -17,7 +17,8 @@ mounted file system).  Paths in arguments are relative to the root.
 ========================  ==============================================================
 
 ``database`` (prepare, recover, state) names the task database the harness chose; the
-default is ``<stateDir>/motrix.db``.
+default is ``<stateDir>/motrix.db``.  ``limits`` (prepare) lowers §10.1's entry limit,
+``{"maxEntries": n}`` (default 1,000,000), and is echoed in the answer.
 
 The host's engine and writers are reached through the :class:`~hookconf.faultinject.host.Host`
 port the harness attaches for ``root`` (:meth:`FinalizeOps.attach_host`; none attached: no
@@ -37,6 +38,7 @@ from hookconf.faultinject.osvfs import OsVfs
 from hookconf.faultinject.port import Vfs
 from hookconf.reference.errors import ErrorCode, Fault, HookRuntimeError
 from hookconf.reference.finalize import db, execute, recovery
+from hookconf.reference.finalize.identity import MAX_ENTRIES
 from hookconf.reference.finalize.plan import HookPlan, build_plan
 
 __all__ = ["FinalizeOps"]
@@ -94,7 +96,8 @@ class FinalizeOps:
 
     # Each operation is a method so that a mutant can override exactly one of them.
 
-    def finalize_prepare(self, args: dict[str, Any]) -> dict[str, Any]:
+    def prepare_answer(self, args: dict[str, Any]) -> dict[str, Any]:
+        """The ``finalize.prepare`` answer without the limits echo."""
         vfs = self._vfs(args["root"])
         self._database(args)
         try:
@@ -108,6 +111,17 @@ class FinalizeOps:
                                "sourceIdentity": plan.source_identity.to_json()}
         if plan.replacement is not None:
             out["replacementIdentity"] = plan.replacement.identity.to_json()
+        return out
+
+    def finalize_prepare(self, args: dict[str, Any]) -> dict[str, Any]:
+        """``finalize.prepare``; with ``limits`` in ``args`` the answer echoes the limits
+        applied (``{"maxEntries": n}``), which is how a harness knows they were taken."""
+        out = self.prepare_answer(args)
+        if "limits" in args:
+            try:
+                out["limits"] = {"maxEntries": self.max_entries(args)}
+            except HookRuntimeError:
+                pass  # refused: answered plan_invalid, nothing applied to echo
         return out
 
     def prepare_plan(self, vfs: Vfs, host: Host, args: dict[str, Any]) -> HookPlan:
@@ -148,12 +162,28 @@ class FinalizeOps:
             host.lease_release(task_id)
             raise
 
+    @staticmethod
+    def max_entries(args: dict[str, Any]) -> int:
+        """The §10.1 entry limit for this request: ``args["limits"]["maxEntries"]`` when it
+        is a whole number in ``1..MAX_ENTRIES`` (a harness lowers the cap to reach it with
+        small trees), else :data:`~hookconf.reference.finalize.identity.MAX_ENTRIES`.
+        Raises ``plugin.finalize.plan_invalid`` for any other ``limits``."""
+        limits = args.get("limits")
+        if limits is None:
+            return MAX_ENTRIES
+        value = limits.get("maxEntries", MAX_ENTRIES) if isinstance(limits, dict) else None
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_ENTRIES:
+            raise HookRuntimeError(ErrorCode.PLAN_INVALID,
+                                   f"limits.maxEntries must be a whole number in 1..{MAX_ENTRIES}")
+        return value
+
     def make_plan(self, vfs: Vfs, args: dict[str, Any]) -> HookPlan:
         """The HookPlan for a ``finalize.prepare`` request (a mutant's seam)."""
         return build_plan(vfs, task_id=args["taskId"], save_dir=args["saveDir"],
                           source_path=args["sourcePath"], target_path=args["targetPath"],
                           staging=args.get("staging"), task_files=args.get("taskFiles"),
-                          metadata_ops=args.get("metadataOps"))
+                          metadata_ops=args.get("metadataOps"),
+                          max_entries=self.max_entries(args))
 
     def finalize_run(self, args: dict[str, Any]) -> dict[str, Any]:
         found = (self._finalize_plans or {}).pop(args["taskId"], None)

@@ -45,6 +45,7 @@ from hookconf.faultinject.port import Kind, Vfs, split_path
 from hookconf.reference.errors import ErrorCode, HookRuntimeError
 from hookconf.reference.finalize import journal as j
 from hookconf.reference.finalize.identity import (
+    MAX_ENTRIES,
     ArtifactIdentity,
     FileIdentity,
     artifact_identity,
@@ -290,17 +291,20 @@ def build_plan(vfs: Vfs, *, task_id: str, save_dir: str, source_path: str, targe
                staging: dict[str, Any] | None = None,
                identify: Callable[..., ArtifactIdentity] = artifact_identity,
                task_files: list[str] | None = None,
-               metadata_ops: list[Any] | None = None) -> HookPlan:
+               metadata_ops: list[Any] | None = None,
+               max_entries: int = MAX_ENTRIES) -> HookPlan:
     """Read identities and choose the route; never changes the filesystem.
 
     Raises ``HookRuntimeError`` with ``plugin.finalize.plan_invalid`` (bad paths, a target
     that is not a strict descendant of ``save_dir``, a symlink or special file, a
     file/directory conflict, a branch not implemented), ``target_exists`` (an unrelated
     entry at a distinct target, H10), ``staging_invalid`` (see :func:`select_replacement`)
-    or ``artifact_too_large``.  ``identify`` computes the source's
-    ArtifactIdentity (a seam for tests).  ``task_files`` (default: the source path) are
-    the task's files as the database knows them, rebased at ``db_committed``;
-    ``metadata_ops`` the chain's staged metadata operations, applied in that transaction.
+    or ``artifact_too_large`` (the source has more than ``max_entries`` entries, default
+    §10.1's 1,000,000; no plan at all).  ``identify`` computes the source's
+    ArtifactIdentity (a seam for tests and mutants; called with ``max_entries=``).
+    ``task_files`` (default: the source path) are the task's files as the database knows
+    them, rebased at ``db_committed``; ``metadata_ops`` the chain's staged metadata
+    operations, applied in that transaction.
     """
     if not isinstance(task_id, str) or not _TASK_ID.match(task_id):
         raise _invalid("taskId must be 1-64 of [A-Za-z0-9_-]")
@@ -311,7 +315,7 @@ def build_plan(vfs: Vfs, *, task_id: str, save_dir: str, source_path: str, targe
         raise _invalid("targetPath must be a descendant of the save directory, not the "
                        "directory itself (§10.1)")
     try:
-        source_identity = identify(vfs, source_path)
+        source_identity = identify(vfs, source_path, max_entries=max_entries)
     except FileNotFoundError as exc:
         raise _invalid(f"source {source_path} does not exist") from exc
     rep = select_replacement(vfs, staging)
