@@ -69,3 +69,39 @@ def test_planning_changes_nothing_and_selects_only_the_recorded_mapping():
         sc, {"planned": True, "replacementIdentity": {"kind": "file"}})[0]
     sc.tampered["save/a.part"] = b"other"
     assert "never the size" in checks.tamper_kept(sc, sc.final, "x")[0]
+
+
+def test_any_plain_rename_into_user_data_is_reported_wherever_it_happens():
+    into_empty = [_ev(0, "rename", "save/a.mkv", "save/a.part", mutating=True)]
+    assert "recovery issued a plain" in checks.plain_renames(into_empty, "recovery")[0]
+    state = [_ev(0, "rename", "motrix-state/x.tmp", "motrix-state/x", mutating=True),
+             _ev(1, "rename_noreplace", "save/a.mkv", "save/a.part", mutating=True)]
+    assert checks.plain_renames(state, "the run") == []
+
+
+def test_an_outside_change_after_planning_may_be_quarantined_with_every_byte_kept():
+    given = {**GIVEN, "tree": [{"path": "save/a.part/x.bin", "file": "data"},
+                               {"path": "save/a.part/e", "dir": True}],
+             "tamper": {"path": "save/a.part/e", "renameTo": "save/a.part/f",
+                        "when": "after-prepare"}}
+    sc = FinalizeScenario.from_given(given)
+    assert sc.environmental and not sc.disturbed(False)
+    sc.renamed["save/a.part/e"] = "save/a.part/f"
+    moved = sc.disturbed_initial(False)
+    assert "save/a.part/f" in moved and "save/a.part/e" not in moved
+    quarantined = {"status": "quarantined", "phase": "quarantined"}
+    assert checks.after_recovery(sc, quarantined, moved, False, False)["H13"] == []
+    lost = {p: e for p, e in moved.items() if e[0] != "file"}
+    assert "exist nowhere" in checks.after_recovery(sc, quarantined, lost, False, False)["H13"][0]
+    assert checks.after_recovery(sc, {"status": "failed"}, moved, False, False)["H13"] == []
+
+
+def test_a_writer_waiting_for_an_emptied_path_counts_once_it_wrote():
+    given = {**GIVEN, "outsideWriter": {"path": "save/a.part", "file": "theirs",
+                                        "whenAbsent": True}}
+    sc = FinalizeScenario.from_given(given)
+    assert sc.disturbed(True) and not sc.disturbed(False)
+    both = {**sc.final, "save/a.part": ("file", b"theirs")}
+    assert checks.after_recovery(sc, {"status": "completed", "phase": "cleaned"}, both,
+                                 True, False)["H13"] == []
+    assert len(sc.faults()) == 5 * 8

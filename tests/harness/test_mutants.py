@@ -78,6 +78,10 @@ FINALIZE_MUTANTS = [
     ("tests.mutants.finalize.two_mappings_accepted:factory", "H9", ("fin.staging.file.distinct.two",)),
     ("tests.mutants.finalize.terminal_apart_from_phase:factory", "H12", ("fin.matrix.file.distinct",)),
     ("tests.mutants.finalize.terminal_before_install:factory", "H12", ("fin.matrix.file.distinct",)),
+    ("tests.mutants.finalize.compensation_plain_rename:factory", "H10",
+     ("fin.db-faults.file.distinct.none.eio-fsync",)),
+    ("tests.mutants.finalize.tree_without_dirs:factory", "H23", ("fin.identity.pair.*",)),
+    ("tests.mutants.finalize.tree_files_by_size:factory", "H23", ("fin.identity.pair.*",)),
 ]
 
 #: Shell mutants (§16) run the shell cases: symmetry, the generated step order, incomplete assemblies.

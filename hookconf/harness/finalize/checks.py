@@ -51,7 +51,18 @@ def _diff(tree: UserTree, want: UserTree) -> str:
 
 
 def _rest(sc: FinalizeScenario, fired: bool) -> list[UserTree]:
+    if sc.disturbed(fired) or sc.tampered or sc.renamed:
+        return [sc.disturbed_initial(fired)]
     return [sc.with_writer()] if fired else [sc.initial]  # type: ignore[list-item]
+
+
+def _bytes_kept(sc: FinalizeScenario, fired: bool, tree: UserTree) -> list[str]:
+    """Every file's bytes — the user's, and what the outsiders wrote — exist somewhere."""
+    files = {e[1] for e in tree.values() if e[0] == "file"}
+    want = {e[1] for e in sc.disturbed_initial(fired).values() if e[0] == "file"}
+    lost = sorted(want - files)
+    return [f"the bytes of {len(lost)} file(s) exist nowhere (sha256:{_sha(lost[0])})"] if lost \
+        else []
 
 
 def _writer_kept(sc: FinalizeScenario, fired: bool, tree: UserTree, when: str) -> list[str]:
@@ -111,7 +122,7 @@ def before_recovery(sc: FinalizeScenario, state: dict[str, Any], tree: UserTree,
     files = {e[1] for e in tree.values() if e[0] == "file"}
     tgt = sc.task["targetPath"]
     if phase in (None, *_OPEN):
-        lost = [d for d in sc.precious if d not in files]
+        lost = [d for d in sc.precious if d not in files and d not in sc.overwritten()]
         if lost:
             out["H19"].append(f"journal at {phase or 'no row'}: the bytes of "
                               f"{len(lost)} user file(s) exist nowhere (sha256:{_sha(lost[0])})")
@@ -148,7 +159,10 @@ def after_recovery(sc: FinalizeScenario, state: dict[str, Any], tree: UserTree,
     h13 = out["H13"]
     if phase in _OPEN:
         h13.append(f"recovery left the journal open at {phase}")
-    if status == "quarantined":
+    if status == "quarantined" and sc.disturbed(fired):
+        # §10.1/§10.3: an outsider changed what the plan needs: fail closed, keep every byte
+        h13 += [f"quarantined after an outside change, but {p}" for p in _bytes_kept(sc, fired, tree)]
+    elif status == "quarantined":
         h13.append(f"recovery quarantined a layout a crash can produce ({state.get('reason', '')})"
                    [:300])
     elif status == "completed":
@@ -157,6 +171,8 @@ def after_recovery(sc: FinalizeScenario, state: dict[str, Any], tree: UserTree,
         if phase not in ("db_committed", "cleaned") and not kept:
             h13.append(f"completed without db_committed (phase {phase})")
         final = {**sc.final, **{p: ("file", d) for p, d in sc.tampered.items()}}
+        if sc.disturbed(fired) and sc.writer is not None:  # rolled forward past the writer
+            final[sc.writer[0]] = ("file", sc.writer[1])
         if kept:  # cleanup stopped at the mismatch: what it would delete may remain as it was
             final.update({p: e for p, e in tree.items()
                           if p not in final and sc.initial.get(p) == e and p in sc.cleanable()})
@@ -194,13 +210,18 @@ def outcome_problems(sc: FinalizeScenario, expect: dict[str, Any], prepared: dic
     return []
 
 
-def plain_renames(trace: list[Any]) -> list[str]:
-    """H10 (§10.1: "Node's overwrite-capable rename is not sufficient"): a plain ``rename``
-    whose destination is user data, anywhere in the recorded run."""
+def plain_renames(trace: list[Any], where: str) -> list[str]:
+    """H10 (§10.1 "Node's overwrite-capable rename is not sufficient"; §10.2 "数据库失败或恢复补偿
+    时，adapter 把该精确身份 no-replace rename 回去"; §10.3 no branch may overwrite an unknown
+    path): a plain ``rename`` whose destination is, or may become, user data — anything
+    outside the state directory — in any route: install, compensation, recovery.  Judged
+    on the operation, not on what happened to be at the destination: a move-back into an
+    empty path is as wrong as one over a file."""
     from hookconf.harness.finalize.scenario import STATE_DIR
 
-    return [f"a plain, overwrite-capable rename was issued: {ev}" for ev in trace
-            if ev.op == "rename" and not ev.paths[1].startswith(STATE_DIR + "/")][:2]
+    return [f"{where} issued a plain, overwrite-capable rename into user data: {ev}"
+            for ev in trace if ev.op == "rename" and len(ev.paths) > 1
+            and not ev.paths[1].startswith(STATE_DIR + "/")][:2]
 
 
 def identity_problems(sc: FinalizeScenario, prepared: dict[str, Any]) -> list[str]:

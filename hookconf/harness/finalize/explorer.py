@@ -87,7 +87,8 @@ class _Run:
             if items and inv not in self.problems:
                 self.problems[inv] = {"at": at, "problems": items[:3]}
 
-    def drive(self, vfs: Any, obs: Any = None) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    def drive(self, vfs: Any, obs: Any = None, *, prepare_only: bool = False
+              ) -> tuple[dict[str, Any], dict[str, Any] | None]:
         """Prepare and run the finalization on ``vfs``; ``Crash`` propagates.  With ``obs``
         (the recording run) the calls are kept as the case's observation."""
         def call(op: str, args: dict[str, Any]) -> dict[str, Any]:
@@ -117,7 +118,7 @@ class _Run:
                               f"{limits} (finalize.prepare answered limits="
                               f"{prepared.get('limits')!r:.100}); this case needs it")
         self.prepare_end = len(vfs.trace)
-        if not prepared.get("planned"):
+        if not prepared.get("planned") or prepare_only:
             return prepared, None
         return prepared, call("finalize.run", {"taskId": self.task["taskId"]})
 
@@ -125,7 +126,8 @@ class _Run:
         """Check a post-crash (or end) state, recover it twice, check again."""
         ask = {"root": ROOT, "stateDir": STATE_DIR, "database": DATABASE}
         self.conn.call("finalize.crash", {})
-        self.attach(ROOT, state_vfs)
+        traced = FaultyVfs(state_vfs)  # no fault: recovery's operations are recorded (H10)
+        self.attach(ROOT, traced)
         self.conn.attach_host(ROOT, ModelHost())  # type: ignore[attr-defined]
         crash_tree = user_tree(state_vfs)
         before = self.conn.call("finalize.state", {**ask, "taskId": self.task["taskId"]})
@@ -138,7 +140,8 @@ class _Run:
             snap1 = snapshot(state_vfs)
             second = self.conn.call("finalize.recover", ask)
         except CandidateReplyError as exc:
-            self.note({"H13": [f"recovery failed: {exc.code}: {exc.message}"[:300]]}, at)
+            self.note({"H13": [f"recovery failed: {exc.code}: {exc.message}"[:300]],
+                       "H10": checks.plain_renames(traced.trace, "recovery")}, at)
             return
         snap2 = snapshot(state_vfs)
         after = self.conn.call("finalize.state", {**ask, "taskId": self.task["taskId"]})
@@ -146,6 +149,7 @@ class _Run:
         found = checks.after_recovery(self.sc, after, tree, fired, self.expect_completed)
         found["H12"] = checks.transaction_problems(self.sc, after, tree, "after recovery")
         found["H8"] = checks.tamper_kept(self.sc, tree, "after recovery")
+        found["H10"] += checks.plain_renames(traced.trace, "recovery")
         if snap1 != snap2:
             found["H13"].append("recovery is not idempotent: the second run changed the files "
                                 "or the journal")
@@ -178,6 +182,9 @@ def run_finalize(case: Case, conn: Connection, obs: Any) -> None:
         run.sc.fresh()
     except (OSError, KeyError, ValueError, TypeError) as exc:
         raise CaseSkipped(f"the case's scenario cannot be built: {exc}") from exc
+    if "identityPair" in case.given:
+        _identity_pair(run, obs)
+        return
     explore = case.given.get("explore", {})
     variants = explore.get("variants", "all")
     limit = int(explore.get("maxPoints", _MAX_POINTS))
@@ -198,7 +205,7 @@ def run_finalize(case: Case, conn: Connection, obs: Any) -> None:
     trace = list(vfs.trace)
     run.forward = answer is not None and answer.get("status") == "completed"
     outcome = checks.outcome_problems(sc, case.expect, prepared, answer)
-    run.note({"H10": checks.plain_renames(trace),
+    run.note({"H10": checks.plain_renames(trace, "the run"),
               "H8": checks.lease_problems(sc, trace, fail_closed=bool(
                   sc.host and (sc.host.stop_fails or sc.host.unaccounted))),
               "H9": checks.planning_problems(trace[:run.prepare_end])
@@ -226,6 +233,7 @@ def run_finalize(case: Case, conn: Connection, obs: Any) -> None:
                               "is not deterministic"]}, label)
             continue
         fired = bool(sc.fired)
+        run.note({"H10": checks.plain_renames(vfs.trace, "the run")}, label)
         in_db = all(p.startswith(DATABASE) for p in trace[k].paths)
         for variant, state in model.crash_states(explore=variants == "all"):
             if in_db and variant not in ("durable", "all"):
@@ -244,3 +252,40 @@ def run_finalize(case: Case, conn: Connection, obs: Any) -> None:
     obs.metrics.update({"crashPoints": len(chosen), "crashStates": states,
                         "statesGenerated": generated})
 
+
+
+def _identity_pair(run: _Run, obs: Any) -> None:
+    """H23 (§10.1): ``finalize.prepare``'s ``sourceIdentity`` for the case's tree and for
+    ``identityPair.tree`` (same task) must be equal exactly when ``identityPair.equal``;
+    each must also have the shape and counts §10.1 fixes.  Planning changes nothing, so
+    nothing is run or crashed."""
+    pair = run.case.given["identityPair"]
+    other = FinalizeScenario.from_given({**run.case.given, "tree": pair["tree"]})
+    answers = []
+    for sc, record in ((run.sc, obs), (other, None)):
+        run.sc = sc
+        vfs = FaultyVfs(sc.fresh())
+        prepared, _ = _prepare_only(run, vfs, record)
+        answers.append(prepared)
+    run.sc = FinalizeScenario.from_given(run.case.given)
+    problems = []
+    for sc, prepared, name in ((run.sc, answers[0], "the first tree"),
+                               (other, answers[1], "the second tree")):
+        if not prepared.get("planned"):
+            problems.append(f"{name} was not planned: {prepared.get('code')}")
+        problems += [f"{name}: {p}" for p in checks.identity_problems(sc, prepared)]
+    a, b = (p.get("sourceIdentity") for p in answers)
+    if not problems and (a == b) != bool(pair["equal"]):
+        problems.append(f"the two trees got {'equal' if a == b else 'different'} identities "
+                        f"({a} / {b}); they differ in one aspect only, so §10.1 wants "
+                        f"{'equal' if pair['equal'] else 'different'} ones")
+    obs.extra["finalize"] = {"prepared": answers[0], "run": None, "outcome": [],
+                             "identity": problems, "crashPoints": 0, "pointsTotal": 0,
+                             "crashStates": 0, "statesGenerated": 0, "variants": "none",
+                             "problems": {}, "other": answers[1]}
+
+
+def _prepare_only(run: _Run, vfs: Any, obs: Any) -> tuple[dict[str, Any], None]:
+    run.conn.call("finalize.crash", {})
+    prepared, _ = run.drive(vfs, obs, prepare_only=True)
+    return prepared, None

@@ -41,6 +41,12 @@ STATE_DIR = "motrix-state"
 DATABASE = f"{STATE_DIR}/motrix.db"
 #: Ops the outside writer fires before (the first that names the target wins).
 _WRITER_OPS = ("rename_noreplace", "rename", "link", "open", "mkdir")
+#: A ``whenAbsent`` writer waits for the path to be absent: it re-arms on each of the first
+#: calls naming it (a move-back comes a few calls after the path was emptied).
+_REARM = 8
+#: The candidate's first journal write: a ``tamper`` with ``when: "after-prepare"`` fires
+#: just before it, so between the identity read of planning and the first file action.
+_JOURNAL_GLOB = f"{STATE_DIR}/finalize-*"
 
 UserTree = dict[str, tuple]
 
@@ -75,6 +81,8 @@ class FinalizeScenario:
     #: the outside tamper (§10.3 "tree mutation ... before each cleanup deletion"): the path
     #: it rewrites in place with as many bytes, set once it fired in the current run
     tampered: dict[str, bytes] = field(default_factory=dict)
+    #: the outside tamper's renames, ``{old path: new path}``, once it fired in this run
+    renamed: dict[str, str] = field(default_factory=dict)
     #: the current run's host model (engine and host writers)
     host: ModelHost | None = None
 
@@ -196,6 +204,7 @@ class FinalizeScenario:
         """A new, fully durable file system holding the case's tree."""
         self.fired.clear()
         self.tampered.clear()
+        self.renamed.clear()
         return self._build(self.given)
 
     def faults(self) -> tuple[Fault, ...]:
@@ -208,23 +217,28 @@ class FinalizeScenario:
             return named
         path, data = self.writer
 
+        absent = bool(self.given["outsideWriter"].get("whenAbsent"))
+
         def write(vfs: Vfs, paths: tuple[str, ...]) -> None:
             if self.fired:
                 return
-            self.fired["writer"] = True
             try:
                 vfs.lstat(path)
+                if absent:
+                    return  # wait until the path is emptied (a move-back's destination)
+                self.fired["writer"] = True
                 return  # never change what is there
             except FileNotFoundError:
                 pass
+            self.fired["writer"] = True
             fh = vfs.open(path, "x")
             vfs.write(fh, data, 0)
             vfs.fsync(fh)  # a real writer's bytes: durable before the candidate goes on
             vfs.close(fh)
             vfs.fsync_dir(path.rpartition("/")[0] or ".")
 
-        return named + tuple(Fault("mutate-tree", 0, op=op, path=path, mutate=write)
-                             for op in _WRITER_OPS)
+        return named + tuple(Fault("mutate-tree", nth, op=op, path=path, mutate=write)
+                             for op in _WRITER_OPS for nth in range(_REARM if absent else 1))
 
     def _engine_faults(self) -> tuple[Fault, ...]:
         """An engine that was not stopped writes its file while the candidate hashes it:
@@ -246,20 +260,30 @@ class FinalizeScenario:
         return (Fault("mutate-tree", 1, op="read", path=path, mutate=write),)
 
     def _tamper_faults(self) -> tuple[Fault, ...]:
-        """An outside writer rewrites ``tamper.path`` in place with as many other bytes
-        just before the candidate's first deletion (§10.3: tree mutation before each
-        cleanup deletion; "mismatch must keep bytes and quarantine")."""
+        """An outside writer changes ``tamper.path`` keeping every size and the entry count:
+        it rewrites the file in place with as many other bytes, or (``renameTo``) renames
+        it — an empty directory — within its directory.  ``when``: ``before-delete``
+        (default; just before the candidate's first deletion, §10.3 "tree mutation ...
+        before each cleanup deletion") or ``after-prepare`` (just before the first journal
+        write: after planning read the identity, before any file action; §10.1 "any
+        change aborts or quarantines rather than accepting a mixed snapshot")."""
         tamper = self.given.get("tamper")
         if not tamper:
             return ()
         path = tamper["path"]
+        new_path = tamper.get("renameTo")
 
         def write(vfs: Vfs, paths: tuple[str, ...]) -> None:
-            if self.tampered:
+            if self.tampered or self.renamed:
                 return
             try:
                 size = vfs.lstat(path).size
             except FileNotFoundError:
+                return
+            if new_path is not None:
+                vfs.rename_noreplace(path, new_path)
+                vfs.fsync_dir(_parent(new_path))
+                self.renamed[path] = new_path
                 return
             fh = vfs.open(path, "r+")
             old = vfs.read(fh, size, 0)
@@ -269,13 +293,45 @@ class FinalizeScenario:
             vfs.close(fh)
             self.tampered[path] = new
 
+        if self.tamper_early:
+            return (Fault("mutate-tree", 0, op="write", path=_JOURNAL_GLOB, mutate=write),)
         return (Fault("mutate-tree", 0, op="unlink", mutate=write),)
+
+    @property
+    def tamper_early(self) -> bool:
+        """Whether the case's tamper falls between planning and the first file action."""
+        return (self.given.get("tamper") or {}).get("when") == "after-prepare"
+
+    def disturbed(self, fired: bool) -> bool:
+        """Whether, in the current run, an outsider changed a path the plan still needs
+        before the commit — the tamper after planning, or a ``whenAbsent`` writer filling a
+        path the candidate emptied: failing closed (quarantine, every byte kept) is then
+        the answer, not a crash-made layout (§10.1, §10.3)."""
+        early = self.tamper_early and bool(self.tampered or self.renamed)
+        return early or (fired and bool((self.given.get("outsideWriter") or {}).get("whenAbsent")))
+
+    def disturbed_initial(self, fired: bool) -> UserTree:
+        """The initial tree as the outsiders left it (their rewrites, renames and file)."""
+        tree = dict(self.initial)
+        for path, data in self.tampered.items():
+            tree[path] = ("file", data)
+        for old, new in self.renamed.items():
+            for p in [p for p in tree if p == old or p.startswith(old + "/")]:
+                tree[new + p[len(old):]] = tree.pop(p)
+        if fired and self.writer is not None:
+            tree[self.writer[0]] = ("file", self.writer[1])
+        return tree
+
+    def overwritten(self) -> frozenset[bytes]:
+        """The original bytes the outside tamper rewrote (gone by the outsider's hand)."""
+        return frozenset(self.initial[p][1] for p in self.tampered
+                         if self.initial.get(p, ("",))[0] == "file")
 
     # ---- expectations ------------------------------------------------------------------
     @property
     def environmental(self) -> bool:
         """Whether the run's failure comes from outside (a writer, an injected error)."""
-        return self.writer is not None or bool(self.given.get("faults"))
+        return self.writer is not None or bool(self.given.get("faults")) or self.tamper_early
 
     def holds_selected(self, tree: UserTree) -> bool:
         """Whether the target holds exactly the selected artifact."""

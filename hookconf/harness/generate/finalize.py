@@ -370,6 +370,18 @@ _DB_FAILED = ("§10.3", "If the database commit fails, only a target whose stron
                        "the task is never marked Completed.")
 
 
+_MOVE_BACK = ("§10.2, §10.3", "数据库失败或恢复补偿时，adapter 把该精确身份 no-replace rename 回去; "
+                              "任何分支都不得跟随 symlink、覆盖未知路径 (a move-back is a no-replace "
+                              "rename; no branch overwrites an unknown path).")
+#: Routes whose install empties a user path that compensation moves an artifact back to.
+_MOVED_ROUTES = (("file", "distinct", "none"), ("tree", "distinct", "none"),
+                 ("file", "same", "staged"))
+#: §10.3 names no code for a compensation that meets an unknown path; it must fail closed:
+#: the database failure, the no-clobber failure, or quarantine.
+_MOVE_BACK_CODES = ("plugin.finalize.db_commit_failed", "plugin.finalize.target_exists",
+                    "plugin.finalize.recovery_quarantined")
+
+
 @template("finalize.db-faults", params={
     "type": "object", "additionalProperties": False,
     "properties": {"maxPoints": {"type": "integer", "minimum": 0, "maximum": 2000}}})
@@ -389,7 +401,26 @@ def finalize_db_faults(params: dict[str, Any], rng: random.Random) -> Iterator[I
                            f"finalize a {artifact} ({placement}{rep}): the database commit "
                            f"fails ({fault})", "runtime.finalize", "negative", given,
                            {"outcome": "failed", "code": "plugin.finalize.db_commit_failed"},
-                           ("H12", "H13"), "§10.3", notes=f"{_DB_FAILED[0]}: {_DB_FAILED[1]}")
+                           ("H10", "H12", "H13"), "§10.3",
+                           notes=f"{_DB_FAILED[0]}: {_DB_FAILED[1]} {_MOVE_BACK[0]}: "
+                                 f"{_MOVE_BACK[1]}")
+    for artifact, placement, replacement in _MOVED_ROUTES:
+        given, _ = _case(artifact, placement, replacement, "absent", "native")
+        given["faults"] = [dict(_DB_FAULTS["eio-fsync"])]
+        # the original path is emptied by the install; the writer fills it again just
+        # before the candidate moves the artifact back there
+        given["outsideWriter"] = {"path": given["task"]["sourcePath"], "file": _THEIRS,
+                                  "whenAbsent": True}
+        if "maxPoints" in params:
+            given["explore"] = {"maxPoints": params["maxPoints"]}
+        rep = ", with a staged replacement" if replacement == "staged" else ""
+        yield Instance(f"{artifact}.{placement}.{replacement}.source-appears",
+                       f"finalize a {artifact} ({placement}{rep}): the database commit fails "
+                       "and an unrelated file appears at the original path just before the "
+                       "move-back", "runtime.finalize", "negative", given,
+                       {"outcome": "failed", "code": list(_MOVE_BACK_CODES)},
+                       ("H10", "H13"), "§10.2", notes=f"{_MOVE_BACK[0]}: {_MOVE_BACK[1]}")
+
 
 
 # ---- §10.1 the entry limit: exactly the limit plans, one more is artifact_too_large -----
@@ -516,3 +547,89 @@ def finalize_casefold(params: dict[str, Any], rng: random.Random) -> Iterator[In
                            given, expect, invariants, "§10.1",
                            notes=f"{_FOLDING[0]}: {_FOLDING[1]} §13 names no code for a "
                                  "collision: target_exists (no-clobber) or plan_invalid.")
+
+
+# ---- §10.1 identity discrimination (H23) -------------------------------------------------
+_DISCRIMINATE = ("§10.1", "空目录与普通文件都要记录 … 目录 record 包含 type 和 relative path … 文件 "
+                          "record 还包含 unsigned 64-bit size 与文件 SHA-256; §10.3: 不得 … 把相同 "
+                          "size 当成身份 (directory records hold type and relative path, file "
+                          "records also the size and the file's SHA-256; an equal size is no "
+                          "identity).")
+_SRC = "save/torrent.part"
+_BASE = ({"path": f"{_SRC}/a.bin", "file": "first file", "repeat": 8},
+         {"path": f"{_SRC}/sub/b.bin", "file": "second file"},
+         {"path": f"{_SRC}/sub/empty", "dir": True})
+#: name: (tree A, tree B, equal?) — each pair differs in exactly one aspect and keeps the
+#: entry count and the total bytes (but "extra-empty-dir"), so only the digest can tell.
+_PAIRS: dict[str, tuple[tuple[dict[str, Any], ...], tuple[dict[str, Any], ...], bool]] = {
+    "empty-dir-name": (_BASE, _BASE[:2] + ({"path": f"{_SRC}/sub/emptz", "dir": True},), False),
+    "same-size-content": (_BASE, ({"path": f"{_SRC}/a.bin", "file": "first filf", "repeat": 8},)
+                          + _BASE[1:], False),
+    "file-name": (_BASE, ({"path": f"{_SRC}/c.bin", "file": "first file", "repeat": 8},)
+                  + _BASE[1:], False),
+    "file-or-empty-dir": (({"path": f"{_SRC}/x", "file": ""},),
+                          ({"path": f"{_SRC}/x", "dir": True},), False),
+    "nesting": (({"path": f"{_SRC}/p", "dir": True}, {"path": f"{_SRC}/q", "dir": True}),
+                ({"path": f"{_SRC}/p/q", "dir": True},), False),
+    "file-nesting": (({"path": f"{_SRC}/p", "dir": True}, {"path": f"{_SRC}/q", "file": "q"}),
+                     ({"path": f"{_SRC}/p/q", "file": "q"},), False),
+    "extra-empty-dir": (_BASE, _BASE + ({"path": f"{_SRC}/more", "dir": True},), False),
+    "creation-order": (_BASE, tuple(reversed(_BASE)), True),
+    "creation-order-nested": (({"path": f"{_SRC}/z/y", "dir": True}, {"path": f"{_SRC}/a", "file": "1"},
+                               {"path": f"{_SRC}/z/b", "file": "22"}),
+                              ({"path": f"{_SRC}/z/b", "file": "22"}, {"path": f"{_SRC}/a", "file": "1"},
+                               {"path": f"{_SRC}/z/y", "dir": True}), True),
+}
+#: Outside changes that keep every size and the entry count, between planning and install.
+_QUIET_CHANGES = {"rewrite": {"path": f"{_SRC}/sub/b.bin"},
+                  "rename-empty-dir": {"path": f"{_SRC}/sub/empty", "renameTo": f"{_SRC}/sub/emptz"}}
+
+
+@template("finalize.identity", params={
+    "type": "object", "additionalProperties": False,
+    "properties": {"maxPoints": {"type": "integer", "minimum": 0, "maximum": 2000}}})
+def finalize_identity(params: dict[str, Any], rng: random.Random) -> Iterator[Instance]:
+    """§10.1's tree identity discriminates: pairs of directory sources differing in one
+    aspect (an empty directory's name, same-size contents, a file's name, a file or an
+    empty directory at one path, nesting, an extra empty directory) get different
+    identities from ``finalize.prepare``; the same tree built in another order the same
+    one.  And an outside change keeping sizes and the entry count (a same-size rewrite
+    inside the tree, the rename of an empty subdirectory) after planning fails closed, for
+    distinct and equal paths."""
+    del rng
+    task = {"taskId": "task-1", "saveDir": "save", "sourcePath": _SRC,
+            "targetPath": "save/torrent"}
+    for name, (a, b, equal) in _PAIRS.items():
+        given = {"tree": [dict(e) for e in a], "task": dict(task),
+                 "identityPair": {"tree": [dict(e) for e in b], "equal": equal}}
+        yield Instance(f"pair.{name}",
+                       f"two directory sources differing in {name.replace('-', ' ')}: "
+                       f"{'equal' if equal else 'different'} identities",
+                       "runtime.finalize", "positive" if equal else "negative", given,
+                       {"outcome": "planned"}, ("H23",), "§10.1",
+                       notes=f"{_DISCRIMINATE[0]}: {_DISCRIMINATE[1]}")
+    for placement in ("distinct", "same"):
+        for change, tamper in _QUIET_CHANGES.items():
+            src = _SRC if placement == "distinct" else "save/torrent"
+            tree = [{"path": "save/keep.txt", "file": "an unrelated file of the user"}]
+            tree += [{**e, "path": src + e["path"][len(_SRC):]} for e in _BASE]
+            t = {**tamper, "when": "after-prepare",
+                 **{k: src + v[len(_SRC):] for k, v in tamper.items() if k != "when"}}
+            given = {"tree": tree, "task": {**task, "sourcePath": src}, "tamper": t}
+            if "maxPoints" in params:
+                given["explore"] = {"maxPoints": params["maxPoints"]}
+            act = "rewrites a file with as many other bytes" if change == "rewrite" \
+                else "renames an empty subdirectory"
+            yield Instance(f"quiet.{placement}.{change}",
+                           f"finalize a directory tree ({placement} paths): after planning an "
+                           f"outsider {act}; "
+                           "sizes and entry count unchanged: fail closed, bytes kept",
+                           "runtime.finalize", "negative", given,
+                           {"outcome": "failed", "code": list(_QUIET_CODES)},
+                           ("H23", "H13"), "§10.1", notes=f"{_DISCRIMINATE[0]}: {_DISCRIMINATE[1]}; "
+                           "§10.1: any change aborts or quarantines rather than accepting a "
+                           "mixed snapshot.")
+
+
+#: §10.1 "any change aborts or quarantines": no code is named for the abort.
+_QUIET_CODES = ("plugin.finalize.recovery_quarantined", "plugin.finalize.file_commit_failed")

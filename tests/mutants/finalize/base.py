@@ -45,3 +45,23 @@ def mutant(name: str, *, executor: type[execute.Executor] | None = None,
                 vfs, state_dir, host)
 
     return FinalizeMutant
+
+
+def patched_tree(name: str, tree: Callable[..., Any]) -> Callable[[], ReferenceCandidate]:
+    """A reference candidate whose ``identity._tree`` (the §10.1 directory walk) is ``tree``
+    while it handles an operation — planning, execution and recovery alike."""
+    from hookconf.reference.finalize import identity
+
+    class TreeMutant(ReferenceCandidate):
+        def hello(self) -> dict[str, Any]:
+            return {**super().hello(), "name": f"mutant-{name}"}
+
+        def handle(self, op: str, args: dict[str, Any]) -> dict[str, Any]:
+            real = identity._tree
+            identity._tree = tree
+            try:
+                return super().handle(op, args)
+            finally:
+                identity._tree = real
+
+    return TreeMutant
