@@ -70,6 +70,10 @@ class Case:
     pointer: str
     advisory: str = ""
     template: str = ""
+    #: The second profile the case belongs to (``lease``) and the profile rows it judges
+    #: (:mod:`hookconf.harness.profiles`); empty when it belongs to none.
+    profile: str = ""
+    profile_rows: tuple[str, ...] = ()
     #: Folders its fixture plugins are looked up in, in order: its corpus's own
     #: ``plugins/`` first, then the embedded ``hookconf/corpus/plugins/``.
     plugins: tuple[Path, ...] = (embedded.PLUGINS,)
@@ -329,6 +333,22 @@ def _load_case(
                 f"kind {entry['kind']!r} can evidence only {sorted(judged)}, not {invariant}",
             ))
             return None
+    if "profile" in entry:
+        from hookconf.harness.profiles import PROFILES
+
+        profile = PROFILES[entry["profile"]["name"]]
+        stated = {r.id for r in profile.rows if r.expressible}
+        unknown = [r for r in entry["profile"]["rows"] if r not in stated]
+        if unknown:
+            what = "not expressible" if unknown[0] in profile.row_ids() else "not a row"
+            problems.append(Problem(name, base + "/profile/rows",
+                                    f"profile {profile.name!r}: row {unknown[0]!r} is {what}"))
+            return None
+        if KINDS[entry["kind"]].family != profile.family:
+            problems.append(Problem(name, base + "/profile",
+                                    f"profile {profile.name!r} is judged by {profile.family!r} "
+                                    f"cases, not {entry['kind']!r}"))
+            return None
     if entry["kind"].startswith("runtime."):  # an expectation that matches everything
         from hookconf.harness.runtime.expect import vacuous
 
@@ -351,6 +371,8 @@ def _load_case(
         pointer=base or "/",
         advisory=entry.get("advisory", ""),
         plugins=folders,
+        profile=entry.get("profile", {}).get("name", ""),
+        profile_rows=tuple(entry.get("profile", {}).get("rows", ())),
     )
 
 
