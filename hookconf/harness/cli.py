@@ -30,6 +30,7 @@ from hookconf import corpus as embedded
 from hookconf.harness import __version__
 from hookconf.harness.corpus import Case, Corpus, load_corpus
 from hookconf.harness.engine import CaseResult, run_cases
+from hookconf.harness.profiles import PROFILES
 from hookconf.harness.protocol import CandidateSpecError, CandidateUnreachable, connect, load_candidate_object
 from hookconf.harness.protocol.serve import serve
 from hookconf.harness.report import Report, build_report, render_terminal, write_html, write_json, write_junit
@@ -57,14 +58,16 @@ MAX_TIMEOUT_S = 86_400.0
 MAX_SEED = 2**64 - 1
 
 EXIT_CODES = """exit codes:
-  0  conformant (or, with --allow-not-covered, nothing failed or errored)
-  1  not conformant
+  0  conformant (or, with --allow-not-covered, nothing failed or errored;
+     with --profile NAME, that profile passes)
+  1  not conformant (with --profile NAME: the profile does not pass)
   2  usage or corpus error, or a report that could not be written
   3  candidate unreachable"""
 
 VERIFY_EXIT_CODES = """exit codes:
-  0  the certificate matches its files and certifies CONFORMANT
-  1  the certificate matches its files and records NOT CONFORMANT
+  0  the certificate matches its files and certifies CONFORMANT (a --profile
+     certificate: that profile passes)
+  1  the certificate matches its files and records NOT CONFORMANT (or the profile failing)
   2  usage error (DIR is not a folder)
   3  the --candidate to compare cannot be loaded
   4  refused: a file is missing, edited or unreadable, the certificate is not one, or it
@@ -163,6 +166,8 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
     _add_corpus_options(listing)
     listing.add_argument("--case", action="append", default=[], metavar="ID",
                          help="list only cases whose id matches (glob allowed; repeatable)")
+    listing.add_argument("--profile", choices=sorted(PROFILES), metavar="NAME",
+                         help="list only the cases of this second profile")
     listing.add_argument("--seed", type=_seed, default=0, metavar="N",
                          help="list the generated cases of run --seed N (default 0)")
 
@@ -184,6 +189,9 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
     _add_corpus_options(parser)
     parser.add_argument("--case", action="append", default=[], metavar="ID",
                         help="run only cases whose id matches (glob allowed; repeatable)")
+    parser.add_argument("--profile", choices=sorted(PROFILES), metavar="NAME",
+                        help="run only the cases of this second profile and give its verdict alone "
+                             f"(exit 0 when it passes); profiles: {', '.join(sorted(PROFILES))}")
     parser.add_argument("--timeout", type=_timeout, default=10.0, metavar="SECONDS",
                         help=f"per-request timeout for cmd: candidates, 0 < SECONDS <= {MAX_TIMEOUT_S:g} (default 10)")
     parser.add_argument("--seed", type=_seed, default=0, metavar="N",
@@ -237,14 +245,19 @@ def _natural(case_id: str) -> list[str | int]:
     return [int(part) if i % 2 else part for i, part in enumerate(re.split(r"([0-9]+)", case_id))]
 
 
-def _select(cases: list[Case], patterns: Sequence[str]) -> list[Case]:
-    """The cases whose id matches any glob in ``patterns`` (all when none), in natural id order."""
-    chosen = [c for c in cases if not patterns or any(fnmatch.fnmatchcase(c.id, p) for p in patterns)]
+def _select(cases: list[Case], patterns: Sequence[str], profile: str | None = None) -> list[Case]:
+    """The cases whose id matches any glob in ``patterns`` (all when none) and, with
+    ``profile``, that belong to that profile; in natural id order."""
+    chosen = [c for c in cases if (not patterns or any(fnmatch.fnmatchcase(c.id, p) for p in patterns))
+              and (not profile or c.profile == profile)]
     return sorted(chosen, key=lambda c: _natural(c.id))
 
 
-def _no_match(patterns: Sequence[str], console: Console) -> int:
-    _say(console, "no case matches", " ".join(patterns))
+def _no_match(patterns: Sequence[str], console: Console, profile: str | None = None) -> int:
+    what = " ".join(patterns)
+    if profile:
+        what = f"{what} in profile {profile}" if what else f"profile {profile}"
+    _say(console, "no case matches", what)
     return EXIT_USAGE
 
 
@@ -264,9 +277,9 @@ def _list(args: argparse.Namespace) -> int:
     if corpus.problems:
         _report_problems(corpus, errors)
         return EXIT_USAGE
-    cases = _select(corpus.cases, args.case)
+    cases = _select(corpus.cases, args.case, args.profile)
     if not cases:
-        return _no_match(args.case, errors)
+        return _no_match(args.case, errors, args.profile)
     try:
         print("id\tkind\tpolarity\tinvariants\tspec")
         for case in cases:
@@ -352,9 +365,9 @@ def _execute(args: argparse.Namespace, errors: Console) -> tuple[Report, dict[st
     if corpus.problems:
         _report_problems(corpus, errors)
         return EXIT_USAGE
-    cases = _select(corpus.cases, args.case)
+    cases = _select(corpus.cases, args.case, args.profile)
     if not cases:
-        return _no_match(args.case, errors)
+        return _no_match(args.case, errors, args.profile)
     try:
         conn = connect(args.candidate, timeout_s=args.timeout)
     except CandidateSpecError as exc:
@@ -404,6 +417,7 @@ def _execute(args: argparse.Namespace, errors: Console) -> tuple[Report, dict[st
         duration_ms=duration_ms,
         rerun_prefix=rerun_prefix,
         loaded=corpus.cases,
+        profile_only=args.profile or "",
     )
     return report, ran
 
@@ -452,8 +466,9 @@ def _certify(args: argparse.Namespace) -> int:
         _say(errors, "cannot write the certificate:", f"{exc.strerror or exc}")
         return EXIT_USAGE
     where = folder / CERTIFICATE
-    style = "bold green" if report.conformant else "bold red"
-    line = "certified" if report.conformant else "certification refused"
+    good = report.exit_code() == 0
+    style = "bold green" if good else "bold red"
+    line = "certified" if good else "certification refused"
     console.print(Text.assemble((f"{line}: ", style), visible(report.summary())), soft_wrap=True)
     console.print(Text.assemble("certificate ", visible(str(where)), f" {certificate['digest']}"), soft_wrap=True)
     console.print(Text.assemble("candidate ", visible(clip(report.hello.name, 200)), " ",

@@ -10,8 +10,9 @@ A certificate folder holds ``report.json``, ``report.html``, ``junit.xml`` and
 * ``candidate``: the ``--candidate`` value, the name and version of its hello, its families
   and the digest of what was run (:mod:`hookconf.harness.report.identity`) with the files
   behind it;
-* ``verdict``, one ``invariants`` row per H1–H25 and ``profiles`` (second-profile verdicts;
-  an empty list while hookconf has none);
+* ``verdict``, one ``invariants`` row per H1–H25 and ``profiles``: the verdict of each second
+  profile (:mod:`hookconf.harness.profiles`) some certified case belongs to, with each row's
+  status (``not_expressible`` rows are never ``pass``);
 * ``issuedAt``, ``startedAt`` and ``durationMs``;
 * ``files``: the SHA-256 of each report file, ``reportDigest`` (that of ``report.json``);
 * ``digest``: the SHA-256 of the canonical certificate without this field.
@@ -82,14 +83,20 @@ def build_certificate(
             "digest": digest_of(report.candidate_spec, candidate_files),
             "files": dict(sorted(candidate_files.items())),
         },
-        "verdict": {"conformant": report.conformant, "summary": report.summary()},
+        "verdict": {"conformant": report.conformant, "summary": report.summary(),
+                    **({"profile": report.profile_only} if report.profile_only else {})},
         "invariants": [
             {"id": row.invariant.id, "status": row.status, "certified": row.certified,
              "positive": {"run": row.positive.run, "passed": row.positive.passed},
              "negative": {"run": row.negative.run, "passed": row.negative.passed}}
             for row in report.invariants
         ],
-        "profiles": [],
+        "profiles": [
+            {"name": p.profile.name, "source": p.profile.source, "status": p.status,
+             "summary": p.summary(),
+             "rows": [{"id": r.row.id, "status": r.status, "cases": len(r.cases)} for r in p.rows]}
+            for p in report.shown_profiles()
+        ],
         "issuedAt": issued_at or dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "startedAt": report.started_at,
         "durationMs": round(report.duration_ms),
@@ -125,8 +132,15 @@ class Verification:
 
     @property
     def conformant(self) -> bool:
-        """The certificate matches and records CONFORMANT."""
-        return self.matches and bool(self.certificate and self.certificate["verdict"]["conformant"])
+        """The certificate matches and records CONFORMANT, or, for a ``--profile NAME``
+        certificate, records that profile passing."""
+        if not self.matches or not self.certificate:
+            return False
+        verdict = self.certificate["verdict"]
+        if verdict.get("profile"):
+            return any(p["name"] == verdict["profile"] and p["status"] == "pass"
+                       for p in self.certificate["profiles"])
+        return bool(verdict["conformant"])
 
 
 def _read_json(path: Path, max_bytes: int) -> tuple[Any, str | None]:
@@ -159,7 +173,8 @@ def verify_certificate(folder: Path) -> Verification:
     Refusals (each one line in ``problems``): ``certificate.json`` missing, not JSON, not of
     the certificate's shape, or edited (its ``digest`` differs from the recomputed one); a
     report file missing or edited (its SHA-256 differs); ``report.json`` contradicting the
-    certificate (corpus digest, candidate, hookconf version, verdict or an invariant row).
+    certificate (corpus digest, candidate, hookconf version, verdict, an invariant row or a
+    profile's status).
     Never raises for what the folder holds.
     """
     cert, problem = _read_json(folder / CERTIFICATE, MAX_CERTIFICATE_BYTES)
@@ -210,6 +225,8 @@ def _contradictions(path: Path, cert: dict[str, Any]) -> list[str]:
             "verdict": report["verdict"]["conformant"],
             "invariants": [(i["id"], i["status"], i["positive"]["run"], i["negative"]["run"])
                            for i in report["invariants"]],
+            "profiles": [(p["name"], p["status"]) for p in report.get("profiles", [])
+                         if p["name"] in {c["name"] for c in cert["profiles"]}],
         }
     except (KeyError, TypeError, IndexError):
         return ["report.json is not a hookconf report"]
@@ -223,6 +240,7 @@ def _contradictions(path: Path, cert: dict[str, Any]) -> list[str]:
         "verdict": cert["verdict"]["conformant"],
         "invariants": [(i["id"], i["status"], i["positive"]["run"], i["negative"]["run"])
                        for i in cert["invariants"]],
+        "profiles": [(p["name"], p["status"]) for p in cert["profiles"]],
     }
     return [f"the certificate's {key} differs from report.json's" for key in recorded
             if recorded[key] != said[key]]

@@ -14,6 +14,7 @@ from typing import Any
 
 from hookconf.harness.engine import CaseResult
 from hookconf.harness.kinds import families_of
+from hookconf.harness.profiles import ProfileResult
 from hookconf.harness.report.model import STATUSES, InvariantResult, Report
 from hookconf.harness.report.text import clip, preview, visible
 
@@ -36,6 +37,7 @@ pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f8f8f8;padding:.4em;
 code{background:#f4f4f4;overflow-wrap:anywhere}
 dl{display:grid;grid-template-columns:max-content 1fr;gap:.2em .8em;margin:.3em 0}dt{color:#555}dd{margin:0}
 dd pre{margin:0}
+.not_expressible{color:#767}
 .case{border-left:3px solid #c33;padding-left:.8em;margin-bottom:1em}.case.errored{border-color:#d9a400}
 """
 
@@ -72,7 +74,8 @@ def render_html(report: Report) -> str:
     totals = report.totals()
     failing = [row for row in report.invariants if row.status == "fail"]
     errored = report.errored_cases
-    verdict_class = "ok" if report.conformant else "bad"
+    only = report.profile(report.profile_only) if report.profile_only else None
+    verdict_class = "ok" if (only.passed if only is not None else report.conformant) else "bad"
     totals_table = (
         "<table class='totals'><tr><th>selected</th>"
         + "".join(f"<th>{s}</th>" for s in STATUSES) + "</tr><tr>"
@@ -99,6 +102,7 @@ this hookconf cannot run yet.</p>
 {''.join(_matrix_row(row) for row in report.invariants)}
 </table>
 {_not_covered(report)}
+{''.join(_profile(report, p) for p in report.shown_profiles())}
 <h2 id="failures">Failures ({_n(totals["failed"], "case")}, {_n(len(failing), "invariant")})</h2>
 {''.join(_failures_of(report, row) for row in failing) or '<p>None.</p>'}
 <h2 id="errors">Errors ({_n(len(errored), "case")})</h2>
@@ -125,6 +129,27 @@ def _matrix_row(row: InvariantResult) -> str:
             f"<td class='n'>{row.positive.passed}/{row.positive.run}</td>"
             f"<td class='n'>{row.negative.passed}/{row.negative.run}</td>"
             f"<td class='n'>{errors}</td><td>{_e(inv.title)}{why}</td></tr>\n")
+
+
+def _profile(report: Report, result: ProfileResult) -> str:
+    """A profile's rows (status, cases judged, what must hold; why a row cannot be stated) and
+    its verdict."""
+    profile = result.profile
+    rows = []
+    for row in result.rows:
+        status = row.status
+        cases = "".join(f"<b><code>{_e(c)}</code> (failed)</b> " if c in row.failures
+                        else f"<code>{_e(c)}</code> " for c in row.cases)
+        note = f"<br><span class='why'>{_e(row.row.note)}</span>" if row.row.note else ""
+        rows.append(f"<tr class='{status}'><td>{_e(row.row.id)}</td><td>{_e(row.row.matrix)}</td>"
+                    f"<td>{_e(status.replace('_', ' '))}</td><td>{_e(row.row.scenario)}{note}</td>"
+                    f"<td>{_e(row.row.proves)}</td><td>{cases}</td></tr>\n")
+    css = "ok" if result.passed else "bad"
+    return (f"<h2 id='profile-{_e(profile.name)}'>Profile {_e(profile.name)}: {_e(profile.title)}</h2>"
+            f"<p>{_e(profile.source)}; judged by <code>{_e(profile.family)}</code> cases.</p>"
+            f"<p class='verdict {css}'>{_e(result.summary())}</p>"
+            "<table><tr><th>row</th><th>matrix</th><th>status</th><th>scenario</th>"
+            f"<th>must hold</th><th>cases</th></tr>\n{''.join(rows)}</table>")
 
 
 def _not_covered(report: Report) -> str:

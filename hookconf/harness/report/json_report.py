@@ -38,6 +38,7 @@ def report_json(report: Report, *, allow_not_covered: bool = False) -> dict[str,
             "conformant": report.conformant,
             "summary": report.summary(),
             "exit_code": report.exit_code(allow_not_covered=allow_not_covered),
+            **({"profile": report.profile_only} if report.profile_only else {}),
         },
         "invariants": [
             {
@@ -54,6 +55,7 @@ def report_json(report: Report, *, allow_not_covered: bool = False) -> dict[str,
             }
             for i in report.invariants
         ],
+        "profiles": [p.as_dict() for p in report.profiles],
         "generated": report.generated(),
         "advisory": {status: sum(1 for r in report.advisory if r.status == status) for status in STATUSES},
         "cases": [_case_json(report, r) for r in report.results],
@@ -79,6 +81,8 @@ def _case_json(report: Report, result: CaseResult) -> dict[str, Any]:
         entry["advisory"] = case.advisory
     if case.template:
         entry["template"] = case.template
+    if case.profile:
+        entry["profile"] = {"name": case.profile, "rows": list(case.profile_rows)}
     if result.reason:
         entry["reason"] = result.reason
     if result.observation is not None and result.observation.metrics:

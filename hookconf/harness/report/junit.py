@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from hookconf.harness.engine import CaseResult
+from hookconf.harness.profiles import ProfileResult
 from hookconf.harness.report.model import Report
 from hookconf.harness.report.text import clip, preview, visible
 
@@ -40,7 +41,9 @@ def write_junit(report: Report, path: Path) -> None:
 
     A not-covered invariant is one skipped test whose message says why.  Each failure and
     error names the case's file and JSON pointer and shows its inputs, expected vs observed
-    (or the error) and a re-run command.
+    (or the error) and a re-run command.  Each shown profile is a suite with one test per
+    row (a row the protocol cannot state is skipped, saying so); under ``--profile`` only
+    that profile's suite is written.
 
     Raises:
         OSError: the file cannot be written.
@@ -52,7 +55,7 @@ def write_junit(report: Report, path: Path) -> None:
             continue
         for inv in result.case.invariants:
             by_invariant[inv].append(result)
-    for row in report.invariants:
+    for row in [] if report.profile_only else report.invariants:
         results = by_invariant[row.invariant.id]
         suite = ET.SubElement(
             root, "testsuite",
@@ -71,7 +74,10 @@ def write_junit(report: Report, path: Path) -> None:
             ET.SubElement(placeholder, "skipped", message=_attr(f"not covered: {why}"))
         for result in results:
             _testcase(report, suite, row.invariant.id, result)
-    _advisory_suite(root, report)
+    for profile in report.shown_profiles():
+        _profile_suite(root, report, profile)
+    if not report.profile_only:
+        _advisory_suite(root, report)
     ET.indent(root)
     ET.ElementTree(root).write(path, encoding="utf-8", xml_declaration=True)
 
@@ -92,6 +98,33 @@ def _testcase(report: Report, suite: ET.Element, invariant_id: str, result: Case
         error.text = _body([*where, ("expected", case.expect), ("error", result.reason), *rerun])
     elif result.status == "skipped":
         ET.SubElement(element, "skipped", message=_attr(result.reason))
+
+
+def _profile_suite(root: ET.Element, report: Report, result: ProfileResult) -> None:
+    """One suite per profile, one test per row: a failing row is a ``<failure>`` naming its
+    failed cases and their re-run commands, an errored row an ``<error>``, a row no case
+    judged or the protocol cannot state is ``<skipped>`` with why."""
+    name = result.profile.name
+    suite = ET.SubElement(root, "testsuite", name=_attr(f"profile {name}: {result.summary()}"),
+                          tests=str(len(result.rows)), failures=str(result.count("fail")),
+                          errors=str(result.count("error")),
+                          skipped=str(result.count("not_covered") + result.count("not_expressible")))
+    for row in result.rows:
+        element = ET.SubElement(suite, "testcase", classname=f"profile.{name}",
+                                name=_attr(f"{row.row.id} {row.row.scenario}"), time="0")
+        status = row.status
+        cases = [("cases", ", ".join(row.cases)), ("must hold", row.row.proves)]
+        if status == "fail":
+            failure = ET.SubElement(element, "failure",
+                                    message=_attr(f"failed: {', '.join(row.failures)}"))
+            failure.text = _body([*cases, *[("re-run:", report.rerun(c)) for c in row.failures]])
+        elif status == "error":
+            error = ET.SubElement(element, "error", message=_attr(f"errored: {', '.join(row.errors)}"))
+            error.text = _body([*cases, *[("re-run:", report.rerun(c)) for c in row.errors]])
+        elif status == "not_expressible":
+            ET.SubElement(element, "skipped", message=_attr(f"not expressible: {row.row.note}"))
+        elif status == "not_covered":
+            ET.SubElement(element, "skipped", message=_attr("not covered: no case of this row was judged"))
 
 
 def _advisory_suite(root: ET.Element, report: Report) -> None:

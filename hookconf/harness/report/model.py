@@ -15,6 +15,7 @@ from hookconf.harness.corpus import Case
 from hookconf.harness.engine import CaseResult
 from hookconf.harness.invariants import INVARIANTS, Invariant
 from hookconf.harness.kinds import KINDS
+from hookconf.harness.profiles import PROFILES, ProfileResult, judge_profile
 from hookconf.harness.protocol import Hello
 
 __all__ = ["EXIT_CONFORMANT", "EXIT_NOT_CONFORMANT", "STATUSES", "InvariantResult", "NotCovered", "Report",
@@ -138,6 +139,23 @@ class Report:
     started_at: str
     duration_ms: float
     rerun_prefix: list[str]
+    #: Every second profile judged on this run's cases (:mod:`hookconf.harness.profiles`).
+    profiles: list[ProfileResult] = field(default_factory=list)
+    #: Set by ``--profile NAME``: the run took only that profile's cases and its verdict alone
+    #: decides the summary and the exit status.
+    profile_only: str = ""
+
+    def profile(self, name: str) -> ProfileResult | None:
+        """The result of profile ``name``, or None."""
+        return next((p for p in self.profiles if p.profile.name == name), None)
+
+    def shown_profiles(self) -> list[ProfileResult]:
+        """The profiles the terminal, HTML and JUnit reports show: under ``--profile`` that
+        one; otherwise each profile some selected case belongs to (JSON lists them all)."""
+        if self.profile_only:
+            return [p for p in self.profiles if p.profile.name == self.profile_only]
+        names = {r.case.profile for r in self.results if r.case.profile}
+        return [p for p in self.profiles if p.profile.name in names]
 
     @property
     def errored_cases(self) -> list[CaseResult]:
@@ -201,6 +219,9 @@ class Report:
                 and any(j.invariant == invariant_id and not j.passed for j in r.judgements)]
 
     def summary(self) -> str:
+        only = self.profile(self.profile_only) if self.profile_only else None
+        if only is not None:
+            return only.summary()
         if self.conformant:
             return "CONFORMANT: all 25 invariants pass with positive and negative cases"
         parts = []
@@ -226,7 +247,11 @@ class Report:
         return shlex.join([*self.rerun_prefix, "--case", case_id])
 
     def exit_code(self, *, allow_not_covered: bool = False) -> int:
-        """0 conformant, 1 not; with ``allow_not_covered``, 0 unless something failed or errored."""
+        """0 conformant, 1 not; with ``allow_not_covered``, 0 unless something failed or errored.
+        Under ``--profile`` (:attr:`profile_only`): 0 exactly when that profile passes."""
+        only = self.profile(self.profile_only) if self.profile_only else None
+        if only is not None:
+            return EXIT_CONFORMANT if only.passed else EXIT_NOT_CONFORMANT
         if self.conformant:
             return EXIT_CONFORMANT
         if allow_not_covered and not self.count("fail") and not self.errored_cases:
@@ -245,6 +270,7 @@ def build_report(
     duration_ms: float,
     rerun_prefix: list[str],
     loaded: Sequence[Case] = (),
+    profile_only: str = "",
 ) -> Report:
     """Aggregate case outcomes into the H1–H25 verdicts (§18).
 
@@ -252,6 +278,7 @@ def build_report(
         results: one outcome per selected case.
         loaded: every case the corpus held, selected or not; it tells a corpus without a case
             for an invariant from a ``--case`` filter that left its cases out.
+        profile_only: the ``--profile`` name, if the run was narrowed to one profile.
 
     Advisory cases (the spec does not decide them) are reported but never tallied here.
         duration_ms: wall time of the run, in milliseconds.
@@ -293,6 +320,8 @@ def build_report(
         started_at=started_at,
         duration_ms=duration_ms,
         rerun_prefix=rerun_prefix,
+        profiles=[judge_profile(p, results) for p in PROFILES.values()],
+        profile_only=profile_only,
     )
 
 

@@ -16,12 +16,14 @@ from rich.text import Text
 
 from hookconf.harness.engine import CaseResult
 from hookconf.harness.kinds import families_of
+from hookconf.harness.profiles import ProfileResult
 from hookconf.harness.report.model import STATUSES, InvariantResult, Report
 from hookconf.harness.report.text import clip, preview, visible
 
 __all__ = ["render_terminal"]
 
-_STYLE = {"pass": "green", "fail": "bold red", "error": "yellow", "not_covered": "dim"}
+_STYLE = {"pass": "green", "fail": "bold red", "error": "yellow", "not_covered": "dim",
+          "not_expressible": "magenta"}
 #: Failures printed per failing invariant (every failing invariant shows some; --json has all).
 _PER_INVARIANT = 5
 _MAX_ERRORS = 20
@@ -55,13 +57,16 @@ def render_terminal(report: Report, console: Console, *, allow_not_covered: bool
                         _untrusted(f"{hello.name} {hello.version}", 200, "cyan"),
                         " (", _untrusted(report.candidate_spec, 300), "); families: ",
                         _untrusted(", ".join(hello.families) or "none")))
-    console.print(_table(report, console.width))
-    _print_not_covered(report, console)
-    _print_explorer(report, console)
-    _print_crashes(report, console)
-    _print_programs(report, console)
-    _print_generated(report, console)
-    _print_advisory(report, console)
+    if not report.profile_only:
+        console.print(_table(report, console.width))
+        _print_not_covered(report, console)
+        _print_explorer(report, console)
+        _print_crashes(report, console)
+        _print_programs(report, console)
+        _print_generated(report, console)
+        _print_advisory(report, console)
+    for profile in report.shown_profiles():
+        _print_profile(profile, console, verdict=not report.profile_only)
 
     failed = [r for r in report.results if r.status == "failed" and r.case.normative]
     shown: list[CaseResult] = []
@@ -85,10 +90,40 @@ def render_terminal(report: Report, console: Console, *, allow_not_covered: bool
                   + f" in {report.duration_ms / 1000:.1f} s"
                   + (f" ({len(report.advisory)} of them advisory, outside the verdict)" if report.advisory else ""),
                   markup=False, emoji=False)
-    style = "bold green" if report.conformant else "bold red"
-    console.print(Text(report.summary(), style=style))
+    only = report.profile(report.profile_only) if report.profile_only else None
+    good = only.passed if only is not None else report.conformant
+    console.print(Text(report.summary(), style="bold green" if good else "bold red"))
     if allow_not_covered and not report.conformant and not report.exit_code(allow_not_covered=True):
         console.print("(--allow-not-covered: nothing failed or errored, exiting 0)", markup=False, emoji=False)
+
+
+def _print_profile(result: ProfileResult, console: Console, *, verdict: bool) -> None:
+    """The profile's rows (id, matrix, status, cases passed/judged, scenario, and what the
+    protocol leaves out of the row or why it cannot state it), then with ``verdict`` its
+    verdict line (under ``--profile`` the run's verdict line is the profile's)."""
+    profile = result.profile
+    table = Table(title=f"Profile {profile.name}: {profile.title} — {profile.source}",
+                  title_justify="left", box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False,
+                  collapse_padding=True, padding=(0, 1))
+    for header in ("row", "matrix", "status", "cases"):
+        table.add_column(header, no_wrap=True, justify="right" if header == "cases" else "left")
+    table.add_column("scenario", overflow="fold")
+    for row in result.rows:
+        status = row.status
+        what = row.row.scenario
+        if status == "not_expressible":
+            what += f" — {row.row.note}"
+        else:
+            if row.failures or row.errors:
+                what += " — " + ", ".join(row.failures + row.errors)
+            if row.row.note:
+                what += f" (left out: {row.row.note})"
+        judged = "" if status == "not_expressible" else f"{row.passed}/{len(row.cases)}"
+        table.add_row(row.row.id, row.row.matrix, Text(status.replace("_", " "), style=_STYLE[status]),
+                      judged, Text(what, style="dim" if status == "not_expressible" else ""))
+    console.print(table)
+    if verdict:
+        console.print(Text(result.summary(), style="green" if result.passed else "red"), soft_wrap=True)
 
 
 def _table(report: Report, width: int) -> Table:
