@@ -180,6 +180,29 @@ def test_reports_invariant_failing_for_mutant(hookconf, candidate, invariant, ca
                for case in failed for j in case["judgements"])
 
 
+#: Mutants of the lease profile (second seed S1-L1.3): each must make the profile's verdict
+#: fail under `hookconf run --profile lease`, on the rows named (among others it may break).
+PROFILE_MUTANTS = [
+    ("tests.mutants.delivery.stale_token_accepted:factory", "lease", {"SM4", "SM6", "A4", "F5", "F6"}),
+    ("tests.mutants.delivery.heartbeat_revives:factory", "lease", {"SM4", "A3", "F3"}),
+]
+
+
+@pytest.mark.parametrize(("candidate", "profile", "rows"), PROFILE_MUTANTS,
+                         ids=[_name(m) for m in PROFILE_MUTANTS])
+def test_profile_fails_for_mutant(hookconf, candidate, profile, rows):
+    code, report = hookconf("run", "--candidate", candidate, "--profile", profile)
+    assert code == 1
+    assert report["verdict"]["profile"] == profile and report["verdict"]["exit_code"] == 1
+    found = next(p for p in report["profiles"] if p["name"] == profile)
+    assert found["status"] == "fail"
+    failing = {r["id"] for r in found["rows"] if r["status"] == "fail"}
+    assert rows <= failing, f"rows {sorted(rows - failing)} should fail"
+    assert all(r["status"] == "not_expressible" for r in found["rows"] if not r["cases"]
+               and r["status"] != "fail")
+    assert report["totals"]["selected"] == sum(1 for c in report["cases"] if c["id"].startswith("lease."))
+
+
 def test_split_matchers_are_caught_by_route_comparison(hookconf):
     _, report = hookconf("run", "--candidate", "tests.mutants.permissions.split_matchers:factory",
                          "--case", "perm.*")
