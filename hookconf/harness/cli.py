@@ -30,8 +30,15 @@ from hookconf import corpus as embedded
 from hookconf.harness import __version__
 from hookconf.harness.corpus import Case, Corpus, load_corpus
 from hookconf.harness.engine import CaseResult, run_cases
+from hookconf.harness.parallel import MAX_JOBS, WorkersUnreachable, run_parallel
 from hookconf.harness.profiles import PROFILES
-from hookconf.harness.protocol import CandidateSpecError, CandidateUnreachable, connect, load_candidate_object
+from hookconf.harness.protocol import (
+    CandidateSpecError,
+    CandidateUnreachable,
+    Hello,
+    connect,
+    load_candidate_object,
+)
 from hookconf.harness.protocol.serve import serve
 from hookconf.harness.report import Report, build_report, render_terminal, write_html, write_json, write_junit
 from hookconf.harness.report.certificate import (
@@ -107,6 +114,14 @@ def _seed(value: str) -> int:
     """``--seed``: a whole number 0 ≤ N ≤ :data:`MAX_SEED`, in decimal digits."""
     if not re.fullmatch(r"[0-9]{1,20}", value) or int(value) > MAX_SEED:
         raise argparse.ArgumentTypeError(f"expected a whole number from 0 to {MAX_SEED}, got {value!r}")
+    return int(value)
+
+
+def _jobs(value: str) -> int:
+    """``-j``: a whole number of worker processes, 1 ≤ N ≤ :data:`MAX_JOBS`."""
+    if not re.fullmatch(r"[0-9]{1,4}", value) or not 1 <= int(value) <= MAX_JOBS:
+        raise argparse.ArgumentTypeError(f"expected a whole number of worker processes from 1 to {MAX_JOBS}, "
+                                         f"got {value!r}")
     return int(value)
 
 
@@ -196,6 +211,9 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
                         help=f"per-request timeout for cmd: candidates, 0 < SECONDS <= {MAX_TIMEOUT_S:g} (default 10)")
     parser.add_argument("--seed", type=_seed, default=0, metavar="N",
                         help=f"seed for generated cases and everything random, 0 <= N <= {MAX_SEED} (default 0)")
+    parser.add_argument("-j", "--jobs", type=_jobs, default=1, metavar="N",
+                        help="run the cases in N worker processes, each with its own connection to the "
+                             "candidate (default 1: in this process); the report is the same")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
 
 
@@ -376,18 +394,25 @@ def _execute(args: argparse.Namespace, errors: Console) -> tuple[Report, dict[st
     except CandidateUnreachable as exc:
         _say(errors, "candidate unreachable:", exc.reason)
         return EXIT_UNREACHABLE
-    try:
-        hello = conn.open()
-    except CandidateUnreachable as exc:
-        _say(errors, "candidate unreachable:", exc.reason)
-        return EXIT_UNREACHABLE
-
     started_at = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
     started = time.perf_counter()
-    try:
-        results = _run_with_progress(cases, conn, hello, errors, quiet=args.quiet)
-    finally:
-        conn.close()
+    if args.jobs > 1:  # each worker connects on its own; this connection is never opened
+        try:
+            hello, results = _run_with_progress(cases, None, None, errors, quiet=args.quiet,
+                                                parallel=(args.candidate, args.jobs, args.timeout))
+        except WorkersUnreachable as exc:
+            _say(errors, "candidate unreachable:", exc.reason)
+            return EXIT_UNREACHABLE
+    else:
+        try:
+            hello = conn.open()
+        except CandidateUnreachable as exc:
+            _say(errors, "candidate unreachable:", exc.reason)
+            return EXIT_UNREACHABLE
+        try:
+            _, results = _run_with_progress(cases, conn, hello, errors, quiet=args.quiet)
+        finally:
+            conn.close()
     duration_ms = (time.perf_counter() - started) * 1000
     ran = candidate_files(args.candidate, getattr(conn, "candidate", None))
 
@@ -532,9 +557,20 @@ def _write_reports(writers: Sequence[tuple[str, Callable[[], None]]], errors: Co
     return ok
 
 
-def _run_with_progress(cases, conn, hello, console: Console, *, quiet: bool) -> list[CaseResult]:
+def _run_with_progress(
+    cases, conn, hello, console: Console, *, quiet: bool, parallel: tuple[str, int, float] | None = None,
+) -> tuple[Hello, list[CaseResult]]:
+    """Run ``cases`` here through ``conn`` or, with ``parallel`` = (candidate, jobs, timeout),
+    in worker processes; the hello the run used and the results, in case order."""
+
+    def execute(on_result: Callable[[CaseResult], None] | None) -> tuple[Hello, list[CaseResult]]:
+        if parallel is not None:
+            spec, jobs, timeout_s = parallel
+            return run_parallel(cases, spec, jobs=jobs, timeout_s=timeout_s, on_result=on_result)
+        return hello, run_cases(cases, conn, hello, on_result=on_result)
+
     if quiet or not console.is_terminal:
-        return run_cases(cases, conn, hello)
+        return execute(None)
     columns = (TextColumn("[progress.description]{task.description}"), BarColumn(),
                MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=console, transient=True) as progress:
@@ -543,8 +579,7 @@ def _run_with_progress(cases, conn, hello, console: Console, *, quiet: bool) -> 
         def advance(result: CaseResult) -> None:
             progress.update(task, advance=1, description=result.case.id[:40])
 
-        return run_cases(cases, conn, hello, on_result=advance)
-
+        return execute(advance)
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())
