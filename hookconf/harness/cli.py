@@ -1,10 +1,11 @@
-"""The ``hookconf`` command line: ``run``, ``certify``, ``verify-cert``, ``lint``, ``list``, ``serve``.
+"""The ``hookconf`` command line: ``run``, ``certify``, ``verify-cert``, ``merge``, ``lint``, ``list``, ``serve``.
 
 Exit codes (``run`` and ``certify``): 0 conformant, 1 not conformant, 2 usage or corpus error
 (or a report that could not be written), 3 candidate unreachable.  ``verify-cert``: 0 the
 certificate matches its files and says CONFORMANT, 1 it matches and says NOT CONFORMANT,
 2 usage error, 3 the ``--candidate`` to compare cannot be loaded, 4 refused (a file missing,
-edited or unreadable, or the certificate contradicting its report).  ``lint``: 0 clean, 2 on
+edited or unreadable, or the certificate contradicting its report).  ``merge``: as ``run``, with 2
+for shard reports that cannot be merged.  ``lint``: 0 clean, 2 on
 any problem.  ``list``: 0, or 2 as ``run``.
 """
 
@@ -12,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import fnmatch
 import math
 import os
 import re
@@ -49,7 +49,9 @@ from hookconf.harness.report.certificate import (
     write_certificate,
 )
 from hookconf.harness.report.identity import candidate_files, digest_of
+from hookconf.harness.report.merge import MergeError, merge_reports
 from hookconf.harness.report.text import clip, visible
+from hookconf.harness.selection import in_shard, select
 
 __all__ = ["main"]
 
@@ -57,6 +59,8 @@ EXIT_USAGE = 2
 EXIT_UNREACHABLE = 3
 #: ``verify-cert``: the certificate does not match its files (or cannot be read).
 EXIT_REFUSED = 4
+#: Accepted ``--shard I/N`` range: 1 ≤ I ≤ N ≤ MAX_SHARDS.
+MAX_SHARDS = 10_000
 #: Width used when output goes to a pipe or a CI log (a terminal reports its own width).
 LOG_WIDTH = 180
 #: Accepted ``--timeout`` range, in seconds: above 0, at most one day.
@@ -70,6 +74,12 @@ EXIT_CODES = """exit codes:
   1  not conformant (with --profile NAME: the profile does not pass)
   2  usage or corpus error, or a report that could not be written
   3  candidate unreachable"""
+
+MERGE_EXIT_CODES = """exit codes:
+  0  the merged run is conformant (or, with --allow-not-covered, nothing failed or errored)
+  1  not conformant
+  2  usage error: a report that cannot be read or merged (another hookconf version, candidate,
+     corpus, seed, --case filters or shard count; a shard twice or missing), or not written"""
 
 VERIFY_EXIT_CODES = """exit codes:
   0  the certificate matches its files and certifies CONFORMANT (a --profile
@@ -125,6 +135,14 @@ def _jobs(value: str) -> int:
     return int(value)
 
 
+def _shard(value: str) -> tuple[int, int]:
+    """``--shard I/N``: whole numbers with 1 ≤ I ≤ N ≤ :data:`MAX_SHARDS`."""
+    found = re.fullmatch(r"([0-9]{1,5})/([0-9]{1,5})", value)
+    if not found or not 1 <= int(found[1]) <= int(found[2]) <= MAX_SHARDS:
+        raise argparse.ArgumentTypeError(f"expected I/N with 1 <= I <= N <= {MAX_SHARDS}, got {value!r}")
+    return int(found[1]), int(found[2])
+
+
 def _add_corpus_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--corpus", action="append", default=[], type=Path, metavar="PATH",
@@ -151,6 +169,9 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
     run.add_argument("--json", type=Path, metavar="PATH", help="write the JSON report here")
     run.add_argument("--junit", type=Path, metavar="PATH", help="write JUnit XML here")
     run.add_argument("--html", type=Path, metavar="PATH", help="write a self-contained HTML report here")
+    run.add_argument("--shard", type=_shard, metavar="I/N",
+                     help="run only shard I of N (split by a hash of the case id); join the shard reports "
+                          "with 'hookconf merge'")
     run.add_argument("--allow-not-covered", action="store_true",
                      help="exit 0 when nothing failed or errored, even if invariants are not covered")
 
@@ -169,6 +190,18 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
     verify.add_argument("folder", type=Path, metavar="DIR", help="the folder 'hookconf certify --out' wrote")
     verify.add_argument("--candidate", metavar="SPEC",
                         help="also check that this candidate is the one certified (its digest)")
+
+    merge = commands.add_parser(
+        "merge", help="join the JSON reports of 'run --shard I/N' into the report of one run",
+        epilog=MERGE_EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    merge.add_argument("reports", nargs="+", type=Path, metavar="REPORT",
+                       help="the --json report of every shard, each once")
+    merge.add_argument("--out", type=Path, required=True, metavar="PATH", help="write the merged JSON report here")
+    merge.add_argument("--junit", type=Path, metavar="PATH", help="also write JUnit XML here")
+    merge.add_argument("--html", type=Path, metavar="PATH", help="also write a self-contained HTML report here")
+    merge.add_argument("--allow-not-covered", action="store_true",
+                       help="exit 0 when nothing failed or errored, even if invariants are not covered")
 
     lint = commands.add_parser("lint", help="check case files; exit 2 on any problem")
     lint.add_argument("paths", nargs="*", type=Path, metavar="PATH",
@@ -191,8 +224,8 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
     )
     serve_cmd.add_argument("candidate", nargs="?", default="reference", metavar="SPEC",
                            help="'reference' or 'module:factory'")
-    return parser, {"run": run, "certify": certify, "verify-cert": verify, "lint": lint, "list": listing,
-                    "serve": serve_cmd}
+    return parser, {"run": run, "certify": certify, "verify-cert": verify, "merge": merge, "lint": lint,
+                    "list": listing, "serve": serve_cmd}
 
 
 def _add_run_options(parser: argparse.ArgumentParser) -> None:
@@ -227,8 +260,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args, unknown = parser.parse_known_args(argv)
     if unknown:
         commands[args.command].error(f"unrecognized arguments: {' '.join(unknown)}")
-    handler = {"run": _run, "certify": _certify, "verify-cert": _verify_cert, "lint": _lint, "list": _list,
-               "serve": _serve}[args.command]
+    handler = {"run": _run, "certify": _certify, "verify-cert": _verify_cert, "merge": _merge, "lint": _lint,
+               "list": _list, "serve": _serve}[args.command]
     return handler(args)
 
 
@@ -258,19 +291,6 @@ def _report_problems(corpus: Corpus, console: Console) -> None:
     console.print(Text(f"{len(corpus.problems)} corpus problem(s)", style="red"))
 
 
-def _natural(case_id: str) -> list[str | int]:
-    """Sort key: digit runs compare as numbers, so ``x.2`` comes before ``x.10``."""
-    return [int(part) if i % 2 else part for i, part in enumerate(re.split(r"([0-9]+)", case_id))]
-
-
-def _select(cases: list[Case], patterns: Sequence[str], profile: str | None = None) -> list[Case]:
-    """The cases whose id matches any glob in ``patterns`` (all when none) and, with
-    ``profile``, that belong to that profile; in natural id order."""
-    chosen = [c for c in cases if (not patterns or any(fnmatch.fnmatchcase(c.id, p) for p in patterns))
-              and (not profile or c.profile == profile)]
-    return sorted(chosen, key=lambda c: _natural(c.id))
-
-
 def _no_match(patterns: Sequence[str], console: Console, profile: str | None = None) -> int:
     what = " ".join(patterns)
     if profile:
@@ -295,7 +315,7 @@ def _list(args: argparse.Namespace) -> int:
     if corpus.problems:
         _report_problems(corpus, errors)
         return EXIT_USAGE
-    cases = _select(corpus.cases, args.case, args.profile)
+    cases = select(corpus.cases, args.case, args.profile)
     if not cases:
         return _no_match(args.case, errors, args.profile)
     try:
@@ -348,7 +368,8 @@ def _check_outputs(args: argparse.Namespace, console: Console) -> bool:
         if problem is None and path.resolve() in seen:
             problem = f"is also the --{seen[path.resolve()]} report"
         if problem:
-            _say(console, f"usage: --{option} {path}:", problem)
+            name = "out" if option == "json" and args.command == "merge" else option
+            _say(console, f"usage: --{name} {path}:", problem)
             return False
         seen[path.resolve()] = option
     return True
@@ -376,6 +397,30 @@ def _run(args: argparse.Namespace) -> int:
     return report.exit_code(allow_not_covered=allow) if written else EXIT_USAGE
 
 
+def _merge(args: argparse.Namespace) -> int:
+    console = _console()
+    errors = _console(stderr=True)
+    args.json = args.out
+    if not _check_outputs(args, errors):
+        return EXIT_USAGE
+    try:
+        report = merge_reports(args.reports)
+    except MergeError as exc:
+        _say(errors, "cannot merge:", str(exc))
+        return EXIT_USAGE
+    allow = args.allow_not_covered
+    writers: list[tuple[str, Callable[[], None]]] = [
+        ("--out", lambda: write_json(report, args.out, allow_not_covered=allow)),
+    ]
+    if args.junit:
+        writers.append(("--junit", lambda: write_junit(report, args.junit)))
+    if args.html:
+        writers.append(("--html", lambda: write_html(report, args.html)))
+    writers.append(("terminal", lambda: render_terminal(report, console, allow_not_covered=allow)))
+    written = _write_reports(writers, errors)
+    return report.exit_code(allow_not_covered=allow) if written else EXIT_USAGE
+
+
 def _execute(args: argparse.Namespace, errors: Console) -> tuple[Report, dict[str, str]] | int:
     """Load, select and run the cases of ``run``/``certify``; the report and the digests of
     what was run (:func:`candidate_files`), or the exit status of a failure before the run."""
@@ -383,9 +428,14 @@ def _execute(args: argparse.Namespace, errors: Console) -> tuple[Report, dict[st
     if corpus.problems:
         _report_problems(corpus, errors)
         return EXIT_USAGE
-    cases = _select(corpus.cases, args.case, args.profile)
+    cases = select(corpus.cases, args.case, args.profile)
     if not cases:
         return _no_match(args.case, errors, args.profile)
+    shard = getattr(args, "shard", None)
+    other_shards: list[Case] = []
+    if shard is not None:
+        other_shards = [c for c in cases if not in_shard(c.id, *shard)]
+        cases = [c for c in cases if in_shard(c.id, *shard)]
     try:
         conn = connect(args.candidate, timeout_s=args.timeout)
     except CandidateSpecError as exc:
@@ -434,7 +484,7 @@ def _execute(args: argparse.Namespace, errors: Console) -> tuple[Report, dict[st
             "extra": [str(p) for p in args.corpus],
             "files": len(corpus.files),
             "cases": len(corpus.cases),
-            "selected": len(cases),
+            "selected": len(cases) + len(other_shards),
             "digest": corpus.digest,
         },
         seed=args.seed,
@@ -443,6 +493,9 @@ def _execute(args: argparse.Namespace, errors: Console) -> tuple[Report, dict[st
         rerun_prefix=rerun_prefix,
         loaded=corpus.cases,
         profile_only=args.profile or "",
+        case_filters=list(args.case),
+        shard=shard,
+        other_shards=other_shards,
     )
     return report, ran
 

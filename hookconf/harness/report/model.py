@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import shlex
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -58,7 +58,8 @@ class NotCovered:
             kind yet), ``candidate_cannot_run`` (the candidate has the family but cannot run
             these cases, e.g. it lacks the ``finalize.*`` operations or cannot take the
             harness's file system over stdio), ``not_selected`` (the corpus has cases but
-            ``--case`` left them out) or ``no_case`` (the corpus has no case for it yet).
+            ``--case`` left them out), ``other_shards`` (``--shard`` gave its cases to the
+            other shards of the run) or ``no_case`` (the corpus has no case for it yet).
         families: the families the candidate lacks (``candidate_lacks_family`` only).
         kinds: the kinds without a runner (``no_runner``) or that the candidate could not
             run (``candidate_cannot_run``).
@@ -87,6 +88,8 @@ class NotCovered:
             return f"the candidate could not run its {_cases(self.cases)}: {'; '.join(self.reasons)}"
         if self.cause == "not_selected":
             return f"--case left out its {_cases(self.cases)}"
+        if self.cause == "other_shards":
+            return f"--shard gave its {_cases(self.cases)} to the other shards"
         return "the corpus has no case yet"
 
     def as_dict(self) -> dict[str, Any]:
@@ -156,6 +159,12 @@ class Report:
             return [p for p in self.profiles if p.profile.name == self.profile_only]
         names = {r.case.profile for r in self.results if r.case.profile}
         return [p for p in self.profiles if p.profile.name in names]
+    #: The ``--case`` filters of the run (none: every case).
+    case_filters: list[str] = field(default_factory=list)
+    #: Per invariant, the normative cases ``--case`` left out (only those above 0).
+    left_out: dict[str, int] = field(default_factory=dict)
+    #: ``(I, N)`` for a run of ``--shard I/N``; None for a whole run (or shards merged).
+    shard: tuple[int, int] | None = None
 
     @property
     def errored_cases(self) -> list[CaseResult]:
@@ -271,6 +280,10 @@ def build_report(
     rerun_prefix: list[str],
     loaded: Sequence[Case] = (),
     profile_only: str = "",
+    case_filters: Sequence[str] = (),
+    shard: tuple[int, int] | None = None,
+    other_shards: Sequence[Case] = (),
+    left_out: Mapping[str, int] | None = None,
 ) -> Report:
     """Aggregate case outcomes into the H1–H25 verdicts (§18).
 
@@ -279,6 +292,11 @@ def build_report(
         loaded: every case the corpus held, selected or not; it tells a corpus without a case
             for an invariant from a ``--case`` filter that left its cases out.
         profile_only: the ``--profile`` name, if the run was narrowed to one profile.
+        case_filters: the ``--case`` globs, recorded as they are.
+        shard: ``(I, N)`` of ``--shard I/N``, or None.
+        other_shards: the cases ``--case`` selected that ``--shard`` gave to other shards.
+        left_out: per invariant, the normative cases ``--case`` left out, when known without
+            ``loaded`` (a report rebuilt from JSON); otherwise counted from ``loaded``.
 
     Advisory cases (the spec does not decide them) are reported but never tallied here.
         duration_ms: wall time of the run, in milliseconds.
@@ -305,11 +323,14 @@ def build_report(
             else:
                 tally.failed += 1
                 row.failures.append(case.id)
-    selected = {r.case.id for r in results}
-    left_out = Counter(inv for c in loaded if c.normative and c.id not in selected for inv in c.invariants)
+    selected = {r.case.id for r in results} | {c.id for c in other_shards}
+    if left_out is None:
+        left_out = Counter(inv for c in loaded if c.normative and c.id not in selected for inv in c.invariants)
+    left_out = {inv: n for inv, n in sorted(left_out.items(), key=lambda item: _inv_number(item[0])) if n}
+    elsewhere = Counter(inv for c in other_shards if c.normative for inv in c.invariants)
     for row in by_id.values():
         if row.status == "not_covered":
-            row.not_covered = _why_not_covered(row.invariant.id, results, hello, left_out)
+            row.not_covered = _why_not_covered(row.invariant.id, results, hello, left_out, elsewhere)
     return Report(
         candidate_spec=candidate_spec,
         hello=hello,
@@ -322,11 +343,19 @@ def build_report(
         rerun_prefix=rerun_prefix,
         profiles=[judge_profile(p, results) for p in PROFILES.values()],
         profile_only=profile_only,
+        case_filters=list(case_filters),
+        left_out=left_out,
+        shard=shard,
     )
 
 
+def _inv_number(invariant_id: str) -> int:
+    return int(invariant_id[1:]) if invariant_id[1:].isdigit() else 0
+
+
 def _why_not_covered(
-    invariant_id: str, results: Sequence[CaseResult], hello: Hello, left_out: Counter[str],
+    invariant_id: str, results: Sequence[CaseResult], hello: Hello, left_out: Mapping[str, int],
+    elsewhere: Counter[str],
 ) -> NotCovered:
     skipped = [r for r in results
                if r.status == "skipped" and r.case.normative and invariant_id in r.case.invariants]
@@ -343,6 +372,8 @@ def _why_not_covered(
         kinds = tuple(sorted({r.case.kind for r in skipped}))
         reasons = tuple(dict.fromkeys(r.reason or "no reason given" for r in skipped))
         return NotCovered("candidate_cannot_run", kinds=kinds, cases=len(skipped), reasons=reasons)
-    if left_out[invariant_id]:
+    if elsewhere[invariant_id]:
+        return NotCovered("other_shards", cases=elsewhere[invariant_id])
+    if left_out.get(invariant_id):
         return NotCovered("not_selected", cases=left_out[invariant_id])
     return NotCovered("no_case")
