@@ -1,11 +1,12 @@
-"""The ``hookconf`` command line: ``run``, ``certify``, ``verify-cert``, ``merge``, ``lint``, ``list``, ``serve``.
+"""The ``hookconf`` command line: ``run``, ``certify``, ``verify-cert``, ``merge``, ``badge``, ``lint``, ``list``,
+``serve``.
 
 Exit codes (``run`` and ``certify``): 0 conformant, 1 not conformant, 2 usage or corpus error
 (or a report that could not be written), 3 candidate unreachable.  ``verify-cert``: 0 the
 certificate matches its files and says CONFORMANT, 1 it matches and says NOT CONFORMANT,
 2 usage error, 3 the ``--candidate`` to compare cannot be loaded, 4 refused (a file missing,
 edited or unreadable, or the certificate contradicting its report).  ``merge``: as ``run``, with 2
-for shard reports that cannot be merged.  ``lint``: 0 clean, 2 on
+for shard reports that cannot be merged.  ``badge``: 0 written, 2 a report that cannot be read.  ``lint``: 0 clean, 2 on
 any problem.  ``list``: 0, or 2 as ``run``.
 """
 
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import json
 import math
 import os
 import re
@@ -30,6 +32,7 @@ from hookconf import corpus as embedded
 from hookconf.harness import __version__
 from hookconf.harness.corpus import Case, Corpus, load_corpus
 from hookconf.harness.engine import CaseResult, run_cases
+from hookconf.harness.expect import ExpectError, load_expectations
 from hookconf.harness.parallel import MAX_JOBS, WorkersUnreachable, run_parallel
 from hookconf.harness.profiles import PROFILES
 from hookconf.harness.protocol import (
@@ -41,6 +44,7 @@ from hookconf.harness.protocol import (
 )
 from hookconf.harness.protocol.serve import serve
 from hookconf.harness.report import Report, build_report, render_terminal, write_html, write_json, write_junit
+from hookconf.harness.report.badge import badge_json
 from hookconf.harness.report.certificate import (
     CERTIFICATE,
     REPORT_FILES,
@@ -49,7 +53,7 @@ from hookconf.harness.report.certificate import (
     write_certificate,
 )
 from hookconf.harness.report.identity import candidate_files, digest_of
-from hookconf.harness.report.merge import MergeError, merge_reports
+from hookconf.harness.report.merge import MergeError, merge_reports, read_report
 from hookconf.harness.report.text import clip, visible
 from hookconf.harness.selection import in_shard, select
 
@@ -70,8 +74,10 @@ MAX_SEED = 2**64 - 1
 
 EXIT_CODES = """exit codes:
   0  conformant (or, with --allow-not-covered, nothing failed or errored;
-     with --profile NAME, that profile passes)
-  1  not conformant (with --profile NAME: the profile does not pass)
+     with --profile NAME, that profile passes; with --expect, the only
+     failures are those the expect file names)
+  1  not conformant (with --profile NAME: the profile does not pass; with
+     --expect: also when an entry's cases all passed)
   2  usage or corpus error, or a report that could not be written
   3  candidate unreachable"""
 
@@ -174,6 +180,9 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
                           "with 'hookconf merge'")
     run.add_argument("--allow-not-covered", action="store_true",
                      help="exit 0 when nothing failed or errored, even if invariants are not covered")
+    run.add_argument("--expect", type=Path, metavar="FILE",
+                     help="JSON object: case id or glob -> {reason, link}; a failure it names is reported "
+                          "expected-fail (listed with the reason), an entry whose cases pass is flagged")
 
     certify = commands.add_parser(
         "certify", help="run as 'run' does and write report.json, report.html, junit.xml and certificate.json",
@@ -203,6 +212,14 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
     merge.add_argument("--allow-not-covered", action="store_true",
                        help="exit 0 when nothing failed or errored, even if invariants are not covered")
 
+    badge = commands.add_parser(
+        "badge", help="write a shields.io endpoint JSON ('hookconf 17/25') from a --json report",
+        epilog="exit codes:\n  0  written\n  2  the report cannot be read, or the badge cannot be written",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    badge.add_argument("report", type=Path, metavar="REPORT", help="a report written by run --json or merge")
+    badge.add_argument("--out", type=Path, required=True, metavar="PATH", help="write the endpoint JSON here")
+
     lint = commands.add_parser("lint", help="check case files; exit 2 on any problem")
     lint.add_argument("paths", nargs="*", type=Path, metavar="PATH",
                       help="case files or folders to check besides the embedded corpus")
@@ -224,7 +241,8 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
     )
     serve_cmd.add_argument("candidate", nargs="?", default="reference", metavar="SPEC",
                            help="'reference' or 'module:factory'")
-    return parser, {"run": run, "certify": certify, "verify-cert": verify, "merge": merge, "lint": lint,
+    return parser, {"run": run, "certify": certify, "verify-cert": verify, "merge": merge, "badge": badge,
+                    "lint": lint,
                     "list": listing, "serve": serve_cmd}
 
 
@@ -260,7 +278,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args, unknown = parser.parse_known_args(argv)
     if unknown:
         commands[args.command].error(f"unrecognized arguments: {' '.join(unknown)}")
-    handler = {"run": _run, "certify": _certify, "verify-cert": _verify_cert, "merge": _merge, "lint": _lint,
+    handler = {"run": _run, "certify": _certify, "verify-cert": _verify_cert, "merge": _merge, "badge": _badge,
+               "lint": _lint,
                "list": _list, "serve": _serve}[args.command]
     return handler(args)
 
@@ -421,9 +440,38 @@ def _merge(args: argparse.Namespace) -> int:
     return report.exit_code(allow_not_covered=allow) if written else EXIT_USAGE
 
 
+def _badge(args: argparse.Namespace) -> int:
+    errors = _console(stderr=True)
+    problem = _output_problem(args.out)
+    if problem:
+        _say(errors, f"usage: --out {args.out}:", problem)
+        return EXIT_USAGE
+    try:
+        report = read_report(args.report)
+    except MergeError as exc:
+        _say(errors, "usage:", str(exc))
+        return EXIT_USAGE
+    badge = badge_json(report)
+    try:
+        args.out.write_text(json.dumps(badge, ensure_ascii=True) + "\n", encoding="utf-8")
+    except OSError as exc:
+        _say(errors, f"cannot write {args.out}:", f"{exc.strerror or exc}")
+        return EXIT_USAGE
+    _console().print(Text(f"{badge['label']} {badge['message']} ({badge['color']}) -> {visible(str(args.out))}"),
+                     soft_wrap=True)
+    return 0
+
+
 def _execute(args: argparse.Namespace, errors: Console) -> tuple[Report, dict[str, str]] | int:
     """Load, select and run the cases of ``run``/``certify``; the report and the digests of
     what was run (:func:`candidate_files`), or the exit status of a failure before the run."""
+    expectations = None
+    if getattr(args, "expect", None) is not None:
+        try:
+            expectations = load_expectations(args.expect)
+        except ExpectError as exc:
+            _say(errors, "usage: --expect", str(exc))
+            return EXIT_USAGE
     corpus = _load(args)
     if corpus.problems:
         _report_problems(corpus, errors)
@@ -496,6 +544,7 @@ def _execute(args: argparse.Namespace, errors: Console) -> tuple[Report, dict[st
         case_filters=list(args.case),
         shard=shard,
         other_shards=other_shards,
+        expectations=expectations,
     )
     return report, ran
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from hookconf.boundedjson import escape_surrogates
 from hookconf.harness.corpus import Case
+from hookconf.harness.expect import Expectation
 from hookconf.harness.fixtures import FixtureError
 from hookconf.harness.judgement import Judgement
 from hookconf.harness.kinds import KINDS
@@ -35,11 +36,13 @@ class CaseResult:
     """What happened to one case."""
 
     case: Case
-    status: str  # passed | failed | errored | skipped
+    status: str  # passed | failed | errored | skipped | expected-fail (a failure --expect names)
     judgements: list[Judgement] = field(default_factory=list)
     reason: str = ""
     duration_ms: float = 0.0
     observation: Observation | None = None
+    #: The ``--expect`` entry that names this case (status ``expected-fail`` when it failed).
+    expectation: Expectation | None = None
 
 
 def run_one(case: Case, conn: Connection, hello: Hello) -> CaseResult:

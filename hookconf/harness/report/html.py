@@ -30,7 +30,7 @@ table{border-collapse:collapse;width:100%}
 th,td{border:1px solid #ccc;padding:.3em .5em;text-align:left;vertical-align:top}
 th{background:#f4f4f4}td.n{text-align:right;font-variant-numeric:tabular-nums}
 .pass{background:#e6f4e6}.fail{background:#fbe3e3}.fail td:nth-child(2){font-weight:bold}
-.error{background:#fff4d6}.not_covered{color:#777}.why{font-size:.9em;color:#777}
+.error{background:#fff4d6}.expected-fail{background:#f3e6f7}.not_covered{color:#777}.why{font-size:.9em;color:#777}
 .verdict{font-weight:bold;padding:.6em;border:2px solid}.ok{border-color:#3a3}.bad{border-color:#c33}
 .totals td{text-align:right;font-variant-numeric:tabular-nums;font-weight:bold}
 pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f8f8f8;padding:.4em;margin:.2em 0}
@@ -105,6 +105,7 @@ this hookconf cannot run yet.</p>
 {''.join(_profile(report, p) for p in report.shown_profiles())}
 <h2 id="failures">Failures ({_n(totals["failed"], "case")}, {_n(len(failing), "invariant")})</h2>
 {''.join(_failures_of(report, row) for row in failing) or '<p>None.</p>'}
+{_expected(report)}
 <h2 id="errors">Errors ({_n(len(errored), "case")})</h2>
 {''.join(_case_block(report, r) for r in errored) or '<p>None.</p>'}
 {_advisory(report)}
@@ -114,6 +115,24 @@ this hookconf cannot run yet.</p>
 {_programs(report)}
 </body></html>
 """
+
+
+def _expected(report: Report) -> str:
+    """Expected failures with the expect file's reasons and links, and unexpected passes."""
+    expected = report.expected_failures
+    stale = report.unexpected_passes()
+    if not expected and not stale:
+        return ""
+    rows = "".join(
+        f"<tr><td>{_e(r.case.id)}</td><td>{_e(', '.join(r.case.invariants))}</td>"
+        f"<td>{_e(r.expectation.reason if r.expectation else '')}</td>"
+        f"<td>{_e(r.expectation.link if r.expectation else '')}</td></tr>" for r in expected)
+    passes = "".join(f"<li>{_e(e['pattern'])}: {_e(', '.join(e['cases']))} passed; expected to fail: "
+                     f"{_e(e['reason'])}</li>" for e in stale)
+    return (f"<h2 id='expected'>Expected failures ({_n(len(expected), 'case')})</h2>"
+            "<p>Failures the --expect file names: still failures, never CONFORMANT.</p>"
+            f"<table><tr><th>case</th><th>invariants</th><th>reason</th><th>link</th></tr>{rows}</table>"
+            + (f"<h3>Unexpected passes (update the --expect file)</h3><ul>{passes}</ul>" if passes else ""))
 
 
 def _matrix_row(row: InvariantResult) -> str:

@@ -37,6 +37,10 @@ def report_json(report: Report, *, allow_not_covered: bool = False) -> dict[str,
             "shard": None if report.shard is None else {"index": report.shard[0], "count": report.shard[1]},
         },
         "rerun_prefix": list(report.rerun_prefix),
+        "expect": None if report.expectations is None else {
+            "entries": report.expectations,
+            "unexpected_passes": report.unexpected_passes(),
+        },
         "started_at": report.started_at,
         "duration_ms": round(report.duration_ms, 3),
         "totals": report.totals(),
@@ -57,6 +61,7 @@ def report_json(report: Report, *, allow_not_covered: bool = False) -> dict[str,
                 "negative": i.negative.as_dict(),
                 "failures": i.failures,
                 "errors": i.errors,
+                "expected_failures": i.expected_failures,
                 **({"not_covered": i.not_covered.as_dict()} if i.not_covered else {}),
             }
             for i in report.invariants
@@ -93,11 +98,13 @@ def _case_json(report: Report, result: CaseResult) -> dict[str, Any]:
         entry["reason"] = result.reason
     if result.observation is not None and result.observation.metrics:
         entry["metrics"] = dict(result.observation.metrics)
-    if result.status in ("failed", "errored"):
+    if result.expectation is not None:
+        entry["expectation"] = result.expectation.as_dict()
+    if result.status in ("failed", "errored", "expected-fail"):
         entry["rerun"] = report.rerun(case.id)
         entry["given"] = case.given
         entry["expect"] = case.expect
-    if result.status == "failed":
+    if result.status in ("failed", "expected-fail"):
         entry["judgements"] = [
             {"invariant": j.invariant, "passed": j.passed, "expected": j.expected,
              "observed": j.observed, "detail": j.detail}

@@ -63,7 +63,7 @@ def write_junit(report: Report, path: Path) -> None:
             tests=str(len(results)),
             failures=str(sum(r.status == "failed" for r in results)),
             errors=str(sum(r.status == "errored" for r in results)),
-            skipped=str(sum(r.status == "skipped" for r in results)),
+            skipped=str(sum(r.status in ("skipped", "expected-fail") for r in results)),
         )
         if not results:
             suite.set("tests", "1")
@@ -98,6 +98,9 @@ def _testcase(report: Report, suite: ET.Element, invariant_id: str, result: Case
         error.text = _body([*where, ("expected", case.expect), ("error", result.reason), *rerun])
     elif result.status == "skipped":
         ET.SubElement(element, "skipped", message=_attr(result.reason))
+    elif result.status == "expected-fail" and result.expectation is not None:
+        link = f" <{result.expectation.link}>" if result.expectation.link else ""
+        ET.SubElement(element, "skipped", message=_attr(f"expected failure: {result.expectation.reason}{link}"))
 
 
 def _profile_suite(root: ET.Element, report: Report, result: ProfileResult) -> None:

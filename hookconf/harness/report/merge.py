@@ -28,7 +28,7 @@ from hookconf.harness.report.model import Report, build_report
 from hookconf.harness.runners import Observation
 from hookconf.harness.selection import in_shard, natural_key
 
-__all__ = ["MergeError", "merge_reports", "read_shard"]
+__all__ = ["MergeError", "merge_reports", "read_report", "read_shard"]
 
 #: Largest shard report read, in bytes.
 MAX_SHARD_BYTES = 512 * 1024 * 1024
@@ -50,9 +50,21 @@ def read_shard(path: Path) -> dict[str, Any]:
     """Read one shard report.
 
     Raises:
+        MergeError: as :func:`read_report`, or the report is not a ``--shard`` report.
+    """
+    report = read_report(path)
+    if report["selection"]["shard"] is None:
+        raise MergeError(f"{path}: not a shard report (it was not run with --shard I/N)")
+    return report
+
+
+def read_report(path: Path) -> dict[str, Any]:
+    """Read one ``--json`` report as hostile input.
+
+    Raises:
         MergeError: the file is missing or unreadable, not JSON within bounds, not a report of
-            this hookconf's schema (with the JSON pointer of the first problem), names a kind or
-            invariant this hookconf does not know, or is not a ``--shard`` report.
+            this hookconf's schema (with the JSON pointer of the first problem), or names a kind
+            or invariant this hookconf does not know.
     """
     try:
         with open(path, "rb") as stream:
@@ -75,8 +87,6 @@ def read_shard(path: Path) -> dict[str, Any]:
         unknown = [inv for inv in entry["invariants"] if inv not in _INVARIANT_IDS]
         if unknown:
             raise MergeError(f"{path}: at /cases/{number}/invariants: unknown invariant {unknown[0]!r}")
-    if report["selection"]["shard"] is None:
-        raise MergeError(f"{path}: not a shard report (it was not run with --shard I/N)")
     return report
 
 
@@ -94,11 +104,13 @@ def merge_reports(paths: Sequence[Path]) -> Report:
     reports = [read_shard(path) for path in paths]
     first, first_path = reports[0], paths[0]
     for path, report in zip(paths[1:], reports[1:], strict=True):
-        for key, name in (*_SAME, ("selection", "--case filters or shard count")):
+        for key, name in (*_SAME, ("selection", "--case filters or shard count"), ("expect", "--expect file")):
             mine, theirs = report[key], first[key]
             if key == "selection":
                 mine = {**mine, "shard": mine["shard"]["count"]}
                 theirs = {**theirs, "shard": theirs["shard"]["count"]}
+            if key == "expect":
+                mine, theirs = (None if e is None else e["entries"] for e in (mine, theirs))
             if mine != theirs:
                 raise MergeError(f"{path}: another {name} than {first_path}: {_short(report[key])} "
                                  f"vs {_short(first[key])}")
@@ -143,6 +155,7 @@ def merge_reports(paths: Sequence[Path]) -> Report:
         rerun_prefix=list(first["rerun_prefix"]),
         case_filters=list(first["selection"]["cases"]),
         left_out=dict(first["selection"]["left_out"]),
+        expectations=None if first["expect"] is None else first["expect"]["entries"],
     )
 
 
@@ -160,7 +173,7 @@ def _result(entry: dict[str, Any]) -> CaseResult:
         template=entry.get("template", ""),
     )
     status = entry["status"]
-    if status == "failed":
+    if status in ("failed", "expected-fail"):
         judgements = [Judgement(j["invariant"], j["passed"], j["expected"], j["observed"], j["detail"])
                       for j in entry["judgements"]]
     elif status == "passed":
@@ -168,4 +181,6 @@ def _result(entry: dict[str, Any]) -> CaseResult:
     else:
         judgements = []
     observation = Observation(metrics=dict(entry["metrics"])) if "metrics" in entry else None
+    # an expected failure is rebuilt as the failure it is: the merged --expect entries decide again
+    status = "failed" if status == "expected-fail" else status
     return CaseResult(case, status, judgements, entry.get("reason", ""), entry["duration_ms"], observation)

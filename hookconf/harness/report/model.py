@@ -5,6 +5,7 @@ The JSON form (``--json``) is described by ``harness/report/report.schema.json``
 
 from __future__ import annotations
 
+import dataclasses
 import shlex
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -13,6 +14,7 @@ from typing import Any
 
 from hookconf.harness.corpus import Case
 from hookconf.harness.engine import CaseResult
+from hookconf.harness.expect import match_expectation, unexpected_passes
 from hookconf.harness.invariants import INVARIANTS, Invariant
 from hookconf.harness.kinds import KINDS
 from hookconf.harness.profiles import PROFILES, ProfileResult, judge_profile
@@ -44,8 +46,9 @@ class Tally:
                 "errored": self.errored, "skipped": self.skipped}
 
 
-#: The four outcomes of a case, in the order reports list them.
-STATUSES = ("passed", "failed", "errored", "skipped")
+#: The outcomes of a case, in the order reports list them (``expected-fail``: a failure the
+#: ``--expect`` file names).
+STATUSES = ("passed", "failed", "errored", "skipped", "expected-fail")
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,13 +106,16 @@ def _cases(n: int) -> str:
 
 @dataclass(slots=True)
 class InvariantResult:
-    """The verdict on one invariant: ``pass`` | ``fail`` | ``not_covered`` | ``error``."""
+    """The verdict on one invariant: ``pass`` | ``fail`` | ``not_covered`` | ``error`` |
+    ``expected-fail`` (its only failures are those the ``--expect`` file names)."""
 
     invariant: Invariant
     positive: Tally = field(default_factory=Tally)
     negative: Tally = field(default_factory=Tally)
     failures: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    #: Cases that failed as the ``--expect`` file says they do (counted as failed in the tallies).
+    expected_failures: list[str] = field(default_factory=list)
     #: Set by :func:`build_report` when the status is ``not_covered``.
     not_covered: NotCovered | None = None
 
@@ -119,6 +125,8 @@ class InvariantResult:
             return "fail"
         if self.errors:
             return "error"
+        if self.expected_failures:
+            return "expected-fail"
         if self.positive.run + self.negative.run:
             return "pass"
         return "not_covered"
@@ -165,6 +173,8 @@ class Report:
     left_out: dict[str, int] = field(default_factory=dict)
     #: ``(I, N)`` for a run of ``--shard I/N``; None for a whole run (or shards merged).
     shard: tuple[int, int] | None = None
+    #: The ``--expect`` file's entries (None: no ``--expect``).
+    expectations: dict[str, dict[str, str]] | None = None
 
     @property
     def errored_cases(self) -> list[CaseResult]:
@@ -183,8 +193,7 @@ class Report:
             name = result.case.template
             if not name:
                 continue
-            row = table.setdefault(name, {"instances": 0, "passed": 0, "failed": 0, "errored": 0,
-                                          "skipped": 0, "invariants": {}})
+            row = table.setdefault(name, {"instances": 0, **dict.fromkeys(STATUSES, 0), "invariants": {}})
             row["instances"] += 1
             row[result.status] += 1
             for inv in result.case.invariants:
@@ -195,6 +204,24 @@ class Report:
     def conformant(self) -> bool:
         """CONFORMANT: all 25 certified and no case errored."""
         return all(i.certified for i in self.invariants) and not self.errored_cases
+
+    @property
+    def expected_failures(self) -> list[CaseResult]:
+        """Cases that failed as the ``--expect`` file says they do, in run order."""
+        return [r for r in self.results if r.status == "expected-fail"]
+
+    def unexpected_passes(self) -> list[dict[str, Any]]:
+        """``--expect`` entries none of whose cases failed though one passed:
+        ``[{"pattern", "reason", "cases"}]`` (the file is out of date)."""
+        return unexpected_passes([(r.case.id, r.status, r.expectation) for r in self.results])
+
+    @property
+    def conformant_except_expected(self) -> bool:
+        """Not CONFORMANT only because of expected failures: every invariant passes or fails
+        only as expected, each with a positive and a negative case judged, and no case errored."""
+        return (bool(self.expected_failures) and not self.errored_cases
+                and all(i.status in ("pass", "expected-fail") and i.positive.run and i.negative.run
+                        for i in self.invariants))
 
     def count(self, status: str) -> int:
         """Invariants whose status is ``status`` (``pass``, ``fail``, ``error``, ``not_covered``)."""
@@ -228,11 +255,21 @@ class Report:
                 and any(j.invariant == invariant_id and not j.passed for j in r.judgements)]
 
     def summary(self) -> str:
+        """The verdict in one line: CONFORMANT, "conformant except N expected failures …" or
+        NOT CONFORMANT with what is missing."""
+        stale = self.unexpected_passes()
+        flag = (f"; {_cases(sum(len(e['cases']) for e in stale))} expected to fail passed "
+                f"({', '.join(e['pattern'] for e in stale)}): update the --expect file") if stale else ""
         only = self.profile(self.profile_only) if self.profile_only else None
         if only is not None:
             return only.summary()
         if self.conformant:
-            return "CONFORMANT: all 25 invariants pass with positive and negative cases"
+            return "CONFORMANT: all 25 invariants pass with positive and negative cases" + flag
+        expected = [i.invariant.id for i in self.invariants if i.status == "expected-fail"]
+        if self.conformant_except_expected:
+            n = len(self.expected_failures)
+            return (f"conformant except {n} expected failure{'s' if n != 1 else ''} "
+                    f"({', '.join(expected)}), not CONFORMANT" + flag)
         parts = []
         failing = [i.invariant.id for i in self.invariants if i.status == "fail"]
         if failing:
@@ -249,7 +286,9 @@ class Report:
             parts.append(f"{self.count('not_covered')} invariants not covered")
         if self.errored_cases and not erroring:
             parts.append(f"{len(self.errored_cases)} cases errored")
-        return "NOT CONFORMANT: " + ", ".join(parts)
+        if expected:
+            parts.append(f"{len(self.expected_failures)} expected failures ({', '.join(expected)})")
+        return "NOT CONFORMANT: " + ", ".join(parts) + flag
 
     def rerun(self, case_id: str) -> str:
         """A one-line command that re-runs just ``case_id`` against the same candidate."""
@@ -257,11 +296,18 @@ class Report:
 
     def exit_code(self, *, allow_not_covered: bool = False) -> int:
         """0 conformant, 1 not; with ``allow_not_covered``, 0 unless something failed or errored.
-        Under ``--profile`` (:attr:`profile_only`): 0 exactly when that profile passes."""
+
+        With ``--expect``: 0 also when the only failures are expected ones (conformant except
+        them; with ``allow_not_covered``, nothing else failed or errored), and 1 whenever an
+        entry passed unexpectedly, so an out-of-date expect file is noticed.
+        Under ``--profile`` (:attr:`profile_only`): 0 exactly when that profile passes.
+        """
         only = self.profile(self.profile_only) if self.profile_only else None
         if only is not None:
             return EXIT_CONFORMANT if only.passed else EXIT_NOT_CONFORMANT
-        if self.conformant:
+        if self.unexpected_passes():
+            return EXIT_NOT_CONFORMANT
+        if self.conformant or self.conformant_except_expected:
             return EXIT_CONFORMANT
         if allow_not_covered and not self.count("fail") and not self.errored_cases:
             return EXIT_CONFORMANT
@@ -284,6 +330,7 @@ def build_report(
     shard: tuple[int, int] | None = None,
     other_shards: Sequence[Case] = (),
     left_out: Mapping[str, int] | None = None,
+    expectations: Mapping[str, Mapping[str, str]] | None = None,
 ) -> Report:
     """Aggregate case outcomes into the H1–H25 verdicts (§18).
 
@@ -297,6 +344,8 @@ def build_report(
         other_shards: the cases ``--case`` selected that ``--shard`` gave to other shards.
         left_out: per invariant, the normative cases ``--case`` left out, when known without
             ``loaded`` (a report rebuilt from JSON); otherwise counted from ``loaded``.
+        expectations: the ``--expect`` entries; a failed normative case one names becomes
+            ``expected-fail`` (tallied as failed, listed apart from the failures).
 
     Advisory cases (the spec does not decide them) are reported but never tallied here.
         duration_ms: wall time of the run, in milliseconds.
@@ -305,6 +354,8 @@ def build_report(
     carries a :class:`NotCovered` saying why.
     """
     by_id = {inv.id: InvariantResult(inv) for inv in INVARIANTS}
+    if expectations is not None:
+        results = [_expected(r, expectations) for r in results]
     for result in results:
         case = result.case
         if not case.normative:
@@ -322,7 +373,7 @@ def build_report(
                 tally.passed += 1
             else:
                 tally.failed += 1
-                row.failures.append(case.id)
+                (row.expected_failures if result.status == "expected-fail" else row.failures).append(case.id)
     selected = {r.case.id for r in results} | {c.id for c in other_shards}
     if left_out is None:
         left_out = Counter(inv for c in loaded if c.normative and c.id not in selected for inv in c.invariants)
@@ -346,7 +397,18 @@ def build_report(
         case_filters=list(case_filters),
         left_out=left_out,
         shard=shard,
+        expectations=None if expectations is None else {k: dict(v) for k, v in expectations.items()},
     )
+
+
+def _expected(result: CaseResult, expectations: Mapping[str, Mapping[str, str]]) -> CaseResult:
+    """``result`` with the ``--expect`` entry naming it; a normative failure becomes expected-fail."""
+    expectation = match_expectation(result.case.id, expectations)
+    if expectation is None:
+        return result
+    failed = result.status in ("failed", "expected-fail") and result.case.normative
+    return dataclasses.replace(result, expectation=expectation,
+                               status="expected-fail" if failed else result.status)
 
 
 def _inv_number(invariant_id: str) -> int:

@@ -23,7 +23,7 @@ from hookconf.harness.report.text import clip, preview, visible
 __all__ = ["render_terminal"]
 
 _STYLE = {"pass": "green", "fail": "bold red", "error": "yellow", "not_covered": "dim",
-          "not_expressible": "magenta"}
+          "not_expressible": "magenta", "expected-fail": "cyan"}
 #: Failures printed per failing invariant (every failing invariant shows some; --json has all).
 _PER_INVARIANT = 5
 _MAX_ERRORS = 20
@@ -84,15 +84,17 @@ def render_terminal(report: Report, console: Console, *, allow_not_covered: bool
                       f"(up to {_PER_INVARIANT} shown per invariant); --json PATH lists every case",
                       markup=False, emoji=False)
 
+    _print_expected(report, console)
     totals = report.totals()
     console.print(f"cases: {totals['selected']} selected — "
-                  + ", ".join(f"{totals[s]} {s}" for s in STATUSES)
+                  + ", ".join(f"{totals[s]} {s}" for s in STATUSES if s != "expected-fail" or totals[s])
                   + f" in {report.duration_ms / 1000:.1f} s"
                   + (f" ({len(report.advisory)} of them advisory, outside the verdict)" if report.advisory else ""),
                   markup=False, emoji=False)
     only = report.profile(report.profile_only) if report.profile_only else None
     good = only.passed if only is not None else report.conformant
-    console.print(Text(report.summary(), style="bold green" if good else "bold red"))
+    style = "bold green" if good else ("cyan" if only is None and report.conformant_except_expected else "bold red")
+    console.print(Text(report.summary(), style=style))
     if allow_not_covered and not report.conformant and not report.exit_code(allow_not_covered=True):
         console.print("(--allow-not-covered: nothing failed or errored, exiting 0)", markup=False, emoji=False)
 
@@ -228,6 +230,27 @@ def _print_generated(report: Report, console: Console) -> None:
         per = ", ".join(f"{inv} {n}" for inv, n in sorted(g["invariants"].items(), key=lambda kv: int(kv[0][1:])))
         console.print(_line("  ", _untrusted(name), f": {g['instances']} ({g['passed']} passed, "
                             f"{g['failed']} failed, {g['errored']} errored; {per})"))
+
+
+def _print_expected(report: Report, console: Console) -> None:
+    """Expected failures (never hidden: id and the expect file's reason) and unexpected passes."""
+    expected = report.expected_failures
+    if expected:
+        console.print(f"expected failures (--expect): {len(expected)}", markup=False, highlight=False, emoji=False)
+    for result in expected[:_MAX_ERRORS]:
+        found = result.expectation
+        assert found is not None
+        link = f" <{found.link}>" if found.link else ""
+        console.print(_line(("  XFAIL", "magenta"), " ", _untrusted(result.case.id),
+                            f" ({', '.join(result.case.invariants)}): ",
+                            _untrusted(found.reason + link, _REASON_CHARS)), soft_wrap=True)
+    if len(expected) > _MAX_ERRORS:
+        console.print(f"  … and {len(expected) - _MAX_ERRORS} more; --json PATH lists every case",
+                      markup=False, emoji=False)
+    for entry in report.unexpected_passes():
+        console.print(_line(("UNEXPECTED PASS", "bold red"), " ", _untrusted(entry["pattern"]), ": ",
+                            _untrusted(", ".join(entry["cases"][:10]), _REASON_CHARS),
+                            " passed; expected to fail: ", _untrusted(entry["reason"], _REASON_CHARS)), soft_wrap=True)
 
 
 def _print_advisory(report: Report, console: Console) -> None:
