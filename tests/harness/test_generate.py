@@ -107,7 +107,7 @@ def test_generated_cases_are_run_and_counted_per_template(tmp_path, hookconf):
     code, report = hookconf("run", "--no-embedded", "--corpus", str(path), "--allow-not-covered")
     assert code == 0
     assert report["generated"] == {"test.hosts": {"instances": 8, "passed": 8, "failed": 0, "errored": 0,
-                                                  "skipped": 0, "invariants": {"H5": 8}}}
+                                                  "skipped": 0, "expected-fail": 0, "invariants": {"H5": 8}}}
     assert {c["template"] for c in report["cases"]} == {"test.hosts"}
     jsonschema.validate(report, json.loads(REPORT_SCHEMA.read_text()))
 

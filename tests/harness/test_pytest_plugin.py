@@ -1,0 +1,68 @@
+"""The pytest entry point: ``--hookconf-candidate`` turns each case into a test named by its id;
+without the option the plugin adds nothing."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from importlib import metadata
+
+import pytest
+
+from tests.conftest import BROKEN, MINI, ROOT, fake
+
+
+def inner(tmp_path, capsys, *argv: str) -> tuple[int, str]:
+    """Run pytest in this process in an empty folder with its own (empty) configuration."""
+    (tmp_path / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+    code = pytest.main(["-c", str(tmp_path / "pytest.ini"), "--rootdir", str(tmp_path), "-p", "no:cacheprovider",
+                        str(tmp_path), *argv])
+    return int(code), capsys.readouterr().out
+
+
+def test_the_plugin_is_registered_by_the_package():
+    points = metadata.entry_points(group="pytest11")
+    assert any(p.name == "hookconf" and p.value == "hookconf.harness.pytest_plugin" for p in points)
+
+
+def test_each_case_is_an_item_named_by_its_id(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    junit = tmp_path / "junit.xml"
+    code, out = inner(tmp_path, capsys, f"--hookconf-candidate={fake('ok')}", "--hookconf-no-embedded",
+                      "--hookconf-corpus", str(MINI), "--junitxml", str(junit), "-v")
+    ids = [case["id"] for case in json.loads(MINI.read_text(encoding="utf-8"))]
+    assert code == 0, out
+    assert all(f"hookconf::{case_id} PASSED" in out for case_id in ids), out
+    names = [tc.get("name") for tc in ET.parse(junit).getroot().iter("testcase")]
+    assert sorted(names) == sorted(ids)
+
+
+def test_a_violation_fails_with_the_invariant_and_values(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    code, out = inner(tmp_path, capsys, f"--hookconf-candidate={BROKEN}", "--hookconf-case", "perm.credentials.2",
+                      "--hookconf-case", "perm.credentials.1[0-2]", "-k", "credentials.2 or credentials.12")
+    assert code == 1
+    assert "perm.credentials.2 (H5, §7)" in out and 'H5 observed {"match": true}' in out
+    assert "1 failed, 1 passed, 2 deselected" in out
+
+
+def test_an_errored_case_fails_with_the_reason_and_a_lacking_family_skips(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    code, out = inner(tmp_path, capsys, f"--hookconf-candidate={fake('crash')}", "--hookconf-no-embedded",
+                      "--hookconf-corpus", str(MINI), "-rs")
+    assert code == 1 and "errored: " in out
+    code, out = inner(tmp_path, capsys, "--hookconf-candidate=reference", "--hookconf-case", "perm.ipv6.1",
+                      "--hookconf-case", "shell.symmetry.*", "-k", "ipv6")
+    assert code == 0 and "1 passed" in out
+
+
+def test_an_unreachable_candidate_fails_every_case_with_the_reason(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    code, out = inner(tmp_path, capsys, f"--hookconf-candidate={fake('bad-hello')}", "--hookconf-no-embedded",
+                      "--hookconf-corpus", str(MINI))
+    assert code == 1 and "candidate unreachable" in out and "3 failed" in out
+
+
+def test_without_the_option_nothing_is_added(tmp_path, capsys):
+    code, out = inner(tmp_path, capsys)
+    assert code == pytest.ExitCode.NO_TESTS_COLLECTED
