@@ -21,12 +21,8 @@ from typing import Any
 
 import pytest
 
-from hookconf.boundedjson import escape_surrogates
-from hookconf.harness.corpus import Case, load_corpus
-from hookconf.harness.engine import run_one
-from hookconf.harness.protocol import CandidateSpecError, CandidateUnreachable, connect
-from hookconf.harness.report.text import clip, preview
-from hookconf.harness.selection import select
+# The harness is imported only when --hookconf-candidate is given: pytest imports this module at
+# start-up, before a coverage tool starts measuring, and a plain test run should not load it.
 
 __all__ = ["HookconfCase"]
 
@@ -55,6 +51,8 @@ class _Candidate:
         self.unreachable = ""
 
     def get(self) -> tuple[Any, Any]:
+        from hookconf.harness.protocol import CandidateSpecError, CandidateUnreachable, connect
+
         if self.conn is None and not self.unreachable:
             try:
                 conn = connect(self.spec, timeout_s=self.timeout_s)
@@ -82,13 +80,17 @@ class HookconfFailure(Exception):
 class HookconfCase(pytest.Item):
     """One corpus case as a test; its name is the case id."""
 
-    def __init__(self, *, case: Case, **kwargs: Any) -> None:
+    def __init__(self, *, case: Any, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.case = case
         self.user_properties += [("invariants", ",".join(case.invariants)), ("spec", case.spec),
                                  ("polarity", case.polarity), ("case", f"{case.file}#{case.pointer}")]
 
     def runtest(self) -> None:
+        from hookconf.boundedjson import escape_surrogates
+        from hookconf.harness.engine import run_one
+        from hookconf.harness.report.text import clip, preview
+
         conn, hello = self.config.stash[_KEY].get()
         result = run_one(self.case, conn, hello)
         advisory = f"advisory ({self.case.advisory})" if self.case.advisory else ""
@@ -129,6 +131,9 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
     if _KEY not in config.stash:
         return
+    from hookconf.harness.corpus import load_corpus
+    from hookconf.harness.selection import select
+
     corpus = load_corpus([Path(p) for p in config.getoption("hookconf_corpus")],
                          embedded_corpus=not config.getoption("hookconf_no_embedded"),
                          seed=config.getoption("hookconf_seed"))

@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 
 from hookconf.harness.cli import main
+from hookconf.harness.report import merge
+from hookconf.harness.report.merge import MergeError, merge_reports
 from hookconf.harness.selection import in_shard
 from tests.conftest import BROKEN, ROOT
 from tests.harness.test_parallel import untimed
@@ -104,6 +106,8 @@ def _set(*keys_and_value):
     (_set("cases", []), "the shards ran"),
     (_set("cases", 0, "kind", "no.such.kind"), "at /cases/0/kind: unknown kind 'no.such.kind'"),
     (_set("cases", 0, "status", "fine"), "not a hookconf report: at /cases/0/status"),
+    (_set("cases", 0, "invariants", ["H26"]), "at /cases/0/invariants: unknown invariant 'H26'"),
+    (lambda report: report["cases"].append(report["cases"][0]), "also ran in"),
 ])
 def test_reports_that_do_not_belong_together_are_refused(runs, tmp_path, capsys, change, message):
     folder, _ = runs
@@ -141,3 +145,12 @@ def test_a_shard_outside_its_range_is_a_usage_error(capsys, value):
     with pytest.raises(SystemExit) as exit_info:
         main(["run", "--shard", value])
     assert exit_info.value.code == 2 and "expected I/N with 1 <= I <= N <= 10000" in capsys.readouterr().err
+
+
+def test_nothing_to_merge_or_another_hookconf_is_refused(runs, monkeypatch):
+    folder, _ = runs
+    with pytest.raises(MergeError, match="no shard report given"):
+        merge_reports([])
+    monkeypatch.setattr(merge, "__version__", "9.9.9")
+    with pytest.raises(MergeError, match="this is hookconf 9.9.9"):
+        merge_reports([Path(p) for p in shards(folder)])

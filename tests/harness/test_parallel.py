@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 
 from hookconf.harness.cli import main
+from hookconf.harness.corpus import load_corpus
+from hookconf.harness.parallel import WorkersUnreachable, run_parallel
 from tests.conftest import ROOT, fake
 
 #: Fields that measure time, not behaviour: left out when two reports are compared.
@@ -59,14 +61,14 @@ def test_a_worker_that_dies_errors_its_case_and_the_run_goes_on(tmp_path, monkey
     monkeypatch.chdir(ROOT)
     corpus = tmp_path / "cases.json"
     corpus.write_text(json.dumps(cases(*[(f"w.{i}", f"https://h{i}.example.test/") for i in range(6)],
-                                       ("w.die", "https://die.example.test/"))), encoding="utf-8")
+                                       ("a.die", "https://die.example.test/"))), encoding="utf-8")
     code, report = run_json(tmp_path, "dying", "--no-embedded", "--corpus", str(corpus), "--candidate", DYING,
                             "-j", "2")
     assert code == 1
     by_id = {c["id"]: c for c in report["cases"]}
-    assert by_id["w.die"]["status"] == "errored"
-    assert "exited with status 7 while running this case" in by_id["w.die"]["reason"]
-    assert [c["status"] for i, c in by_id.items() if i != "w.die"] == ["passed"] * 6
+    assert by_id["a.die"]["status"] == "errored"  # the first case: a new worker takes the others
+    assert "exited with status 7 while running this case" in by_id["a.die"]["reason"]
+    assert [c["status"] for i, c in by_id.items() if i != "a.die"] == ["passed"] * 6
 
 
 def test_a_candidate_no_worker_can_reach_is_unreachable(tmp_path, monkeypatch, capsys):
@@ -103,3 +105,33 @@ def test_certify_runs_in_workers_too(tmp_path, monkeypatch):
     report = json.loads((out / "report.json").read_text(encoding="utf-8"))
     assert report["totals"]["passed"] == report["totals"]["selected"] > 0
     assert main(["verify-cert", str(out)]) == 1
+
+
+def _dying_corpus(tmp_path: Path) -> Path:
+    """The dying case first, then four slow ones: the death is seen while cases are still queued."""
+    corpus = tmp_path / "cases.json"
+    corpus.write_text(json.dumps(cases(("a.die", "https://die.example.test/"),
+                                       *[(f"w.{i}", f"https://h{i}.slow.example.test/") for i in range(4)])),
+                      encoding="utf-8")
+    return corpus
+
+
+def test_a_replacement_that_cannot_reach_the_candidate_errors_the_rest(tmp_path, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setenv("HOOKCONF_FAKE_HELLO_COUNT", str(tmp_path / "hellos"))
+    loaded = load_corpus([_dying_corpus(tmp_path)], embedded_corpus=False)
+    seen: list[str] = []
+    hello, results = run_parallel(loaded.cases, DYING, jobs=2, on_result=lambda r: seen.append(r.case.id))
+    assert hello.name and sorted(seen) == sorted(r.case.id for r in results)
+    assert [r.case.id for r in results] == [c.id for c in loaded.cases]
+    reasons = {r.reason for r in results if r.status == "errored"}
+    assert any("while running this case" in reason for reason in reasons)
+    assert "a replacement worker could not reach the candidate: hello raised RuntimeError: no third hello" in reasons
+
+
+def test_workers_whose_hellos_differ_are_refused(tmp_path, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setenv("HOOKCONF_FAKE_HELLO_PID", "1")
+    loaded = load_corpus([_dying_corpus(tmp_path)], embedded_corpus=False)
+    with pytest.raises(WorkersUnreachable, match="the candidate's hello in worker 2 differs from worker 1's"):
+        run_parallel(loaded.cases, DYING, jobs=2)
