@@ -177,6 +177,8 @@ def run_parallel(
         worker.pipe.send(("cases", [(index, cases[index]) for index in chunk]))
 
     def stop(worker: _Worker) -> None:
+        if worker.running:  # interrupted mid-run (Ctrl-C): its case will not be waited for
+            worker.process.kill()
         try:
             worker.pipe.send(("stop",))
         except OSError:
