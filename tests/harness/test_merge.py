@@ -154,3 +154,15 @@ def test_nothing_to_merge_or_another_hookconf_is_refused(runs, monkeypatch):
     monkeypatch.setattr(merge, "__version__", "9.9.9")
     with pytest.raises(MergeError, match="this is hookconf 9.9.9"):
         merge_reports([Path(p) for p in shards(folder)])
+
+
+def test_shards_of_a_profile_run_merge_into_its_verdict(tmp_path, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    paths = [tmp_path / "s1.json", tmp_path / "s2.json", tmp_path / "whole.json"]
+    for i in (1, 2):
+        main(["run", "-q", "--profile", "lease", "--shard", f"{i}/2", "--json", str(paths[i - 1])])
+    code = main(["run", "-q", "--profile", "lease", "--json", str(paths[2])])
+    merged = tmp_path / "merged.json"
+    assert main(["merge", str(paths[0]), str(paths[1]), "--out", str(merged)]) == code
+    result = load(merged)
+    assert result["verdict"]["profile"] == "lease" and untimed(result) == untimed(load(paths[2]))

@@ -103,6 +103,7 @@ def test_a_profile_of_another_family_is_refused(tmp_path):
 
 def test_run_profile_gives_its_verdict_alone_in_every_format(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(ROOT)
+    monkeypatch.delenv("COLUMNS", raising=False)  # a log's width (pytest-xdist workers set 80): one line
     paths = {k: tmp_path / f"r.{k}" for k in ("json", "xml", "html")}
     code = main(["run", "-q", "--profile", "lease", "--json", str(paths["json"]),
                  "--junit", str(paths["xml"]), "--html", str(paths["html"])])

@@ -121,7 +121,7 @@ def judge_profile(profile: Profile, results: Sequence[Any]) -> ProfileResult:
             row.cases.append(case.id)
             if result.status == "passed":
                 row.passed += 1
-            elif result.status == "failed":
+            elif result.status in ("failed", "expected-fail"):  # --expect does not excuse a profile row
                 row.failures.append(case.id)
             else:
                 row.errors.append(case.id)

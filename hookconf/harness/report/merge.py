@@ -104,8 +104,11 @@ def merge_reports(paths: Sequence[Path]) -> Report:
     reports = [read_shard(path) for path in paths]
     first, first_path = reports[0], paths[0]
     for path, report in zip(paths[1:], reports[1:], strict=True):
-        for key, name in (*_SAME, ("selection", "--case filters or shard count"), ("expect", "--expect file")):
+        for key, name in (*_SAME, ("selection", "--case filters or shard count"), ("expect", "--expect file"),
+                          ("verdict", "--profile")):
             mine, theirs = report[key], first[key]
+            if key == "verdict":
+                mine, theirs = mine.get("profile"), theirs.get("profile")
             if key == "selection":
                 mine = {**mine, "shard": mine["shard"]["count"]}
                 theirs = {**theirs, "shard": theirs["shard"]["count"]}
@@ -156,6 +159,7 @@ def merge_reports(paths: Sequence[Path]) -> Report:
         case_filters=list(first["selection"]["cases"]),
         left_out=dict(first["selection"]["left_out"]),
         expectations=None if first["expect"] is None else first["expect"]["entries"],
+        profile_only=first["verdict"].get("profile", ""),
     )
 
 
@@ -171,6 +175,8 @@ def _result(entry: dict[str, Any]) -> CaseResult:
         kind=entry["kind"], polarity=entry["polarity"], given=entry.get("given"), expect=entry.get("expect"),
         source=entry["source"], file=entry["file"], pointer=entry["pointer"], advisory=entry.get("advisory", ""),
         template=entry.get("template", ""),
+        profile=entry["profile"]["name"] if "profile" in entry else "",
+        profile_rows=tuple(entry["profile"]["rows"]) if "profile" in entry else (),
     )
     status = entry["status"]
     if status in ("failed", "expected-fail"):
