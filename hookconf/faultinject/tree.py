@@ -201,14 +201,38 @@ class InodeTree:
             d = self._parent[d]
 
     def _promote(self, pred: Callable[[Mutation], bool]) -> None:
-        """Move the pending mutations ``pred`` selects to the durable layer, in order."""
+        """Move the pending mutations ``pred`` selects to the durable layer, in order.
+
+        A rename made durable takes with it the earlier pending mutations that created the
+        entry it moves (a ``SetEntry`` or ``Move`` into its source name), recursively: the
+        renamed name cannot become durable while the name it came from may still reappear
+        after a crash (fsync of only the destination directory after creating and renaming
+        a file)."""
+        chosen = {i for i, m in enumerate(self._pending) if pred(m)}
+        for i in sorted(chosen, reverse=True):
+            self._take_sources(i, chosen)
         keep: list[Mutation] = []
-        for m in self._pending:
-            if pred(m):
+        for i, m in enumerate(self._pending):
+            if i in chosen:
                 self._dur.apply(m)
             else:
                 keep.append(m)
         self._pending = keep
+
+    def _take_sources(self, index: int, chosen: set[int]) -> None:
+        """Add to ``chosen`` the earlier pending mutations that made the source entry of the
+        rename at ``index`` (and, recursively, theirs)."""
+        m = self._pending[index]
+        if not isinstance(m, Move):
+            return
+        for j in range(index - 1, -1, -1):
+            earlier = self._pending[j]
+            made = ((isinstance(earlier, SetEntry) and earlier.dir == m.src_dir and earlier.key == m.src_key)
+                    or (isinstance(earlier, Move) and earlier.dst_dir == m.src_dir
+                        and earlier.dst_key == m.src_key))
+            if made and j not in chosen:
+                chosen.add(j)
+                self._take_sources(j, chosen)
 
     def snapshot(self) -> dict[str, tuple]:
         """The visible tree as ``{path: entry}``, paths ``/``-joined from the root.

@@ -103,3 +103,14 @@ def test_a_synced_subtree_survives_every_crash_variant_of_later_work_elsewhere(f
         apply(vfs, op)
     for variant, state in vfs.crash_states(explore=True):
         assert under(state.snapshot(), "a") == synced, variant
+
+
+def test_a_rename_made_durable_by_its_destination_takes_the_creation_of_its_source():
+    """Found by the property above: create a/y, rename it to a/x/x, fsync only a/x.  The
+    rename is durable, so the name it came from cannot reappear after a crash."""
+    vfs = fresh()
+    for op in [("mkdir", "a/x"), ("write", "a/y", b"", 0), ("rename", "a/y", "a/x/x"), ("fsync_dir", "a/x")]:
+        apply(vfs, op)
+    states = dict(vfs.crash_states(explore=True))
+    assert "a/y" not in states["durable"].snapshot()  # a/x itself is not durable yet
+    assert vfs.pending and states["all"].snapshot() == vfs.snapshot()
