@@ -75,3 +75,29 @@ def test_memory_queue_is_the_default():
     cand = ReferenceCandidate()
     assert cand.delivery_reset({})["accepted"]
     assert cand._delivery_file is None
+
+
+def test_points_all_or_a_seeded_sample_and_a_candidate_without_a_file_system_is_skipped():
+    import pytest
+
+    from hookconf.faultinject.injector import TraceEvent
+    from hookconf.harness.delivery.crash import _points, explore_crashes
+    from hookconf.harness.protocol import CaseSkipped
+
+    trace = [TraceEvent(i, "write", ("delivery.db",), i % 2 == 0) for i in range(10)]
+    assert _points(trace, 2, {}) == ([(k, w) for k in (2, 4, 6, 8) for w in ("before", "after")], 8)
+    chosen, total = _points(trace, 0, {"sample": 3, "seed": 5})
+    assert total == 10 and len(chosen) == 3 and chosen == sorted(chosen)
+    assert chosen == _points(trace, 0, {"sample": 3, "seed": 5})[0]
+    with pytest.raises(CaseSkipped):
+        explore_crashes(None, object(), None, {}, {})
+
+
+def test_crash_cases_pass_on_the_reference_with_counted_points(hookconf):
+    code, report = hookconf("run", "--case", "dlv.crash.claim-complete")
+    assert code == 1, report and report.get("verdict")  # other invariants not covered
+    case = report["cases"][0]
+    assert case["status"] == "passed"
+    metrics = case["metrics"]
+    assert metrics["crashPoints"] == 60 and metrics["pointsTotal"] > 60
+    assert metrics["crashStates"] > 0 and metrics["statesGenerated"] >= metrics["crashStates"]
