@@ -105,6 +105,8 @@ DELIVERY_MUTANTS = [
     ("tests.mutants.delivery.upgrade_runs_old_code:factory", "H25", ("dlv.perm.*",)),
     ("tests.mutants.delivery.stale_token_accepted:factory", "H14", ("dlv.fence.*",)),
     ("tests.mutants.delivery.heartbeat_revives:factory", "H14", ("dlv.fence.*",)),
+    ("tests.mutants.delivery.occurrence_separate:factory", "H20",
+     ("dlv.crash.terminal-four-candidates",)),
 ]
 
 #: Permission and DTO mutants run their own family's cases (the corpus is large; the other

@@ -6,6 +6,9 @@
      "steps": [step, ...]}                                        a scenario, or
     {"config": ..., "plugins": [install step, ...],
      "explore": {"programs": 20, "length": 12, "seed": 0}}       random programs
+    {..., "steps": [...], "crash": {"sample": 40, "seed": 0}}       a scenario crashed at
+                                                                    every (sampled) point,
+                                                                    :mod:`.crash`
 
 ``expect``: ``{"config": "accepted"}`` or ``{"config": "refused", "field": NAME}`` — the
 answer to ``delivery.reset`` (§11 "Version 1 configuration bounds are exact"); the rest is
@@ -30,6 +33,7 @@ import random
 from typing import Any
 
 from hookconf.harness.corpus import Case
+from hookconf.harness.delivery.crash import explore_crashes
 from hookconf.harness.delivery.driver import Driver
 from hookconf.harness.protocol import Connection
 from hookconf.reference.delivery.limits import BOUNDS  # the one §11 table (data only)
@@ -140,6 +144,9 @@ def run_delivery(case: Case, conn: Connection, obs: Any) -> None:
     obs.extra["delivery"] = record
     if not answer.get("accepted"):
         obs.metrics.update({"steps": 0})
+        return
+    if "crash" in case.given:
+        explore_crashes(case, conn, obs, _limits(case, answer), record)
         return
     explore = case.given.get("explore")
     if explore is None:

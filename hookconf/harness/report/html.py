@@ -256,7 +256,8 @@ def _crashes(report: Report) -> str:
     points = sum(r.observation.metrics["crashPoints"] for r in crashed)
     states = sum(r.observation.metrics["crashStates"] for r in crashed)
     return (f"<h2 id='crashes'>Crash explorer</h2><p>{points} crash points, {states} distinct post-crash "
-            f"states (each recovered twice) over {_n(len(crashed), 'finalize scenario')}.</p>"
+            f"states over {_n(len(crashed), 'scenario')} (finalize: each recovered twice; delivery: "
+            "restarted).</p>"
             "<table><tr><th>case</th><th>status</th><th>crash points</th><th>distinct states</th>"
             f"<th>states generated</th></tr>{rows}</table>")
 

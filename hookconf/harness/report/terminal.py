@@ -214,7 +214,7 @@ def _print_crashes(report: Report, console: Console) -> None:
     points = sum(r.observation.metrics["crashPoints"] for r in crashed)
     states = sum(r.observation.metrics["crashStates"] for r in crashed)
     console.print(f"crash explorer: {points} crash points, {states} distinct post-crash states "
-                  f"(each recovered twice) over {len(crashed)} finalize scenarios "
+                  f"over {len(crashed)} scenarios (finalize: each recovered twice; delivery: restarted) "
                   "(per case in --json: metrics)", markup=False, highlight=False, emoji=False)
 
 

@@ -17,6 +17,15 @@ The clock is the harness's: it only moves by ``delivery.advance``.
 ``delivery.restart``     the process restarted: volatile state gone, start-up recovery
 ``delivery.state``       the durable state, read only
 =======================  ===============================================================
+
+``delivery.reset`` may name a file-system ``root`` and a ``database`` path under it
+(default ``delivery.db``): the queue then lives in that SQLite file, opened through APSW over
+the root's Vfs port (:func:`~hookconf.reference.delivery.store.connect_vfs`; an in-process
+harness attaches a ``FaultyVfs`` over ``ModelVfs`` for the root first, ``attach_vfs``, so it
+can crash the candidate at any write, fsync or journal deletion).  Without ``root`` the queue
+is in memory.  ``delivery.restart`` of a file-backed queue drops the connection unclosed (a
+crashed process closes nothing) and opens the database again from the root's Vfs, which the
+harness may have replaced by a post-crash state, before start-up recovery.
 """
 
 from __future__ import annotations
@@ -25,7 +34,7 @@ from typing import Any
 
 from hookconf.reference.delivery.limits import ConfigError, validate_config
 from hookconf.reference.delivery.queue import DeliveryQueue
-from hookconf.reference.delivery.store import connect_memory
+from hookconf.reference.delivery.store import connect_memory, connect_vfs
 from hookconf.reference.errors import ErrorCode, HookRuntimeError
 
 __all__ = ["DeliveryOps"]
@@ -39,6 +48,7 @@ class DeliveryOps:
 
     _delivery: DeliveryQueue | None = None
     _delivery_now_ms: int = 0
+    _delivery_file: tuple[str, str] | None = None  # (root, database) of a file-backed queue
 
     def delivery_ops(self) -> dict[str, Any]:
         return {f"delivery.{n}": getattr(self, f"delivery_{n}") for n in _NAMES}
@@ -59,8 +69,31 @@ class DeliveryOps:
         except ConfigError as exc:
             return {"accepted": False, "field": exc.field, "reason": exc.message[:300]}
         self._delivery_now_ms = int(args.get("nowMs", 0))
-        self._delivery = self.make_queue(connect_memory(), limits)
+        root = args.get("root")
+        if root is None:
+            self._delivery_file = None
+            db = connect_memory()
+        else:
+            database = args.get("database", "delivery.db")
+            if not isinstance(root, str) or not isinstance(database, str):
+                raise HookRuntimeError(ErrorCode.INPUT_INVALID, "root and database are strings")
+            self._delivery_file = (root, database)
+            vfs = self._delivery_vfs(root)
+            for stale in (database, f"{database}-journal"):  # reset: a fresh queue
+                try:
+                    vfs.unlink(stale)
+                except FileNotFoundError:
+                    pass
+            db = connect_vfs(vfs, database)
+        self._delivery = self.make_queue(db, limits)
         return {"accepted": True, "limits": limits.to_json()}
+
+    def _delivery_vfs(self, root: str) -> Any:
+        """The Vfs the harness attached for ``root`` (or an absolute directory's)."""
+        find = getattr(self, "_vfs", None)  # FinalizeOps: attached roots, absolute dirs
+        if find is None:
+            raise HookRuntimeError(ErrorCode.INPUT_INVALID, "no file system ports")
+        return find(root)
 
     def delivery_policy(self, args: dict[str, Any]) -> dict[str, Any]:
         fields = {k: args[k] for k in ("version", "digest", "hooks", "grants", "requires", "grant")
@@ -96,8 +129,14 @@ class DeliveryOps:
 
     def delivery_restart(self, args: dict[str, Any]) -> dict[str, Any]:
         queue = self._queue()
-        # Nothing of the queue is volatile: a new queue object over the same database.
-        self._delivery = self.make_queue(queue.db, queue.limits)
+        db = queue.db
+        if self._delivery_file is not None:
+            # A restarted process: the old connection is abandoned, not closed (closing would
+            # write through a file system that may have crashed); the file is opened again.
+            root, database = self._delivery_file
+            db = connect_vfs(self._delivery_vfs(root), database)
+        # Nothing of the queue is volatile: a new queue object over the durable database.
+        self._delivery = self.make_queue(db, queue.limits)
         return self._delivery.recover()
 
     def delivery_state(self, args: dict[str, Any]) -> dict[str, Any]:

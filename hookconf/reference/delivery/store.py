@@ -27,8 +27,12 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
-__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "migrate", "transaction"]
+from hookconf.faultinject.sqlite import connect
+
+__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "connect_memory", "connect_vfs", "migrate",
+           "transaction"]
 
 #: Each entry moves the schema from version ``i`` to ``i + 1``.
 MIGRATIONS: tuple[str, ...] = (
@@ -93,15 +97,38 @@ def migrate(db: sqlite3.Connection) -> int:
 
 
 @contextmanager
-def transaction(db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
-    """``BEGIN IMMEDIATE`` … ``COMMIT``; any exception rolls back and propagates."""
+def transaction(db: Any) -> Iterator[Any]:
+    """``BEGIN IMMEDIATE`` … ``COMMIT`` on a stdlib ``sqlite3`` or an ``apsw`` connection;
+    any exception rolls back (when SQLite has not already) and propagates."""
     db.execute("BEGIN IMMEDIATE")
     try:
         yield db
     except BaseException:
-        db.execute("ROLLBACK")
+        if _in_transaction(db):
+            try:
+                db.execute("ROLLBACK")
+            except Exception:  # noqa: BLE001 - the first error is the one to report
+                pass
         raise
     db.execute("COMMIT")
+
+
+def _in_transaction(db: Any) -> bool:
+    flag = getattr(db, "in_transaction", None)  # sqlite3
+    if isinstance(flag, bool):
+        return flag
+    return not db.getautocommit()  # apsw
+
+
+def connect_vfs(vfs: Any, path: str) -> Any:
+    """The queue's database file ``path`` on the :class:`~hookconf.faultinject.port.Vfs`
+    ``vfs``, through APSW (:func:`hookconf.faultinject.sqlite.connect`), migrated:
+    ``journal_mode=DELETE`` and ``synchronous=EXTRA`` as the task database of §10.2, so an
+    acknowledged commit survives any crash and an unacknowledged one is wholly undone.
+    Raises ``apsw.Error`` for a database SQLite cannot open or read."""
+    db = connect(vfs, path, synchronous="EXTRA", journal_mode="DELETE")
+    migrate(db)
+    return db
 
 
 def connect_memory() -> sqlite3.Connection:

@@ -1,0 +1,237 @@
+"""Crash exploration of a ``runtime.delivery`` scenario (§11, H14, H20, H24).
+
+A case asks for it with ``given.crash``: ``{}`` (every crash point) or ``{"sample": n,
+"seed": s}`` (a seeded sample of at most ``n`` points; both counts are reported).
+
+1. **Record.**  The harness attaches a :class:`~hookconf.faultinject.injector.FaultyVfs` over
+   a fresh :class:`~hookconf.faultinject.model.ModelVfs` for :data:`ROOT` (``attach_vfs``),
+   sends ``delivery.reset`` with that ``root`` and :data:`DATABASE` (the queue lives in a
+   SQLite file through APSW over the port), installs ``given.plugins`` and plays
+   ``given.steps`` with the ordinary per-step checks.  Every mutating file operation of the
+   steps (writes, fsyncs, the rollback journal's creation and deletion: each transaction of
+   terminal, claim, complete, fail/retry) is a crash point, before and after it.
+2. **Explore.**  For each chosen point the scenario is replayed from a fresh file system with
+   a ``crash-<when>`` fault there.  For each post-crash state the persistence model allows
+   (variants ``durable`` and ``all``: an operation on the database's own files, as the
+   finalize explorer), identical states judged once, the harness attaches that state and
+   sends ``delivery.restart`` (start-up recovery), reads ``delivery.state``, then claims.
+3. **Judge** (:func:`crash_problems`): every delivery admitted by a terminal transaction
+   that returned is still present or receipted, and the ledger, tombstones and snapshots
+   hold as after any step (:func:`~hookconf.harness.delivery.checks.state_problems`; H14,
+   H24, H20); a completion or failure that was acknowledged is still in effect (its receipt
+   or its retry; H14); a terminal whose transaction did not return is wholly present (the
+   occurrence, a row or a tombstone per §6 candidate) or wholly absent (H20); a row leased
+   before the crash is not claimed again while that lease lives, and no claim reuses a
+   token handed out before it (one owner per row, H14).
+
+The counts go to ``obs.metrics`` (``crashPoints``, ``pointsTotal``, ``crashStates``,
+``statesGenerated``), which the report's crash-explorer line sums.  A candidate that cannot
+take a file system from the harness (``attach_vfs``) gets the case skipped.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+from typing import Any
+
+from hookconf.faultinject.faults import Crash, Fault, FaultPlan
+from hookconf.faultinject.injector import FaultyVfs
+from hookconf.faultinject.model import ModelVfs
+from hookconf.faultinject.snapshot import digest, snapshot
+from hookconf.harness.delivery import checks
+from hookconf.harness.delivery.driver import Driver
+from hookconf.harness.delivery.model import ROW_CHARGE, canonical_len, dto_of_bytes
+from hookconf.harness.protocol import CaseSkipped
+
+__all__ = ["DATABASE", "ROOT", "crash_problems", "explore_crashes"]
+
+ROOT = "mem:delivery"
+DATABASE = "delivery.db"
+
+
+class _Run:
+    """One replay: the driver, what was acknowledged, and the op in flight at the crash."""
+
+    def __init__(self, call: Any) -> None:
+        self._call = call
+        self.acked: dict[str, str] = {}  # deliveryId -> status of an acknowledged exit
+        self.in_flight: tuple[str, dict[str, Any]] | None = None
+        self.driver: Driver | None = None
+
+    def call(self, op: str, args: dict[str, Any]) -> dict[str, Any]:
+        self.in_flight = (op, args)
+        answer = self._call(op, args)
+        self.in_flight = None
+        if op in ("delivery.complete", "delivery.fail") and answer.get("accepted"):
+            self.acked[args["deliveryId"]] = str(answer.get("status"))
+        for claim in answer.get("claims", []) if op == "delivery.claim" else []:
+            self.acked.pop(claim.get("deliveryId"), None)  # a later attempt governs the row
+        return answer
+
+
+def _play(case: Any, conn: Any, vfs: FaultyVfs, limits: dict[str, Any], run: _Run) -> int:
+    """Reset on ``vfs``, install, play the steps through ``run``; returns the trace length
+    when the steps began.  ``Crash`` (or the candidate's error once ``vfs`` crashed)
+    propagates, ``run`` keeping what was acknowledged and the op in flight."""
+    conn.attach_vfs(ROOT, vfs)
+    args = {k: case.given[k] for k in ("config", "jitter") if k in case.given}
+    run.call("delivery.reset", {**args, "root": ROOT, "database": DATABASE})
+    run.driver = Driver(run.call, limits, tuple(case.invariants))
+    run.driver.play(list(case.given.get("plugins", [])))
+    start = len(vfs.trace)
+    run.driver.play(list(case.given.get("steps", [])))
+    return start
+
+
+def crash_problems(run: _Run, state: dict[str, Any], claims: list[dict[str, Any]]
+                   ) -> dict[str, list[str]]:
+    """What must hold after a crash and ``delivery.restart`` (see the module docstring):
+    ``state`` is ``delivery.state`` after the restart, ``claims`` a claim's answer after it."""
+    assert run.driver is not None
+    m = run.driver.m
+    out: dict[str, list[str]] = {inv: [] for inv in checks.INVARIANTS}
+    rows = state.get("deliveries", [])
+    tombs = sum(t.get("count", 0) for t in state.get("tombstones", []))
+    known_occ = set(m.snapshots)
+    if run.in_flight is not None and run.in_flight[0] == "delivery.terminal":
+        args = run.in_flight[1]
+        task, hook = args["taskId"], args.get("hook", "afterComplete")
+        cands = m.candidates(hook)
+        occs = [o["occurrenceId"] for o in state.get("occurrences", []) if o.get("taskId") == task]
+        mine = [r for r in rows if r["occurrenceId"] in occs]
+        refused = tombs - m.rejections
+        if occs:
+            plugins = {r["pluginId"] for r in mine}
+            if len(mine) + refused != len(cands) or not plugins <= {p.plugin_id for p in cands}:
+                out["H20"].append(
+                    f"the terminal of {task} did not return before the crash and is partly "
+                    f"committed: occurrence {occs[0]} with rows for {sorted(plugins)} and "
+                    f"{refused} new tombstone(s); the §6 candidates were "
+                    f"{sorted(p.plugin_id for p in cands)}")
+            occ = occs[0]
+            m.snapshots[occ] = {p.plugin_id: {"grants": sorted(p.grants),
+                                              "requires": sorted(p.requires),
+                                              "identity": p.identity, "generation": m.generation}
+                                for p in cands}
+            charge = canonical_len(dto_of_bytes(task, hook, None)) + ROW_CHARGE
+            for r in mine:
+                m.ids.setdefault((occ, r["pluginId"]), r["deliveryId"])
+                m.rows[r["deliveryId"]] = (occ, r["pluginId"], r.get("bytes", charge))
+            m.rejections += max(refused, 0)
+        else:
+            if mine or refused:
+                out["H20"].append(f"the terminal of {task} did not return before the crash and "
+                                  f"left {len(mine)} row(s) and {refused} tombstone(s) without "
+                                  "its occurrence")
+        known_occ |= set(occs)
+    for r in rows:
+        if r["occurrenceId"] not in known_occ:
+            out["H20"].append(f"{r['deliveryId']} on {r['occurrenceId']}, an occurrence no "
+                              "terminal transaction committed")
+    found = checks.state_problems(m, state, None)
+    for inv, items in found.items():
+        out[inv] += [f"after the crash and restart: {p}" for p in items]
+    by_id = {r["deliveryId"]: r for r in rows}
+    op = run.in_flight[0] if run.in_flight is not None else None
+    for did, status in run.acked.items():
+        got = by_id.get(did, {}).get("status")
+        if op == "delivery.claim" and (status, got) == ("pending", "delivering"):
+            continue  # the claim in flight may have committed
+        if did not in m.gone and got != status:
+            out["H14"].append(f"{did}: its {status} exit was acknowledged before the crash, "
+                              f"after the restart it is {got}")
+    now = int(state.get("nowMs", m.now_ms))
+    for c in claims:
+        did = c.get("deliveryId")
+        lease = m.leases.get(did)
+        if lease is not None and lease.until_ms > now:
+            out["H14"].append(f"{did} was claimed again after the restart while the lease "
+                              f"{lease.token} (until {lease.until_ms} ms) from before the crash "
+                              "lives: two owners")
+        if c.get("token") in m.tokens_seen.get(did, set()):
+            out["H14"].append(f"{did}: the token {c.get('token')} was handed out again after "
+                              "the restart")
+    return out
+
+
+def _points(trace: list[Any], start: int, crash: dict[str, Any]) -> tuple[list[tuple[int, str]], int]:
+    points = [(ev.index, when) for ev in trace[start:] if ev.mutating
+              for when in ("before", "after")]
+    sample = crash.get("sample")
+    if sample is None or len(points) <= int(sample):
+        return points, len(points)
+    chosen = random.Random(int(crash.get("seed", 0))).sample(points, int(sample))
+    return sorted(chosen), len(points)
+
+
+def explore_crashes(case: Any, conn: Any, obs: Any, limits: dict[str, Any],
+                    record: dict[str, Any]) -> None:
+    """Record, explore and judge one case with ``given.crash`` (see the module docstring);
+    problems go to ``record["problems"]`` (first per invariant), counts to ``obs.metrics``."""
+    if not callable(getattr(conn, "attach_vfs", None)):
+        raise CaseSkipped("crash-testing the delivery queue needs the harness's file system in "
+                          "the candidate (attach_vfs): in-process today")
+    crash = case.given.get("crash") or {}
+    vfs = FaultyVfs(ModelVfs())
+    run = _Run(conn.call)
+    start = _play(case, conn, vfs, limits, run)
+    assert run.driver is not None
+    problems: dict[str, dict[str, Any]] = dict(run.driver.problems)
+    counts = dict(run.driver.counts)
+    trace = list(vfs.trace)
+    chosen, total = _points(trace, start, crash)
+    seen: set[bytes] = set()
+    generated = states = 0
+    for k, when in chosen:
+        model = ModelVfs()
+        faulty = FaultyVfs(model, FaultPlan((Fault(f"crash-{when}", k),)))
+        replay = _Run(conn.call)
+        try:
+            _play(case, conn, faulty, limits, replay)
+        except Crash:
+            pass
+        except Exception:  # noqa: BLE001 - once the world stopped, any answer is moot
+            if faulty.crashed is None:
+                raise
+        label = f"crash {when} #{k} {trace[k].op}({', '.join(trace[k].paths)})"
+        if faulty.crashed is None or replay.driver is None:
+            problems.setdefault("H14", {"at": label, "problems": [
+                "the candidate never reached this operation on replay: the queue is not "
+                "deterministic"]})
+            continue
+        for variant, state_vfs in model.crash_states(explore=True):
+            if variant not in ("durable", "all"):
+                continue
+            generated += 1
+            key = digest(snapshot(state_vfs))
+            if key in seen:
+                continue
+            seen.add(key)
+            states += 1
+            found = _judge(conn, replay, state_vfs)
+            for inv, items in found.items():
+                if items and inv not in problems:
+                    problems[inv] = {"at": f"{label}, variant {variant}", "problems": items[:3]}
+    counts.update({"crashPoints": len(chosen), "pointsTotal": total, "crashStates": states,
+                   "statesGenerated": generated})
+    record["counts"], record["problems"] = counts, problems
+    obs.metrics.update(counts)
+
+
+def _judge(conn: Any, run: _Run, state_vfs: ModelVfs) -> dict[str, list[str]]:
+    """Restart the candidate on one post-crash state and check it (on a copy of the
+    replay's model, so each state is judged from the same knowledge)."""
+    conn.attach_vfs(ROOT, FaultyVfs(state_vfs))
+    snap = copy.deepcopy(run.driver.m) if run.driver is not None else None
+    try:
+        conn.call("delivery.restart", {})
+        state = conn.call("delivery.state", {})
+        claims = conn.call("delivery.claim", {}).get("claims", [])
+    except Exception as exc:  # noqa: BLE001 - a candidate that cannot restart fails H14
+        return {"H14": [f"the restart after the crash failed: {exc}"[:300]]}
+    try:
+        return crash_problems(run, state, claims)
+    finally:
+        if run.driver is not None and snap is not None:
+            run.driver.m = snap
