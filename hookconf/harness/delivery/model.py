@@ -34,11 +34,14 @@ def canonical_len(dto: Any) -> int:
 
 def dto_of_bytes(task_id: str, hook: str, nbytes: int | None) -> dict[str, Any]:
     """A self-contained post-hook DTO whose canonical JSON is exactly ``nbytes`` long
-    (at least the size of the DTO without padding; ``None``: no padding)."""
+    (at least the size of the DTO without padding; ``None``: no padding).  The padding is
+    mostly 3-byte characters, so a charge counted in characters instead of §11's UTF-8 bytes
+    misses every byte bound."""
     dto: dict[str, Any] = {"hook": hook, "task": {"taskId": task_id, "status": "completed"},
                            "pad": ""}
     if nbytes is not None:
-        dto["pad"] = "x" * max(0, nbytes - canonical_len(dto))
+        need = max(0, nbytes - canonical_len(dto))
+        dto["pad"] = "电" * (need // 3) + "x" * (need % 3)
     return dto
 
 
