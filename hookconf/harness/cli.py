@@ -403,17 +403,7 @@ def _run(args: argparse.Namespace) -> int:
     if isinstance(done, int):
         return done
     report, _ = done
-    allow = args.allow_not_covered
-    writers: list[tuple[str, Callable[[], None]]] = []
-    if args.json:
-        writers.append(("--json", lambda: write_json(report, args.json, allow_not_covered=allow)))
-    if args.junit:
-        writers.append(("--junit", lambda: write_junit(report, args.junit)))
-    if args.html:
-        writers.append(("--html", lambda: write_html(report, args.html)))
-    writers.append(("terminal", lambda: render_terminal(report, console, allow_not_covered=allow)))
-    written = _write_reports(writers, errors)
-    return report.exit_code(allow_not_covered=allow) if written else EXIT_USAGE
+    return _emit(report, args, console, errors, json_flag="--json")
 
 
 def _merge(args: argparse.Namespace) -> int:
@@ -427,10 +417,18 @@ def _merge(args: argparse.Namespace) -> int:
     except MergeError as exc:
         _say(errors, "cannot merge:", str(exc))
         return EXIT_USAGE
+    return _emit(report, args, console, errors, json_flag="--out")
+
+
+def _emit(report: Report, args: argparse.Namespace, console: Console, errors: Console, *,
+          json_flag: str) -> int:
+    """Write the report files ``args`` asks for (``args.json`` under ``json_flag``, ``--junit``,
+    ``--html``), then the terminal; returns the run's exit code, or the usage code when a
+    writer failed."""
     allow = args.allow_not_covered
-    writers: list[tuple[str, Callable[[], None]]] = [
-        ("--out", lambda: write_json(report, args.out, allow_not_covered=allow)),
-    ]
+    writers: list[tuple[str, Callable[[], None]]] = []
+    if args.json:
+        writers.append((json_flag, lambda: write_json(report, args.json, allow_not_covered=allow)))
     if args.junit:
         writers.append(("--junit", lambda: write_junit(report, args.junit)))
     if args.html:
