@@ -77,6 +77,9 @@ def test_not_covered_says_the_candidate_lacks_a_family_or_the_corpus_a_case(hook
     assert re.search(r"not covered: H3 — the candidate does not implement the 'runtime' family \(\d+ cases skipped\)",
                      out)
     assert re.search(r"not covered: [H0-9, ]*\bH16\b[H0-9, ]* — the corpus has no case yet", out)
+    # invariants left out by --case share one line, each with its own count
+    h4_count = h4["not_covered"]["cases"]
+    assert re.search(rf"not covered: [^\n]*\bH4 \({h4_count} cases?\)[^\n]* — --case left these cases out", out)
     # JUnit: the reason, not a guess from the invariant's home family
     suites = {s.get("name").split()[0]: s for s in ET.parse(junit).getroot().findall("testsuite")}
     assert suites["H16"].find("testcase/skipped").get("message") == "not covered: the corpus has no case yet"

@@ -171,10 +171,25 @@ def _print_not_covered(report: Report, console: Console) -> None:
     """One line per reason: ``not covered: H8, H9 — the corpus has no case for it yet``."""
     by_message: dict[str, list[str]] = {}
     for row in report.invariants:
-        if row.not_covered is not None:
-            by_message.setdefault(row.not_covered.message, []).append(row.invariant.id)
+        why = row.not_covered
+        if why is None:
+            continue
+        if why.cause in _LEFT_OUT:  # one line for all, each invariant with its own count
+            key = _LEFT_OUT[why.cause]
+            by_message.setdefault(key, []).append(f"{row.invariant.id} ({_cases(why.cases)})")
+        else:
+            by_message.setdefault(why.message, []).append(row.invariant.id)
     for message, ids in by_message.items():
         console.print(_line(("not covered", "dim"), f": {', '.join(ids)} — {message}"), soft_wrap=True)
+
+
+#: Causes whose line lists every invariant with its own count of cases left out.
+_LEFT_OUT = {"not_selected": "--case left these cases out",
+             "other_shards": "--shard gave these cases to the other shards"}
+
+
+def _cases(n: int) -> str:
+    return f"{n} case" if n == 1 else f"{n} cases"
 
 
 def _print_explorer(report: Report, console: Console) -> None:
