@@ -10,6 +10,7 @@ where the exchange is an ordinary one.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -202,3 +203,22 @@ def test_the_adapter_maps_exactly_the_protocols_operations_of_its_families():
     assert set(families) == {"permissions", "dto", "runtime"}
     for family, ops in families.items():
         assert sorted(ops) == sorted(op for op, spec in OPS.items() if spec.family == family), family
+
+
+def test_the_readmes_example_module_is_served(tmp_path):
+    readme = (ADAPTER.parent / "README.md").read_text(encoding="utf-8")
+    example = re.search(r"```js\n(// my-runtime\.js.*?)```", readme, re.S).group(1)
+    (tmp_path / "my-runtime.js").write_text(example, encoding="utf-8")
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "permissions.js").write_text(  # a stand-in for the runtime's own code
+        "exports.parsePattern = (p) => p.includes('://');\n"
+        "exports.matchesUrl = (p, u) => u.startsWith(p.replace('*', ''));\n", encoding="utf-8")
+    done = subprocess.run([NODE, str(ADAPTER), "--runtime", "./my-runtime.js"], cwd=tmp_path, capture_output=True,
+                          input=HELLO + b"\n" + request(1, "permissions.match_any",
+                                                       {"patterns": ["https://a.test/*"], "url": "https://a.test/x"})
+                          + b"\n" + request(2, "permissions.parse", {"pattern": "nope"}) + b"\n", timeout=20)
+    replies = [json.loads(line) for line in done.stdout.splitlines()]
+    assert replies[0]["result"] == {"name": "my-runtime", "version": "2.4.0", "protocol": 1,
+                                    "families": ["permissions"]}
+    assert replies[1]["result"] == {"match": True}
+    assert replies[2]["result"] == {"valid": False, "reason": "not a §7 pattern"}
