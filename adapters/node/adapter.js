@@ -240,7 +240,12 @@ function lookup(mapping, op) {
 /** The families to declare: `families` when exported, else each family with a function mapped. */
 function declaredFamilies(mapping) {
   if (Array.isArray(mapping.families)) {
-    return mapping.families.filter((f) => Object.hasOwn(FAMILIES, f));
+    const unmapped = mapping.families.filter((f) => !Object.hasOwn(FAMILIES, f));
+    if (unmapped.length) {
+      process.stderr.write(`hookconf adapter: not declaring ${unmapped.map(describe).join(', ')}: `
+        + `this adapter maps ${Object.keys(FAMILIES).join(', ')}\n`);
+    }
+    return [...new Set(mapping.families.filter((f) => Object.hasOwn(FAMILIES, f)))];
   }
   return Object.keys(FAMILIES).filter((family) => FAMILIES[family].some((op) => lookup(mapping, op)));
 }

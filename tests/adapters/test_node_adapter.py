@@ -181,9 +181,10 @@ def test_a_runtime_that_cannot_load_makes_the_candidate_unreachable_with_the_rea
 
 
 def test_create_runtime_and_an_explicit_family_list():
-    replies, _ = exchange("factory.mjs", HELLO, request(1, "dto.validate", {"value": "k"}))
+    replies, done = exchange("factory.mjs", HELLO, request(1, "dto.validate", {"value": "k"}))
     assert replies[0]["result"]["name"] == "adapter-test-factory"
     assert replies[0]["result"]["families"] == ["dto"]  # runtime.reset is mapped but not declared
+    assert b'not declaring "delivery": this adapter maps permissions, dto, runtime' in done.stderr
     assert replies[1]["result"] == {"valid": True, "made": "number"}
 
 
@@ -222,3 +223,16 @@ def test_the_readmes_example_module_is_served(tmp_path):
                                     "families": ["permissions"]}
     assert replies[1]["result"] == {"match": True}
     assert replies[2]["result"] == {"valid": False, "reason": "not a §7 pattern"}
+
+
+def test_each_operation_calls_the_camel_case_function_the_readme_names():
+    script = (f"const a = require({json.dumps(str(ADAPTER))});"
+              "console.log(JSON.stringify(Object.values(a.FAMILIES).flat().map((op) => [op, a.exportName(op)])))")
+    names = dict(json.loads(subprocess.run([NODE, "-e", script], capture_output=True, text=True, timeout=20,
+                                           check=True).stdout))
+    readme = (ADAPTER.parent / "README.md").read_text(encoding="utf-8")
+    for op, (space, member) in names.items():
+        first, rest = op.split(".")
+        assert space == re.sub(r"_(.)", lambda m: m.group(1).upper(), first)
+        assert member == re.sub(r"_(.)", lambda m: m.group(1).upper(), rest)
+        assert f"`{space}.{member}`" in readme or f".{member}`" in readme, op
