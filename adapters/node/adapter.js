@@ -217,9 +217,12 @@ function parseArgs(argv) {
  */
 async function loadRuntime(file) {
   const loaded = await import(pathToFileURL(path.resolve(file)).href);
-  const base = loaded.default !== null && typeof loaded.default === 'object' ? loaded.default : {};
-  const named = Object.fromEntries(Object.entries(loaded).filter(([key]) => key !== 'default'));
-  let mapping = { ...base, ...named };
+  const base = loaded.default !== null && typeof loaded.default === 'object' ? loaded.default : null;
+  const named = Object.entries(loaded).filter(([key]) => key !== 'default');
+  // a CommonJS module's exports (Node mirrors some as named exports) or an ES default export
+  // that the named ones only repeat: served as it is, prototype and getters included
+  let mapping = base && named.every(([key, value]) => base[key] === value) ? base
+    : Object.assign({}, base, Object.fromEntries(named));
   if (typeof mapping.createRuntime === 'function') mapping = await mapping.createRuntime();
   if (mapping === null || typeof mapping !== 'object') {
     throw new Error('createRuntime() gave no mapping object');

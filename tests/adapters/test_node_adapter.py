@@ -188,6 +188,13 @@ def test_create_runtime_and_an_explicit_family_list():
     assert replies[1]["result"] == {"valid": True, "made": "number"}
 
 
+def test_a_class_instance_is_served_with_its_prototype():
+    replies, _ = exchange("classy.js", HELLO, request(1, "permissions.match"), request(2, "permissions.match"))
+    assert replies[0]["result"]["name"] == "adapter-test-classy"
+    assert replies[0]["result"]["families"] == ["permissions"]
+    assert [r["result"]["matched"] for r in replies[1:]] == [1, 2]
+
+
 def test_usage_errors_exit_2_and_help_exits_0():
     done = subprocess.run([NODE, str(ADAPTER)], capture_output=True, text=True, timeout=20)
     assert done.returncode == 2 and "--runtime PATH is required" in done.stderr
