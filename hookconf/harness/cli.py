@@ -42,6 +42,7 @@ from hookconf.harness.protocol import (
     connect,
     load_candidate_object,
 )
+from hookconf.harness.protocol.adapters import KITS, adapter_path
 from hookconf.harness.protocol.serve import serve
 from hookconf.harness.report import Report, build_report, render_terminal, write_html, write_json, write_junit
 from hookconf.harness.report.badge import badge_json
@@ -241,9 +242,14 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
     )
     serve_cmd.add_argument("candidate", nargs="?", default="reference", metavar="SPEC",
                            help="'reference' or 'module:factory'")
+    adapter = commands.add_parser(
+        "adapter", help="print the path of an adapter kit's program (e.g. the Node one, for a cmd: candidate)",
+    )
+    adapter.add_argument("language", choices=sorted(KITS), metavar="LANGUAGE",
+                         help=f"the kit's language: {', '.join(sorted(KITS))}")
     return parser, {"run": run, "certify": certify, "verify-cert": verify, "merge": merge, "badge": badge,
                     "lint": lint,
-                    "list": listing, "serve": serve_cmd}
+                    "list": listing, "serve": serve_cmd, "adapter": adapter}
 
 
 def _add_run_options(parser: argparse.ArgumentParser) -> None:
@@ -280,7 +286,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         commands[args.command].error(f"unrecognized arguments: {' '.join(unknown)}")
     handler = {"run": _run, "certify": _certify, "verify-cert": _verify_cert, "merge": _merge, "badge": _badge,
                "lint": _lint,
-               "list": _list, "serve": _serve}[args.command]
+               "list": _list, "serve": _serve, "adapter": _adapter}[args.command]
     return handler(args)
 
 
@@ -357,6 +363,15 @@ def _serve(args: argparse.Namespace) -> int:
         print(f"hookconf serve: {visible(exc.reason)}", file=sys.stderr)
         return EXIT_UNREACHABLE
     return serve(candidate)
+
+
+def _adapter(args: argparse.Namespace) -> int:
+    try:
+        print(adapter_path(args.language))
+    except FileNotFoundError as exc:
+        print(f"hookconf adapter: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    return 0
 
 
 def _output_problem(path: Path) -> str | None:

@@ -59,6 +59,8 @@ def test_the_fresh_venv_gets_hookconf_and_no_other_top_level_name(installed):
     assert not names & OLD_NAMES
     assert (site / "hookconf" / "corpus" / "cases" / "guest" / "hostile-input.json").is_file()
     assert (site / "hookconf" / "corpus" / "plugins" / "hookconf.noop" / "motrix-plugin.json").is_file()
+    for name in ("adapter.js", "package.json", "README.md"):  # the Node adapter kit, beside its protocol
+        assert (site / "hookconf" / "adapters" / "node" / name).is_file()
 
 
 def test_hypothesis_is_a_runtime_dependency_with_a_lower_bound(installed):
@@ -81,5 +83,8 @@ def test_the_installed_script_runs_from_the_installed_package(installed, tmp_pat
     where = subprocess.run([str(venv / "bin" / "python"), "-c", "import hookconf; print(hookconf.__file__)"],
                            capture_output=True, text=True, cwd=tmp_path, env=env, timeout=60)
     assert Path(where.stdout.strip()).is_relative_to(site)
+    kit = subprocess.run([str(script), "adapter", "node"], capture_output=True, text=True, cwd=tmp_path, env=env,
+                         timeout=60)
+    assert kit.returncode == 0 and Path(kit.stdout.strip()) == site / "hookconf" / "adapters" / "node" / "adapter.js"
     lint = subprocess.run([str(script), "lint"], capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120)
     assert lint.returncode == 0 and lint.stdout.startswith("ok: "), lint.stdout + lint.stderr
