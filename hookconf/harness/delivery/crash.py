@@ -129,7 +129,7 @@ def crash_problems(run: _Run, state: dict[str, Any], claims: list[dict[str, Any]
         if r["occurrenceId"] not in known_occ:
             out["H20"].append(f"{r['deliveryId']} on {r['occurrenceId']}, an occurrence no "
                               "terminal transaction committed")
-    found = checks.state_problems(m, state, None)
+    found = checks.state_problems(m, state, run.driver.state)
     for inv, items in found.items():
         out[inv] += [f"after the crash and restart: {p}" for p in items]
     by_id = {r["deliveryId"]: r for r in rows}
@@ -141,6 +141,15 @@ def crash_problems(run: _Run, state: dict[str, Any], claims: list[dict[str, Any]
         if did not in m.gone and got != status:
             out["H14"].append(f"{did}: its {status} exit was acknowledged before the crash, "
                               f"after the restart it is {got}")
+    return checks.after_step(out, _claim_problems(run, state, claims))
+
+
+def _claim_problems(run: _Run, state: dict[str, Any], claims: list[dict[str, Any]]
+                    ) -> dict[str, list[str]]:
+    """One owner per row across the crash: no live lease claimed again, no token reused."""
+    assert run.driver is not None
+    m = run.driver.m
+    out: dict[str, list[str]] = {inv: [] for inv in checks.INVARIANTS}
     now = int(state.get("nowMs", m.now_ms))
     for c in claims:
         did = c.get("deliveryId")
@@ -221,17 +230,69 @@ def explore_crashes(case: Any, conn: Any, obs: Any, limits: dict[str, Any],
 
 def _judge(conn: Any, run: _Run, state_vfs: ModelVfs) -> dict[str, list[str]]:
     """Restart the candidate on one post-crash state and check it (on a copy of the
-    replay's model, so each state is judged from the same knowledge)."""
+    replay's model, so each state is judged from the same knowledge): start-up recovery
+    twice (the second must change nothing), then every terminal sent again — the one in
+    flight at the crash and each that returned — and a claim."""
     conn.attach_vfs(ROOT, FaultyVfs(state_vfs))
     snap = copy.deepcopy(run.driver.m) if run.driver is not None else None
+    tasks = dict(run.driver.tasks) if run.driver is not None else {}
+    in_flight, acked = run.in_flight, dict(run.acked)  # the replays below call through run
     try:
         conn.call("delivery.restart", {})
         state = conn.call("delivery.state", {})
-        claims = conn.call("delivery.claim", {}).get("claims", [])
+        conn.call("delivery.restart", {})
+        again = conn.call("delivery.state", {})
     except Exception as exc:  # noqa: BLE001 - a candidate that cannot restart fails H14
         return {"H14": [f"the restart after the crash failed: {exc}"[:300]]}
     try:
-        return crash_problems(run, state, claims)
+        found = crash_problems(run, state, [])
+        found = checks.after_step(found, _prefixed(checks.recovery_problems(state, again),
+                                                   "after the crash: "))
+        found = checks.after_step(found, _replays(conn, run, again, tasks))
+        try:
+            claims = conn.call("delivery.claim", {}).get("claims", [])
+        except Exception as exc:  # noqa: BLE001 - a candidate that cannot claim fails H14
+            return checks.after_step(found, {"H14": [f"the claim after the crash failed: {exc}"[:300]]})
+        return checks.after_step(found, _claim_problems(run, state, claims))
     finally:
+        run.in_flight, run.acked = in_flight, acked
         if run.driver is not None and snap is not None:
             run.driver.m = snap
+            run.driver.tasks = tasks
+
+
+def _prefixed(found: dict[str, list[str]], prefix: str) -> dict[str, list[str]]:
+    return {inv: [prefix + p for p in items] for inv, items in found.items()}
+
+
+def _replays(conn: Any, run: _Run, state: dict[str, Any], tasks: dict[str, str]
+             ) -> dict[str, list[str]]:
+    """Send the in-flight terminal again (a retried call after the crash: committed whole by
+    the replay if the crash undid it, answered with its occurrence if not), then the terminal
+    of every task that returned before the crash (nothing may change)."""
+    driver = run.driver
+    assert driver is not None
+    found: dict[str, list[str]] = {}
+    driver.state = state
+    if run.in_flight is not None and run.in_flight[0] == "delivery.terminal":
+        args = run.in_flight[1]
+        task, hook = args["taskId"], args.get("hook", "afterComplete")
+        occs = [o["occurrenceId"] for o in state.get("occurrences", []) if o.get("taskId") == task]
+        driver.payloads.setdefault(task, (hook, args["dto"]))
+        if occs:
+            driver.tasks[task] = occs[0]
+        else:
+            driver.tasks.pop(task, None)
+        part, _ = driver._terminal({"do": "terminal", "task": task, "hook": hook}, task) \
+            if not occs else driver.replay(task)
+        found = checks.after_step(found, _prefixed(part, "the terminal in flight at the crash, "
+                                                         "sent again: "))
+        driver.state = driver._after or conn.call("delivery.state", {})
+    for task in sorted(tasks):
+        if task not in driver.payloads:
+            continue
+        driver.tasks[task] = tasks[task]
+        part, _ = driver.replay(task)
+        found = checks.after_step(found, _prefixed(part, "after the crash and restart: "))
+        driver.state = driver._after or conn.call("delivery.state", {})
+    return found
