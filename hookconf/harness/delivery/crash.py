@@ -237,6 +237,7 @@ def _judge(conn: Any, run: _Run, state_vfs: ModelVfs) -> dict[str, list[str]]:
     snap = copy.deepcopy(run.driver.m) if run.driver is not None else None
     tasks = dict(run.driver.tasks) if run.driver is not None else {}
     in_flight, acked = run.in_flight, dict(run.acked)  # the replays below call through run
+    last = run.driver.state if run.driver is not None else {}
     try:
         conn.call("delivery.restart", {})
         state = conn.call("delivery.state", {})
@@ -257,8 +258,7 @@ def _judge(conn: Any, run: _Run, state_vfs: ModelVfs) -> dict[str, list[str]]:
     finally:
         run.in_flight, run.acked = in_flight, acked
         if run.driver is not None and snap is not None:
-            run.driver.m = snap
-            run.driver.tasks = tasks
+            run.driver.m, run.driver.tasks, run.driver.state = snap, tasks, last
 
 
 def _prefixed(found: dict[str, list[str]], prefix: str) -> dict[str, list[str]]:

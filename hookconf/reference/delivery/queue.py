@@ -124,6 +124,11 @@ class DeliveryQueue:
                 and g_bytes + charge <= lim.globalActiveBytes
                 and g_bytes + g_receipt_bytes + charge <= FIXED["postHardBudgetBytes"])
 
+    def charge(self, text: str) -> int:
+        """The bytes one row of canonical DTO ``text`` reserves: its UTF-8 length plus the
+        512-byte row charge (§11).  (A mutant's seam.)"""
+        return len(text.encode("utf-8")) + ROW_CHARGE
+
     def terminal(self, task_id: str, hook: str, dto: Any, status: str = "completed") -> dict[str, Any]:
         """Commit a task's terminal state (§5.3, §11) in one transaction: the task status,
         a stable occurrence, and per candidate snapshotted now either a ``pending`` row or a
@@ -137,7 +142,7 @@ class DeliveryQueue:
         if hook not in POST_HOOKS:
             raise ValueError(f"{hook!r} is not a post hook")
         text = canonical_dto(dto)
-        charge = len(text.encode("utf-8")) + ROW_CHARGE
+        charge = self.charge(text)
         now = self.now_ms()
         with transaction(self.db):
             known = self.db.execute("SELECT occurrence_id FROM tasks WHERE task_id = ?",
