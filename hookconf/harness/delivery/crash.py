@@ -14,7 +14,9 @@ A case asks for it with ``given.crash``: ``{}`` (every crash point) or ``{"sampl
    a ``crash-<when>`` fault there.  For each post-crash state the persistence model allows
    (variants ``durable`` and ``all``: an operation on the database's own files, as the
    finalize explorer), identical states judged once, the harness attaches that state and
-   sends ``delivery.restart`` (start-up recovery), reads ``delivery.state``, then claims.
+   sends ``delivery.restart`` (start-up recovery) twice, reading ``delivery.state`` after
+   each, sends the terminal in flight at the crash and every terminal that returned again
+   (a retried call), then claims.
 3. **Judge** (:func:`crash_problems`): every delivery admitted by a terminal transaction
    that returned is still present or receipted, and the ledger, tombstones and snapshots
    hold as after any step (:func:`~hookconf.harness.delivery.checks.state_problems`; H14,
@@ -22,7 +24,11 @@ A case asks for it with ``given.crash``: ``{}`` (every crash point) or ``{"sampl
    or its retry; H14); a terminal whose transaction did not return is wholly present (the
    occurrence, a row or a tombstone per §6 candidate) or wholly absent (H20); a row leased
    before the crash is not claimed again while that lease lives, and no claim reuses a
-   token handed out before it (one owner per row, H14).
+   token handed out before it (one owner per row, H14); the second recovery changed nothing
+   (:func:`~hookconf.harness.delivery.checks.recovery_problems`, H14); each terminal sent
+   again answers its occurrence and ids and writes nothing, or — the one the crash undid —
+   commits whole (:func:`~hookconf.harness.delivery.checks.replay_problems`; H14, H20, H24);
+   receipts removed before the crash are in the audit counters (H24).
 
 The counts go to ``obs.metrics`` (``crashPoints``, ``pointsTotal``, ``crashStates``,
 ``statesGenerated``), which the report's crash-explorer line sums.  A candidate that cannot

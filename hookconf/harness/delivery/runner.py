@@ -15,9 +15,9 @@ answer to ``delivery.reset`` (§11 "Version 1 configuration bounds are exact"); 
 judged step by step (:mod:`hookconf.harness.delivery.driver`).
 
 **Programs.**  Each program starts from ``delivery.reset`` and installs the population, then
-plays at most ``length`` steps drawn from a ``random.Random(seed + program)``: terminals,
-claims, completions and failures (some with a stale token), heartbeats, clock advances past
-the lease and the retry delays, restarts, grants, revokes, upgrades, disable/enable,
+plays at most ``length`` steps drawn from a ``random.Random(seed + program)``: terminals
+(some sent again for an earlier task, with its payload or another), claims, completions and failures (some with a stale token), heartbeats, clock advances past
+the lease and the retry delays, restarts (each run twice and compared), grants, revokes, upgrades, disable/enable,
 quarantine/release.  A failing program is shrunk greedily — drop one step at a time while
 the same invariant still fails — to a 1-minimal program the report prints with its seed.
 
