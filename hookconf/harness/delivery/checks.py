@@ -8,7 +8,11 @@ Attribution:
   delivered or explicitly dead-lettered): an admitted row missing or renamed, a claim under
   another id, a valid exit refused, a retry with the wrong delay; and the lease rules that
   keep one owner per row (second seed S1-L1.3): a write with a stale token or after the
-  lease ended accepted, a token reused, a lease that is not ``now + leaseMs``.
+  lease ended accepted, a token reused, a lease that is not ``now + leaseMs``; a replayed
+  terminal that answers another occurrence or other ids or writes anything
+  (:func:`replay_problems`); a terminal refused whole over quota
+  (:func:`refused_whole_problems`); start-up recovery that changes the state when run again
+  (:func:`recovery_problems`).
 - **H15** (§11 "A plugin failure is caught per row and never prevents another plugin from
   running"; round-robin, per-plugin concurrency 1, the breaker): a claim that leaves out a
   plugin with a due row while there is room, two rows of one plugin in flight, a claim
@@ -19,7 +23,8 @@ Attribution:
   a malformed candidate vanishes, an occurrence is not committed.
 - **H24** (§11 quotas): the ledger is not the tables' exact sum, a cap is exceeded, a
   candidate that fits is tombstoned, a row's bytes are not DTO + 512, rejections are not all
-  counted in tombstones, buckets exceed their bounds, an active row was pruned.
+  counted in tombstones, buckets exceed their bounds, an active row was pruned, a removed
+  receipt missing from the audit counters, a replay charging the quota again.
 - **H25** (§11 permissions over time): an attempt's permissions are not created ∩ live, a
   claim runs an identity that is not the live one, rows of a superseded identity, a revoked
   required grant, a disabled/quarantined/uninstalled plugin stay active or lack their reason.

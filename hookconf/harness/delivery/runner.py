@@ -16,8 +16,9 @@ judged step by step (:mod:`hookconf.harness.delivery.driver`).
 
 **Programs.**  Each program starts from ``delivery.reset`` and installs the population, then
 plays at most ``length`` steps drawn from a ``random.Random(seed + program)``: terminals
-(some sent again for an earlier task, with its payload or another), claims, completions and failures (some with a stale token), heartbeats, clock advances past
-the lease and the retry delays, restarts (each run twice and compared), grants, revokes, upgrades, disable/enable,
+(some sent again for an earlier task, with its payload or another), claims, completions and
+failures (some with a stale token), heartbeats, clock advances past the lease and the retry
+delays, restarts (each run twice and compared), grants, revokes, upgrades, disable/enable,
 quarantine/release.  A failing program is shrunk greedily — drop one step at a time while
 the same invariant still fails — to a 1-minimal program the report prints with its seed.
 

@@ -16,6 +16,13 @@
 Bytes are the UTF-8 length of the DTO's canonical JSON plus the 512-byte row charge; the
 generator sizes each DTO so a row is charged exactly what the boundary needs.
 
+``delivery.replay`` sends a committed terminal again at every position of its rows' lives
+(at once, after a restart, while leased, after a retry, after the receipts, after they were
+pruned, after an install, after an upgrade, after a tombstone) with the same payload, another
+size and the other hook; ``delivery.recovery`` restarts twice over a row in each state start-up
+recovery meets; ``delivery.crashes`` crash-explores retention pruning, receipt and tombstone
+rollups, the recovery of an expired lease and the replayed terminal.
+
 ``delivery.programs`` yields the random op programs (``given.explore``) over a population of
 plugins with different grants and required grants, under the default limits and under tight
 ones (small quotas, a two-failure breaker, three attempts).
