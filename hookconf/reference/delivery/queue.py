@@ -371,10 +371,14 @@ class DeliveryQueue:
                     "created_permissions, created_generation, dto, bytes, created_ms, status, "
                     "attempts, next_retry_ms, token, lease_until_ms, code, reason, seq")
 
-    def _active(self, where: str = "", args: tuple[Any, ...] = ()) -> list[dict[str, Any]]:
-        keys = [k.strip() for k in self._ROW_COLUMNS.split(",")]
-        rows = self.db.execute(f"SELECT {self._ROW_COLUMNS} FROM deliveries {where} ORDER BY seq",
-                               args).fetchall()
+    _ROW_KEYS = tuple(k.strip() for k in _ROW_COLUMNS.split(","))
+
+    def _active(self, where: str = "", args: tuple[Any, ...] = (),
+                limit: int | None = None) -> list[dict[str, Any]]:
+        tail = "" if limit is None else f" LIMIT {int(limit)}"
+        rows = self.db.execute(f"SELECT {self._ROW_COLUMNS} FROM deliveries {where} ORDER BY seq"
+                               f"{tail}", args).fetchall()
+        keys = self._ROW_KEYS
         return [dict(zip(keys, r, strict=True)) for r in rows]
 
     @staticmethod
@@ -413,12 +417,15 @@ class DeliveryQueue:
         """Plugins with a claimable row, no unexpired lease (per-plugin concurrency 1) and a
         breaker that lets a claim through, in round-robin order after the last plugin
         served.  (A mutant's seam.)"""
-        rows = self._active()
-        busy = {r["plugin_id"] for r in rows if r["status"] == "delivering"
-                and r["lease_until_ms"] is not None and r["lease_until_ms"] > now}
-        due = sorted({r["plugin_id"] for r in rows
-                      if machine.claimable(self._machine_row(r), now)} - busy)
-        due = [p for p in due if self.breaker_allows(p, now)]
+        busy = {r[0] for r in self.db.execute(
+            "SELECT DISTINCT plugin_id FROM deliveries WHERE status = 'delivering' "
+            "AND lease_until_ms > ?", (now,))}
+        due = {r[0] for r in self.db.execute(
+            "SELECT DISTINCT plugin_id FROM deliveries WHERE (status = 'pending' AND "
+            "next_retry_ms <= ?) OR (status = 'delivering' AND lease_until_ms <= ?)", (now, now))}
+        open_until = dict(self.db.execute("SELECT plugin_id, open_until_ms FROM breakers "
+                                          "WHERE open_until_ms > ?", (now,)).fetchall())
+        due = sorted(p for p in due - busy if p not in open_until)
         last = self.db.execute("SELECT value FROM cursor WHERE name = 'plugin'").fetchone()
         if last is not None:
             after = [p for p in due if p > last[0]]
@@ -453,13 +460,16 @@ class DeliveryQueue:
     def _sweep(self, now: int) -> None:
         """Dead-letter active rows past the age limit, and expired leases that used their
         last attempt (§11: "Attempts/age beyond the limit become dead_letter")."""
-        for r in self._active():
+        lim = self.limits
+        for r in self._active(
+                "WHERE created_ms <= ? OR (status = 'delivering' AND lease_until_ms <= ? "
+                "AND attempts >= ?)", (now - lim.maxActiveAgeMs, now, lim.maxAttempts)):
             mrow = self._machine_row(r)
             if r["status"] == "delivering" and not machine.claimable(mrow, now):
                 continue
-            if now - r["created_ms"] >= self.limits.maxActiveAgeMs:
+            if now - r["created_ms"] >= lim.maxActiveAgeMs:
                 self._permanent(r, "age_limit", str(ErrorCode.POST_DEAD_LETTER))
-            elif r["status"] == "delivering" and r["attempts"] >= self.limits.maxAttempts:
+            elif r["status"] == "delivering" and r["attempts"] >= lim.maxAttempts:
                 self._permanent(r, "attempt_limit", str(ErrorCode.POST_DEAD_LETTER))
 
     def claim(self) -> list[dict[str, Any]]:
@@ -468,7 +478,7 @@ class DeliveryQueue:
         lease of ``leaseMs``.  A ``pending`` due row or an expired lease may be claimed."""
         now = self.now_ms()
         claims: list[dict[str, Any]] = []
-        with transaction(self.db):
+        with transaction(self.db), self._batched():
             self.compact()
             self._sweep(now)
             room = min(self.limits.claimBatch, self.limits.workers - self.in_flight(now))
@@ -483,9 +493,16 @@ class DeliveryQueue:
         return claims
 
     def _claim_one(self, plugin_id: str, now: int) -> dict[str, Any] | None:
-        for r in self._active("WHERE plugin_id = ?", (plugin_id,)):
-            if not machine.claimable(self._machine_row(r), now):
-                continue
+        while True:  # the plugin's oldest claimable row; one a policy blocks ends, the next
+            found = self._active(
+                "WHERE plugin_id = ? AND ((status = 'pending' AND next_retry_ms <= ?) OR "
+                "(status = 'delivering' AND lease_until_ms <= ?))", (plugin_id, now, now),
+                limit=1)
+            if not found:
+                return None
+            r = found[0]
+            if not machine.claimable(self._machine_row(r), now):  # pragma: no cover - the query's rule
+                return None
             blocked = self._policy_blocks(r)
             if blocked is not None:
                 self._permanent(r, blocked)
@@ -500,7 +517,6 @@ class DeliveryQueue:
                     "token": token, "attempt": new.attempts, "leaseUntilMs": new.lease_until_ms,
                     "permissions": self.attempt_permissions(r, live or {"grants": []}),
                     "dto": json.loads(r["dto"])}
-        return None
 
     def _fenced_row(self, delivery_id: str, token: str) -> dict[str, Any] | None:
         found = self._active("WHERE delivery_id = ?", (delivery_id,))
@@ -523,7 +539,7 @@ class DeliveryQueue:
     def complete(self, delivery_id: str, token: str) -> dict[str, Any]:
         """The matching hook exit: write the receipt (``delivered``) — only with the current
         unexpired token, and only while the row's identity and required grants are live."""
-        with transaction(self.db):
+        with transaction(self.db), self._batched():
             r = self._fenced_row(delivery_id, token)
             if r is None:
                 return {"accepted": False, "reason": "stale or expired fencing token"}
@@ -540,7 +556,7 @@ class DeliveryQueue:
         ``dead_letter`` at the attempt or age limit; counted by the plugin's breaker.
         Permanent: ``dead_letter`` with ``plugin.post.permanent``."""
         now = self.now_ms()
-        with transaction(self.db):
+        with transaction(self.db), self._batched():
             r = self._fenced_row(delivery_id, token)
             if r is None:
                 return {"accepted": False, "reason": "stale or expired fencing token"}
