@@ -181,3 +181,52 @@ def test_crash_judge_replays_the_terminal_in_flight_and_the_ones_that_returned()
     state = cand.delivery_state({})
     assert sorted(o["taskId"] for o in state["occurrences"]) == ["t1", "t2"]
     assert run.in_flight[0] == "delivery.terminal" and run.driver.tasks == {"t1": "occ-1"}
+
+
+def test_diff_names_the_changed_row_or_falls_back_to_the_values():
+    a = [{"deliveryId": "d1", "status": "pending"}]
+    assert checks._diff(a, [{"deliveryId": "d1", "status": "delivering"}]) == \
+        "d1: {'status': ('pending', 'delivering')}"
+    assert checks._diff(a, []) == "d1: {'status': ('pending', None)}"
+    # lists of rows without a common id, and equal keyed lists (an order change)
+    assert checks._diff([{"x": 1}], [{"x": 2}]).startswith("[{'x': 1}] -> ")
+    assert checks._diff(a, list(a)).startswith("[{'deliveryId'")
+
+
+def test_rows_keep_the_registry_json_unless_a_candidate_changed():
+    from hookconf.reference.delivery.queue import _stored_permissions
+
+    driver, cand = _driver()
+    driver.play([{"do": "install", "plugin": "a", "grants": ["storage", "http"],
+                  "requires": ["http"]}])
+    (plugin,) = cand._delivery.snapshot_candidates("afterComplete")
+    assert _stored_permissions(plugin) == ('["http"]', '["http", "storage"]')
+    changed = {**plugin, "grants": ["notify"], "requires": []}
+    assert _stored_permissions(changed) == ("[]", '["notify"]')
+    assert _stored_permissions({"grants": ["b", "a"], "requires": ["a"]}) == ('["a"]', '["a", "b"]')
+
+
+def test_parsed_registry_rows_are_bounded_and_shared_only_read():
+    driver, cand = _driver()
+    queue = cand._delivery
+    queue._parsed.update({(i,): {} for i in range(4097)})
+    driver.play([*INSTALL, {"do": "terminal", "task": "t1"}])
+    assert len(queue._parsed) <= 3  # cleared, then the rows read since
+    one, two = queue.plugin("a"), queue.plugin("a")
+    assert one == two and one is not two
+
+
+def test_a_failed_batched_transaction_writes_no_counter_or_ledger_cell():
+    driver, cand = _driver()
+    driver.play([*INSTALL, {"do": "terminal", "task": "t1"}])
+    queue = cand._delivery
+    before = queue.state()
+    with pytest.raises(RuntimeError):
+        from hookconf.reference.delivery.store import transaction
+        with transaction(queue.db), queue._batched():
+            queue._counter("seq", 5)
+            queue._ledger_add("a", 3, 3000)
+            with queue._batched():  # nested: the outer batch holds the changes
+                assert queue._ledger("a")[0] == 4
+            raise RuntimeError("stop")
+    assert queue.state() == before and queue._batch is None
