@@ -15,7 +15,7 @@ A case asks for it with ``given.crash``: ``{}`` (every crash point) or ``{"sampl
    (variants ``durable`` and ``all``: an operation on the database's own files, as the
    finalize explorer), identical states judged once, the harness attaches that state and
    sends ``delivery.restart`` (start-up recovery) twice, reading ``delivery.state`` after
-   each, sends the terminal in flight at the crash and every terminal that returned again
+   each, sends the terminal in flight at the crash and the newest three that returned again
    (a retried call), then claims.
 3. **Judge** (:func:`crash_problems`): every delivery admitted by a terminal transaction
    that returned is still present or receipted, and the ledger, tombstones and snapshots
@@ -54,6 +54,9 @@ __all__ = ["DATABASE", "ROOT", "crash_problems", "explore_crashes"]
 
 ROOT = "mem:delivery"
 DATABASE = "delivery.db"
+#: After each crash state, the terminals of this many tasks that returned (the newest) are
+#: sent again, besides the one in flight.
+_REPLAYED = 3
 
 
 class _Run:
@@ -275,7 +278,8 @@ def _replays(conn: Any, run: _Run, state: dict[str, Any], tasks: dict[str, str]
              ) -> dict[str, list[str]]:
     """Send the in-flight terminal again (a retried call after the crash: committed whole by
     the replay if the crash undid it, answered with its occurrence if not), then the terminal
-    of every task that returned before the crash (nothing may change)."""
+    of the newest :data:`_REPLAYED` tasks that returned before the crash (nothing may
+    change)."""
     driver = run.driver
     assert driver is not None
     found: dict[str, list[str]] = {}
@@ -294,7 +298,7 @@ def _replays(conn: Any, run: _Run, state: dict[str, Any], tasks: dict[str, str]
         found = checks.after_step(found, _prefixed(part, "the terminal in flight at the crash, "
                                                          "sent again: "))
         driver.state = driver._after or conn.call("delivery.state", {})
-    for task in sorted(tasks):
+    for task in list(tasks)[-_REPLAYED:]:
         if task not in driver.payloads:
             continue
         driver.tasks[task] = tasks[task]
