@@ -408,11 +408,6 @@ class DeliveryQueue:
         self._apply(r, machine.DeadLettered(code, reason))
 
     # ---- claims (H15, leases and fencing) -----------------------------------------------
-    def breaker_allows(self, plugin_id: str, now: int) -> bool:
-        row = self.db.execute("SELECT open_until_ms FROM breakers WHERE plugin_id = ?",
-                              (plugin_id,)).fetchone()
-        return row is None or row[0] is None or row[0] <= now
-
     def eligible_plugins(self, now: int) -> list[str]:
         """Plugins with a claimable row, no unexpired lease (per-plugin concurrency 1) and a
         breaker that lets a claim through, in round-robin order after the last plugin
