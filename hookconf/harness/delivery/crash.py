@@ -123,10 +123,12 @@ def crash_problems(run: _Run, state: dict[str, Any], claims: list[dict[str, Any]
                                               "requires": sorted(p.requires),
                                               "identity": p.identity, "generation": m.generation}
                                 for p in cands}
-            charge = canonical_len(dto_of_bytes(task, hook, None)) + ROW_CHARGE
+            dto = args.get("dto", dto_of_bytes(task, hook, None))
+            charge = canonical_len(dto) + ROW_CHARGE
             for r in mine:
                 m.ids.setdefault((occ, r["pluginId"]), r["deliveryId"])
-                m.rows[r["deliveryId"]] = (occ, r["pluginId"], r.get("bytes", charge))
+                m.rows[r["deliveryId"]] = (occ, r["pluginId"],
+                                           charge if r["status"] == "pending" else r.get("bytes"))
             m.rejections += max(refused, 0)
         else:
             if mine or refused:
@@ -293,8 +295,8 @@ def _replays(conn: Any, run: _Run, state: dict[str, Any], tasks: dict[str, str]
             driver.tasks[task] = occs[0]
         else:
             driver.tasks.pop(task, None)
-        part, _ = driver._terminal({"do": "terminal", "task": task, "hook": hook}, task) \
-            if not occs else driver.replay(task)
+        part, _ = driver._terminal({"do": "terminal", "task": task, "hook": hook}, task,
+                                   dto=args["dto"]) if not occs else driver.replay(task)
         found = checks.after_step(found, _prefixed(part, "the terminal in flight at the crash, "
                                                          "sent again: "))
         driver.state = driver._after or conn.call("delivery.state", {})

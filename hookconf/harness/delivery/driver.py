@@ -146,11 +146,12 @@ class Driver:
         after = self._after = self.call("delivery.state", {})
         return checks.policy_problems(m, step, before, after), answer
 
-    def _terminal(self, step: dict[str, Any], task: str,
-                  check: bool = True) -> tuple[dict[str, list[str]], dict[str, Any]]:
+    def _terminal(self, step: dict[str, Any], task: str, check: bool = True,
+                  dto: Any = None) -> tuple[dict[str, list[str]], dict[str, Any]]:
         m = self.m
         hook = step.get("hook", "afterComplete")
-        dto = dto_of_bytes(task, hook, step.get("bytes"))
+        if dto is None:
+            dto = dto_of_bytes(task, hook, step.get("bytes"))
         charge = canonical_len(dto) + ROW_CHARGE
         if task in self.tasks:
             return self._replay(task, hook, dto)
