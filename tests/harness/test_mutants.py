@@ -107,6 +107,14 @@ DELIVERY_MUTANTS = [
     ("tests.mutants.delivery.heartbeat_revives:factory", "H14", ("dlv.fence.*",)),
     ("tests.mutants.delivery.occurrence_separate:factory", "H20",
      ("dlv.crash.terminal-four-candidates",)),
+    ("tests.mutants.delivery.replayed_terminal:factory", "H14", ("dlv.gen.replay.replay.immediately.*",)),
+    ("tests.mutants.delivery.over_quota_refuses_whole:factory", "H24",
+     ("dlv.gen.bounds.admit.plugin-rows.*",)),
+    ("tests.mutants.delivery.char_counted_charge:factory", "H24",
+     ("dlv.gen.bounds.admit.plugin-bytes.*",)),
+    ("tests.mutants.delivery.restart_charges_attempt:factory", "H14", ("dlv.gen.recovery.*",)),
+    ("tests.mutants.delivery.prune_before_audit:factory", "H24", ("dlv.gen.crashes.crash.retention",)),
+    ("tests.mutants.delivery.rollup_split:factory", "H24", ("dlv.gen.crashes.crash.tombstone-rollup",)),
 ]
 
 #: Permission and DTO mutants run their own family's cases (the corpus is large; the other

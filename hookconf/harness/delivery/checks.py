@@ -8,7 +8,11 @@ Attribution:
   delivered or explicitly dead-lettered): an admitted row missing or renamed, a claim under
   another id, a valid exit refused, a retry with the wrong delay; and the lease rules that
   keep one owner per row (second seed S1-L1.3): a write with a stale token or after the
-  lease ended accepted, a token reused, a lease that is not ``now + leaseMs``.
+  lease ended accepted, a token reused, a lease that is not ``now + leaseMs``; a replayed
+  terminal that answers another occurrence or other ids or writes anything
+  (:func:`replay_problems`); a terminal refused whole over quota
+  (:func:`refused_whole_problems`); start-up recovery that changes the state when run again
+  (:func:`recovery_problems`).
 - **H15** (§11 "A plugin failure is caught per row and never prevents another plugin from
   running"; round-robin, per-plugin concurrency 1, the breaker): a claim that leaves out a
   plugin with a due row while there is room, two rows of one plugin in flight, a claim
@@ -19,7 +23,8 @@ Attribution:
   a malformed candidate vanishes, an occurrence is not committed.
 - **H24** (§11 quotas): the ledger is not the tables' exact sum, a cap is exceeded, a
   candidate that fits is tombstoned, a row's bytes are not DTO + 512, rejections are not all
-  counted in tombstones, buckets exceed their bounds, an active row was pruned.
+  counted in tombstones, buckets exceed their bounds, an active row was pruned, a removed
+  receipt missing from the audit counters, a replay charging the quota again.
 - **H25** (§11 permissions over time): an attempt's permissions are not created ∩ live, a
   claim runs an identity that is not the live one, rows of a superseded identity, a revoked
   required grant, a disabled/quarantined/uninstalled plugin stay active or lack their reason.
@@ -62,6 +67,8 @@ def state_problems(m: DeliveryModel, state: dict[str, Any], before: dict[str, An
         last = prev.get(did)
         if last is not None and last["status"] not in ACTIVE:
             m.gone.add(did)  # a receipt rolled into the aggregates (§11)
+            key = (pid, last["status"])
+            m.pruned[key] = m.pruned.get(key, 0) + 1
             continue
         if last is None or last["status"] in ACTIVE:
             what = "active" if last is not None else "admitted"
@@ -124,6 +131,16 @@ def state_problems(m: DeliveryModel, state: dict[str, Any], before: dict[str, An
             out["H24"].append(f"{n} daily tombstone buckets for ({pid}, {reason}), at most 32")
     if len(tombs) > 8192 + 1 + len({(t["pluginId"], t["reason"]) for t in tombs}):
         out["H24"].append(f"{len(tombs)} tombstone buckets exceed the global bound")
+    # H24: every receipt removed is kept in the aggregate audit counters (§11 "after
+    # deletion aggregate audit counters are kept"), when the candidate shows them.
+    if "audit" in state:
+        counted: Counter[tuple[str, str]] = Counter()
+        for a in state.get("audit") or []:
+            counted[(a.get("pluginId"), a.get("status"))] += int(a.get("count", 0) or 0)
+        for (pid, status), n in sorted(m.pruned.items()):
+            if counted[(pid, status)] < n:
+                out["H24"].append(f"{n} {status} receipt(s) of {pid} were removed, the audit "
+                                  f"counters keep {counted[(pid, status)]}")
     # H25: nothing active outlives its identity, its plugin or its required grants.
     for did, r in rows.items():
         if r["status"] not in ACTIVE:
@@ -314,3 +331,144 @@ def after_step(*parts: Problems) -> Problems:
         for inv, items in part.items():
             out.setdefault(inv, []).extend(items)
     return out
+
+
+def replay_problems(m: DeliveryModel, task: str, occurrence: str, answer: dict[str, Any] | None,
+                    before: dict[str, Any], after: dict[str, Any]) -> Problems:
+    """H14, H20, H24 for a terminal of ``task`` sent again after its transaction committed
+    (a retried call, a replay after a restart or a crash; ``answer`` ``None``: the candidate
+    refused the replay with an error reply, which only a replay with another payload may get).
+
+    §11: the terminal transaction writes the task's terminal state and a *stable* occurrence;
+    the occurrence's rows are kept replay-idempotent by the unique ``(occurrenceId, hook,
+    pluginId, version, digest)`` key; H14: an admitted delivery's identity is stable.  So a
+    replay answers ``occurrence`` again with the ids admitted first, and changes nothing: no
+    second occurrence, no new row, no active row, ledger cell or tombstone count changed (no
+    second quota charge).  Receipts may still be rolled into the aggregates meanwhile.
+    """
+    out = _new()
+    if answer is not None:
+        got = answer.get("occurrenceId")
+        if got != occurrence:
+            out["H14"].append(f"the replayed terminal of {task} answered occurrence {got!r}; its "
+                              f"transaction committed {occurrence!r} (the occurrence is stable)")
+        for d in answer.get("deliveries", []) or []:
+            known = m.ids.get((occurrence, d.get("pluginId")))
+            if known is not None and d.get("deliveryId") != known:
+                out["H14"].append(f"the replayed terminal of {task} names {d.get('deliveryId')} "
+                                  f"for {d.get('pluginId')}, admitted as {known}")
+    occs = sorted(o.get("occurrenceId") for o in after.get("occurrences", [])
+                  if o.get("taskId") == task)
+    if len(occs) > 1:
+        out["H20"].append(f"task {task} has {len(occs)} occurrences {occs} after its terminal was "
+                          "replayed: one terminal transaction per task")
+    old_occ = {o.get("occurrenceId") for o in before.get("occurrences", [])}
+    new_occ = sorted({o.get("occurrenceId") for o in after.get("occurrences", [])} - old_occ)
+    if new_occ and len(occs) <= 1:
+        out["H20"].append(f"the replayed terminal of {task} committed the new occurrence(s) {new_occ}")
+    rows0, rows1 = _rows(before), _rows(after)
+    fresh = sorted(set(rows1) - set(rows0))
+    if fresh:
+        out["H14"].append(f"the replayed terminal of {task} wrote new delivery row(s) {fresh[:4]}: "
+                          f"the deliveries of {occurrence} were admitted once")
+    keys = ("status", "attempts", "bytes", "nextRetryMs", "leaseUntilMs")
+    for did, r0 in rows0.items():
+        if r0["status"] not in ACTIVE:
+            continue
+        r1 = rows1.get(did)
+        if r1 is None or any(r0.get(k) != r1.get(k) for k in keys):
+            out["H14"].append(f"the replayed terminal of {task} changed the active row {did}: "
+                              f"{ {k: r0.get(k) for k in keys} } -> "
+                              f"{None if r1 is None else {k: r1.get(k) for k in keys} }")
+    for scope in sorted(set(before.get("ledger", {})) | set(after.get("ledger", {}))):
+        cell0 = before.get("ledger", {}).get(scope, {})
+        cell1 = after.get("ledger", {}).get(scope, {})
+        for k in ("activeRows", "activeBytes"):
+            if cell0.get(k, 0) != cell1.get(k, 0):
+                out["H24"].append(f"the replayed terminal of {task} moved ledger[{scope}].{k} "
+                                  f"{cell0.get(k, 0)} -> {cell1.get(k, 0)} (a second quota charge)")
+    t0 = sum(t.get("count", 0) for t in before.get("tombstones", []))
+    t1 = sum(t.get("count", 0) for t in after.get("tombstones", []))
+    if t0 != t1:
+        out["H24"].append(f"the replayed terminal of {task} moved the tombstone count {t0} -> {t1} "
+                          "(a second admission decision)")
+    return out
+
+
+def over_quota(m: DeliveryModel, candidates: list[Any], charge: int,
+               state: dict[str, Any]) -> list[str]:
+    """The §6 candidates of a terminal that one more row of ``charge`` bytes would put past an
+    active quota or the 1 GiB post hard budget, given ``state`` just before it (§11)."""
+    rows = [r for r in state.get("deliveries", []) if r["status"] in ACTIVE]
+    lim = m.limits
+    g_rows, g_bytes = len(rows), sum(r["bytes"] for r in rows)
+    receipts = sum(r["bytes"] for r in state.get("deliveries", []) if r["status"] not in ACTIVE)
+    out = []
+    for p in candidates:
+        if p.digest is None:
+            continue
+        mine = [r for r in rows if r["pluginId"] == p.plugin_id]
+        fits = (len(mine) + 1 <= lim["pluginActiveRows"]
+                and sum(r["bytes"] for r in mine) + charge <= lim["pluginActiveBytes"]
+                and g_rows + 1 <= lim["globalActiveRows"] and g_bytes + charge <= lim["globalActiveBytes"]
+                and g_bytes + receipts + charge <= 1 << 30)
+        if not fits:
+            out.append(p.plugin_id)
+    return out
+
+
+def refused_whole_problems(task: str, error: str, over: list[str],
+                           after: dict[str, Any]) -> Problems:
+    """H14 and H24 for a terminal the candidate refused whole with an error reply while the
+    quota of ``over`` was exhausted.  §11: "when any active quota is exhausted, no full DTO or
+    ordinary delivery row is written; the terminal transaction instead updates the bounded
+    quota tombstone ... an explicit, observable admission rejection"; "unrelated task terminal
+    state and occurrences still commit"; H14: "quota rejection is represented only by the
+    bounded, observable tombstone contract"; §13: post-hook errors never change the task's
+    terminal state."""
+    out = _new()
+    committed = any(o.get("taskId") == task for o in after.get("occurrences", []))
+    msg = (f"the terminal of {task} was refused whole ({error:.120}) because {sorted(over)} had no "
+           f"quota left; §11 commits the task's terminal state and occurrence and tombstones "
+           f"those candidates" + ("" if committed else " (no occurrence was committed)"))
+    out["H14"].append(msg)
+    out["H24"].append(msg)
+    return out
+
+
+def recovery_problems(first: dict[str, Any], second: dict[str, Any]) -> Problems:
+    """H14: start-up recovery run twice leaves what it left once (§11: start-up turns expired
+    leases back to ``pending`` and reconciles the ledger from the tables — a function of the
+    durable state; after one run there is nothing left for a second to do).  Compared: rows,
+    tombstones, ledger, audit counters, occurrences and breakers (not the clock or the
+    registry generation)."""
+    out = _new()
+    for key in ("deliveries", "tombstones", "ledger", "audit", "occurrences", "breakers"):
+        a, b = _canon(first.get(key)), _canon(second.get(key))
+        if a != b:
+            out["H14"].append(f"start-up recovery run twice changed {key} again: "
+                              f"{_diff(first.get(key), second.get(key))}")
+    return out
+
+
+def _canon(value: Any) -> Any:
+    if isinstance(value, list):
+        return sorted((_canon(v) for v in value), key=repr)
+    if isinstance(value, dict):
+        return {k: _canon(v) for k, v in value.items()}
+    return value
+
+
+def _diff(a: Any, b: Any) -> str:
+    if isinstance(a, list) and isinstance(b, list) and all(isinstance(x, dict) for x in a + b):
+        ids = {"deliveryId", "occurrenceId", "pluginId"}
+        key = next((k for k in ("deliveryId", "occurrenceId") if all(k in x for x in a + b)), None)
+        if key is not None:
+            one, two = {x[key]: x for x in a}, {x[key]: x for x in b}
+            for k in sorted(set(one) | set(two)):
+                if one.get(k) != two.get(k):
+                    x, y = one.get(k) or {}, two.get(k) or {}
+                    changed = {f: (x.get(f), y.get(f)) for f in sorted(set(x) | set(y))
+                               if x.get(f) != y.get(f) and f not in ids}
+                    return f"{k}: {changed}"[:240]
+    return f"{a!r:.110} -> {b!r:.110}"

@@ -14,7 +14,9 @@ A case asks for it with ``given.crash``: ``{}`` (every crash point) or ``{"sampl
    a ``crash-<when>`` fault there.  For each post-crash state the persistence model allows
    (variants ``durable`` and ``all``: an operation on the database's own files, as the
    finalize explorer), identical states judged once, the harness attaches that state and
-   sends ``delivery.restart`` (start-up recovery), reads ``delivery.state``, then claims.
+   sends ``delivery.restart`` (start-up recovery) twice, reading ``delivery.state`` after
+   each, sends the terminal in flight at the crash and the newest three that returned again
+   (a retried call), then claims.
 3. **Judge** (:func:`crash_problems`): every delivery admitted by a terminal transaction
    that returned is still present or receipted, and the ledger, tombstones and snapshots
    hold as after any step (:func:`~hookconf.harness.delivery.checks.state_problems`; H14,
@@ -22,7 +24,11 @@ A case asks for it with ``given.crash``: ``{}`` (every crash point) or ``{"sampl
    or its retry; H14); a terminal whose transaction did not return is wholly present (the
    occurrence, a row or a tombstone per §6 candidate) or wholly absent (H20); a row leased
    before the crash is not claimed again while that lease lives, and no claim reuses a
-   token handed out before it (one owner per row, H14).
+   token handed out before it (one owner per row, H14); the second recovery changed nothing
+   (:func:`~hookconf.harness.delivery.checks.recovery_problems`, H14); each terminal sent
+   again answers its occurrence and ids and writes nothing, or — the one the crash undid —
+   commits whole (:func:`~hookconf.harness.delivery.checks.replay_problems`; H14, H20, H24);
+   receipts removed before the crash are in the audit counters (H24).
 
 The counts go to ``obs.metrics`` (``crashPoints``, ``pointsTotal``, ``crashStates``,
 ``statesGenerated``), which the report's crash-explorer line sums.  A candidate that cannot
@@ -48,6 +54,9 @@ __all__ = ["DATABASE", "ROOT", "crash_problems", "explore_crashes"]
 
 ROOT = "mem:delivery"
 DATABASE = "delivery.db"
+#: After each crash state, the terminals of this many tasks that returned (the newest) are
+#: sent again, besides the one in flight.
+_REPLAYED = 3
 
 
 class _Run:
@@ -114,10 +123,12 @@ def crash_problems(run: _Run, state: dict[str, Any], claims: list[dict[str, Any]
                                               "requires": sorted(p.requires),
                                               "identity": p.identity, "generation": m.generation}
                                 for p in cands}
-            charge = canonical_len(dto_of_bytes(task, hook, None)) + ROW_CHARGE
+            dto = args.get("dto", dto_of_bytes(task, hook, None))
+            charge = canonical_len(dto) + ROW_CHARGE
             for r in mine:
                 m.ids.setdefault((occ, r["pluginId"]), r["deliveryId"])
-                m.rows[r["deliveryId"]] = (occ, r["pluginId"], r.get("bytes", charge))
+                m.rows[r["deliveryId"]] = (occ, r["pluginId"],
+                                           charge if r["status"] == "pending" else r.get("bytes"))
             m.rejections += max(refused, 0)
         else:
             if mine or refused:
@@ -129,7 +140,7 @@ def crash_problems(run: _Run, state: dict[str, Any], claims: list[dict[str, Any]
         if r["occurrenceId"] not in known_occ:
             out["H20"].append(f"{r['deliveryId']} on {r['occurrenceId']}, an occurrence no "
                               "terminal transaction committed")
-    found = checks.state_problems(m, state, None)
+    found = checks.state_problems(m, state, run.driver.state)
     for inv, items in found.items():
         out[inv] += [f"after the crash and restart: {p}" for p in items]
     by_id = {r["deliveryId"]: r for r in rows}
@@ -141,6 +152,15 @@ def crash_problems(run: _Run, state: dict[str, Any], claims: list[dict[str, Any]
         if did not in m.gone and got != status:
             out["H14"].append(f"{did}: its {status} exit was acknowledged before the crash, "
                               f"after the restart it is {got}")
+    return checks.after_step(out, _claim_problems(run, state, claims))
+
+
+def _claim_problems(run: _Run, state: dict[str, Any], claims: list[dict[str, Any]]
+                    ) -> dict[str, list[str]]:
+    """One owner per row across the crash: no live lease claimed again, no token reused."""
+    assert run.driver is not None
+    m = run.driver.m
+    out: dict[str, list[str]] = {inv: [] for inv in checks.INVARIANTS}
     now = int(state.get("nowMs", m.now_ms))
     for c in claims:
         did = c.get("deliveryId")
@@ -221,17 +241,70 @@ def explore_crashes(case: Any, conn: Any, obs: Any, limits: dict[str, Any],
 
 def _judge(conn: Any, run: _Run, state_vfs: ModelVfs) -> dict[str, list[str]]:
     """Restart the candidate on one post-crash state and check it (on a copy of the
-    replay's model, so each state is judged from the same knowledge)."""
+    replay's model, so each state is judged from the same knowledge): start-up recovery
+    twice (the second must change nothing), then every terminal sent again — the one in
+    flight at the crash and each that returned — and a claim."""
     conn.attach_vfs(ROOT, FaultyVfs(state_vfs))
     snap = copy.deepcopy(run.driver.m) if run.driver is not None else None
+    tasks = dict(run.driver.tasks) if run.driver is not None else {}
+    in_flight, acked = run.in_flight, dict(run.acked)  # the replays below call through run
+    last = run.driver.state if run.driver is not None else {}
     try:
         conn.call("delivery.restart", {})
         state = conn.call("delivery.state", {})
-        claims = conn.call("delivery.claim", {}).get("claims", [])
+        conn.call("delivery.restart", {})
+        again = conn.call("delivery.state", {})
     except Exception as exc:  # noqa: BLE001 - a candidate that cannot restart fails H14
         return {"H14": [f"the restart after the crash failed: {exc}"[:300]]}
     try:
-        return crash_problems(run, state, claims)
+        found = crash_problems(run, state, [])
+        found = checks.after_step(found, _prefixed(checks.recovery_problems(state, again),
+                                                   "after the crash: "))
+        found = checks.after_step(found, _replays(conn, run, again, tasks))
+        try:
+            claims = conn.call("delivery.claim", {}).get("claims", [])
+        except Exception as exc:  # noqa: BLE001 - a candidate that cannot claim fails H14
+            return checks.after_step(found, {"H14": [f"the claim after the crash failed: {exc}"[:300]]})
+        return checks.after_step(found, _claim_problems(run, state, claims))
     finally:
+        run.in_flight, run.acked = in_flight, acked
         if run.driver is not None and snap is not None:
-            run.driver.m = snap
+            run.driver.m, run.driver.tasks, run.driver.state = snap, tasks, last
+
+
+def _prefixed(found: dict[str, list[str]], prefix: str) -> dict[str, list[str]]:
+    return {inv: [prefix + p for p in items] for inv, items in found.items()}
+
+
+def _replays(conn: Any, run: _Run, state: dict[str, Any], tasks: dict[str, str]
+             ) -> dict[str, list[str]]:
+    """Send the in-flight terminal again (a retried call after the crash: committed whole by
+    the replay if the crash undid it, answered with its occurrence if not), then the terminal
+    of the newest :data:`_REPLAYED` tasks that returned before the crash (nothing may
+    change)."""
+    driver = run.driver
+    assert driver is not None
+    found: dict[str, list[str]] = {}
+    driver.state = state
+    if run.in_flight is not None and run.in_flight[0] == "delivery.terminal":
+        args = run.in_flight[1]
+        task, hook = args["taskId"], args.get("hook", "afterComplete")
+        occs = [o["occurrenceId"] for o in state.get("occurrences", []) if o.get("taskId") == task]
+        driver.payloads.setdefault(task, (hook, args["dto"]))
+        if occs:
+            driver.tasks[task] = occs[0]
+        else:
+            driver.tasks.pop(task, None)
+        part, _ = driver._terminal({"do": "terminal", "task": task, "hook": hook}, task,
+                                   dto=args["dto"]) if not occs else driver.replay(task)
+        found = checks.after_step(found, _prefixed(part, "the terminal in flight at the crash, "
+                                                         "sent again: "))
+        driver.state = driver._after or conn.call("delivery.state", {})
+    for task in list(tasks)[-_REPLAYED:]:
+        if task not in driver.payloads:
+            continue
+        driver.tasks[task] = tasks[task]
+        part, _ = driver.replay(task)
+        found = checks.after_step(found, _prefixed(part, "after the crash and restart: "))
+        driver.state = driver._after or conn.call("delivery.state", {})
+    return found

@@ -28,6 +28,7 @@ from typing import Any
 
 from hookconf.harness.delivery import checks
 from hookconf.harness.delivery.model import ROW_CHARGE, DeliveryModel, Plugin, canonical_len, dto_of_bytes
+from hookconf.harness.protocol import CandidateReplyError
 
 __all__ = ["Driver", "POLICY_ACTIONS"]
 
@@ -51,8 +52,11 @@ class Driver:
         self.m.now_ms = int(self.state.get("nowMs", 0))
         self.problems: dict[str, dict[str, Any]] = {}
         self.tasks: dict[str, str] = {}
+        #: task -> (hook, DTO) of its first terminal (a replay sends them again)
+        self.payloads: dict[str, tuple[str, Any]] = {}
         self._after: dict[str, Any] | None = None
-        self.counts = {"steps": 0, "terminals": 0, "claims": 0, "fenced": 0, "skipped": 0}
+        self.counts = {"steps": 0, "terminals": 0, "replays": 0, "claims": 0, "fenced": 0,
+                       "skipped": 0}
 
     def note(self, found: dict[str, list[str]], at: str) -> None:
         for inv, items in found.items():
@@ -105,7 +109,7 @@ class Driver:
             m.now_ms = int(self.call("delivery.advance", {"ms": int(step["ms"])})["nowMs"])
             return {}, {}
         if do == "restart":
-            return {}, self.call("delivery.restart", {})
+            return self._restart()
         raise ValueError(f"unknown delivery step {do!r}")
 
     def _policy(self, step: dict[str, Any]) -> tuple[dict[str, list[str]], dict[str, Any]]:
@@ -142,17 +146,30 @@ class Driver:
         after = self._after = self.call("delivery.state", {})
         return checks.policy_problems(m, step, before, after), answer
 
-    def _terminal(self, step: dict[str, Any], task: str,
-                  check: bool = True) -> tuple[dict[str, list[str]], dict[str, Any]]:
+    def _terminal(self, step: dict[str, Any], task: str, check: bool = True,
+                  dto: Any = None) -> tuple[dict[str, list[str]], dict[str, Any]]:
         m = self.m
         hook = step.get("hook", "afterComplete")
-        dto = dto_of_bytes(task, hook, step.get("bytes"))
+        if dto is None:
+            dto = dto_of_bytes(task, hook, step.get("bytes"))
         charge = canonical_len(dto) + ROW_CHARGE
+        if task in self.tasks:
+            return self._replay(task, hook, dto)
         candidates = m.candidates(hook)
-        answer = self.call("delivery.terminal", {"taskId": task, "hook": hook, "dto": dto})
+        try:
+            answer = self.call("delivery.terminal", {"taskId": task, "hook": hook, "dto": dto})
+        except CandidateReplyError as exc:
+            over = checks.over_quota(m, candidates, charge, self.state)
+            if not over:
+                raise  # refused within quota: the candidate could not answer (errored)
+            self.counts["terminals"] += 1
+            after = self._after = self.call("delivery.state", {})
+            return checks.refused_whole_problems(task, f"{exc.code}: {exc.message}", over,
+                                                 after), {}
         self.counts["terminals"] += 1
         occ = answer.get("occurrenceId", "")
         self.tasks[task] = occ
+        self.payloads[task] = (hook, dto)
         m.snapshots[occ] = {p.plugin_id: {"grants": sorted(p.grants), "requires": sorted(p.requires),
                                           "identity": p.identity, "generation": m.generation}
                             for p in candidates}
@@ -161,15 +178,39 @@ class Driver:
             m.ids.setdefault(key, d["deliveryId"])
             m.rows[d["deliveryId"]] = (occ, d["pluginId"], charge)
         m.rejections += len(answer.get("tombstones", []))
-        summary = {"admitted": sorted(d["pluginId"] for d in answer.get("deliveries", [])
-                                      if d.get("status") == "pending"),
-                   "permanent": sorted(d["pluginId"] for d in answer.get("deliveries", [])
-                                       if d.get("status") == "dead_letter"),
-                   "tombstoned": sorted(t["pluginId"] for t in answer.get("tombstones", []))}
+        summary = _terminal_summary(answer)
         if not check:
             return {}, summary
         after = self._after = self.call("delivery.state", {})
         return checks.terminal_problems(m, step, answer, candidates, charge, after), summary
+
+    def replay(self, task: str) -> tuple[dict[str, list[str]], dict[str, Any]]:
+        """Send the terminal of ``task`` (committed) again with its first payload."""
+        hook, dto = self.payloads[task]
+        return self._replay(task, hook, dto)
+
+    def _replay(self, task: str, hook: str, dto: Any) -> tuple[dict[str, list[str]], dict[str, Any]]:
+        """The terminal of a task whose transaction committed, sent again (a retried call):
+        the same payload must be answered with the same occurrence; another payload may be
+        refused; either way nothing changes (:func:`checks.replay_problems`)."""
+        before = self.state
+        occ = self.tasks[task]
+        same = self.payloads.get(task) == (hook, dto)
+        self.counts["replays"] += 1
+        answer: dict[str, Any] | None
+        found: dict[str, list[str]] = {}
+        try:
+            answer = self.call("delivery.terminal", {"taskId": task, "hook": hook, "dto": dto})
+        except CandidateReplyError as exc:
+            if same:
+                found = {"H14": [f"the terminal of {task} sent again with the same payload was "
+                                 f"refused ({exc.code}: {exc.message:.100}); §11 keeps the replay "
+                                 "idempotent: it answers the committed occurrence"]}
+            answer = None
+        after = self._after = self.call("delivery.state", {})
+        found = checks.after_step(found, checks.replay_problems(self.m, task, occ, answer,
+                                                                before, after))
+        return found, _terminal_summary(answer or {})
 
     def _claim(self) -> tuple[dict[str, list[str]], dict[str, Any]]:
         m = self.m
@@ -220,6 +261,14 @@ class Driver:
             summary["status"] = answer["status"]
         return found, summary
 
+    def _restart(self) -> tuple[dict[str, list[str]], dict[str, Any]]:
+        """Restart twice: start-up recovery run again must leave what it left once."""
+        answer = self.call("delivery.restart", {})
+        first = self.call("delivery.state", {})
+        self.call("delivery.restart", {})
+        after = self._after = self.call("delivery.state", {})
+        return checks.recovery_problems(first, after), answer if isinstance(answer, dict) else {}
+
     # ---- explicit expectations ---------------------------------------------------------
     def _expected(self, step: dict[str, Any], summary: dict[str, Any],
                   after: dict[str, Any]) -> dict[str, list[str]]:
@@ -240,6 +289,15 @@ class Driver:
 
     def record(self) -> dict[str, Any]:
         return {"counts": dict(self.counts), "problems": self.problems}
+
+
+def _terminal_summary(answer: dict[str, Any]) -> dict[str, Any]:
+    return {"admitted": sorted(d["pluginId"] for d in answer.get("deliveries", [])
+                               if d.get("status") == "pending"),
+            "permanent": sorted(d["pluginId"] for d in answer.get("deliveries", [])
+                                if d.get("status") == "dead_letter"),
+            "tombstoned": sorted(t["pluginId"] for t in answer.get("tombstones", [])),
+            "occurrence": answer.get("occurrenceId")}
 
 
 def _bump(version: str) -> str:

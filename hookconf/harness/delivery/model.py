@@ -95,6 +95,8 @@ class DeliveryModel:
     rejections: int = 0
     #: receipts the candidate rolled into its aggregates (gone legitimately)
     gone: set[str] = field(default_factory=set)
+    #: (pluginId, status) -> how many of those receipts were removed (§11 audit counters)
+    pruned: dict[tuple[str, str], int] = field(default_factory=dict)
     #: pluginId -> the deliveryId of the harness worker's newest claim for it
     last_claim: dict[str, str] = field(default_factory=dict)
 

@@ -15,9 +15,10 @@ answer to ``delivery.reset`` (§11 "Version 1 configuration bounds are exact"); 
 judged step by step (:mod:`hookconf.harness.delivery.driver`).
 
 **Programs.**  Each program starts from ``delivery.reset`` and installs the population, then
-plays at most ``length`` steps drawn from a ``random.Random(seed + program)``: terminals,
-claims, completions and failures (some with a stale token), heartbeats, clock advances past
-the lease and the retry delays, restarts, grants, revokes, upgrades, disable/enable,
+plays at most ``length`` steps drawn from a ``random.Random(seed + program)``: terminals
+(some sent again for an earlier task, with its payload or another), claims, completions and
+failures (some with a stale token), heartbeats, clock advances past the lease and the retry
+delays, restarts (each run twice and compared), grants, revokes, upgrades, disable/enable,
 quarantine/release.  A failing program is shrunk greedily — drop one step at a time while
 the same invariant still fails — to a 1-minimal program the report prints with its seed.
 
@@ -86,6 +87,11 @@ def _draw(rng: random.Random, pids: list[str], length: int, lease_ms: int) -> li
         roll = rng.random()
         pid = rng.choice(pids)
         if roll < 0.18:
+            if n and rng.random() < 0.2:  # the terminal of an earlier task, sent again
+                steps.append({"do": "terminal", "task": f"p{rng.randint(1, n)}",
+                              "hook": rng.choice(("afterComplete", "onError")),
+                              "bytes": rng.choice((None, 100, 700))})
+                continue
             n += 1
             steps.append({"do": "terminal", "task": f"p{n}",
                           "hook": rng.choice(("afterComplete", "onError")),
@@ -157,8 +163,8 @@ def run_delivery(case: Case, conn: Connection, obs: Any) -> None:
     pids = [p["plugin"] for p in case.given.get("plugins", [])]
     seed = int(explore.get("seed", 0))
     lease_ms = int(case.given.get("config", {}).get("leaseMs", 120_000))
-    totals = {"programs": 0, "steps": 0, "terminals": 0, "claims": 0, "fenced": 0, "skipped": 0,
-              "failing": 0, "shrinkRuns": 0}
+    totals = {"programs": 0, "steps": 0, "terminals": 0, "replays": 0, "claims": 0, "fenced": 0,
+              "skipped": 0, "failing": 0, "shrinkRuns": 0}
     for index in range(int(explore.get("programs", 10))):
         rng = random.Random(seed * 1_000_003 + index)
         steps = _draw(rng, pids, int(explore.get("length", 12)), lease_ms)

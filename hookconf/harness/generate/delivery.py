@@ -16,6 +16,13 @@
 Bytes are the UTF-8 length of the DTO's canonical JSON plus the 512-byte row charge; the
 generator sizes each DTO so a row is charged exactly what the boundary needs.
 
+``delivery.replay`` sends a committed terminal again at every position of its rows' lives
+(at once, after a restart, while leased, after a retry, after the receipts, after they were
+pruned, after an install, after an upgrade, after a tombstone) with the same payload, another
+size and the other hook; ``delivery.recovery`` restarts twice over a row in each state start-up
+recovery meets; ``delivery.crashes`` crash-explores retention pruning, receipt and tombstone
+rollups, the recovery of an expired lease and the replayed terminal.
+
 ``delivery.programs`` yields the random op programs (``given.explore``) over a population of
 plugins with different grants and required grants, under the default limits and under tight
 ones (small quotas, a two-failure breaker, three attempts).
@@ -212,3 +219,194 @@ def delivery_programs(params: dict[str, Any], rng: random.Random) -> Iterator[In
                    "breaker, three attempts, a 30 s lease and two workers", _KIND, "negative",
                    {"config": tight, "plugins": _POPULATION, "explore": {**explore, "seed": explore["seed"] + 1}},
                    {"config": "accepted"})
+
+
+# ---- replayed terminals (H14, H20, H24) --------------------------------------------------
+_REPLAY = ("§11", "The same SQLite transaction writes the task terminal state, a stable "
+                  "occurrence and the rows; the occurrence consumer keeps replay idempotent "
+                  "through the unique (occurrenceId, hook, pluginId, version, digest) key; H14: "
+                  "an admitted delivery's identity is stable")
+
+#: Where the task's terminal is sent again: the steps between its first terminal and the
+#: replay, and the configuration they need.  Plugin ``a`` requires nothing special.
+_REPLAY_POSITIONS: tuple[tuple[str, str, dict[str, Any], list[dict[str, Any]]], ...] = (
+    ("immediately", "at once (a retried call)", {}, []),
+    ("after-restart", "after a restart", {}, [{"do": "restart"}]),
+    ("while-delivering", "while its row is leased", {}, [{"do": "claim"}]),
+    ("after-retry", "after a retryable failure", {},
+     [{"do": "claim"}, {"do": "fail", "plugin": "a", "retryable": True}]),
+    ("after-receipt", "after its delivery's receipt", {},
+     [{"do": "claim"}, {"do": "complete", "plugin": "a"}, {"do": "claim"},
+      {"do": "complete", "plugin": "b"}]),
+    ("after-pruning", "after its receipts were pruned past retention",
+     {"retentionMs": 86_400_000},
+     [{"do": "claim"}, {"do": "complete", "plugin": "a"}, {"do": "claim"},
+      {"do": "complete", "plugin": "b"}, {"do": "advance", "ms": 86_400_001}, {"do": "claim"}]),
+    ("after-install", "after another plugin was installed",
+     {}, [{"do": "install", "plugin": "c", "grants": ["http"], "requires": ["http"],
+           "hooks": ["afterComplete", "onError"]}]),
+    ("after-upgrade", "after its plugin was upgraded (the row superseded)",
+     {}, [{"do": "upgrade", "plugin": "a"}]),
+    ("after-tombstone", "after a quota tombstone, once the quota has room again",
+     {"pluginActiveRows": 1}, [{"do": "claim"}, {"do": "complete", "plugin": "a"}]),
+)
+
+
+def _replay_setup(position: str) -> list[dict[str, Any]]:
+    hooks = ["afterComplete", "onError"]
+    steps: list[dict[str, Any]] = [
+        {"do": "install", "plugin": "a", "grants": ["http"], "requires": ["http"], "hooks": hooks},
+        {"do": "install", "plugin": "b", "grants": ["http"], "requires": [], "hooks": hooks},
+        {"do": "install", "plugin": "m", "malformed": True, "hooks": hooks}]
+    if position == "after-tombstone":
+        steps.append({"do": "terminal", "task": "fill"})  # a's one active row
+    return steps
+
+
+def _replay_cases() -> Iterator[Instance]:
+    payloads = (("same", "the same payload", {}),
+                ("other-bytes", "a payload of another size", {"bytes": 900}),
+                ("other-hook", "the other post hook", {"hook": "onError"}))
+    for key, where, config, between in _REPLAY_POSITIONS:
+        for pkey, what, change in payloads:
+            steps = [*_replay_setup(key), {"do": "terminal", "task": "t1"}, *between,
+                     {"do": "terminal", "task": "t1", **change}, {"do": "restart"},
+                     {"do": "terminal", "task": "t1"}]
+            same = pkey == "same"
+            yield Instance(
+                f"replay.{key}.{pkey}",
+                f"a task's terminal sent again {where} with {what}: "
+                + ("its occurrence and delivery ids answered again, nothing written"
+                   if same else "answered with its occurrence or refused, nothing written"),
+                _KIND, "positive" if same else "negative",
+                {"config": config, "steps": steps}, {"config": "accepted"}, ("H14", "H20", "H24"),
+                notes=f"{_REPLAY[0]}: {_REPLAY[1]}. A replay with another payload may be "
+                      "refused (the spec does not say which answer); the durable state may "
+                      "not change either way")
+
+
+@template("delivery.replay", params={"type": "object", "additionalProperties": False,
+                                     "properties": {}})
+def delivery_replay(params: dict[str, Any], rng: random.Random) -> Iterator[Instance]:
+    """A committed terminal sent again at every position of its rows' lives (leased, retried,
+    receipted, pruned, superseded, tombstoned, after a restart, after a registry change) with
+    the same payload, another size and the other hook."""
+    del params, rng  # exhaustive over the positions
+    yield from _replay_cases()
+
+
+# ---- start-up recovery twice (H14) --------------------------------------------------------
+_RECOVERY = ("§11", "At startup, expired delivering leases return to pending; the ledger is "
+                    "reconciled from table contents at startup")
+
+#: A row in every state start-up recovery may meet, then ``restart`` (run twice, compared).
+_RECOVERY_STATES: tuple[tuple[str, str, list[dict[str, Any]]], ...] = (
+    ("pending", "a fresh pending row", []),
+    ("retry-scheduled", "a row pending after a retryable failure",
+     [{"do": "claim"}, {"do": "fail", "plugin": "a", "retryable": True}]),
+    ("retried-due", "a retried row whose retry is due",
+     [{"do": "claim"}, {"do": "fail", "plugin": "a", "retryable": True},
+      {"do": "advance", "ms": 5_000}]),
+    ("leased", "a row with a live lease", [{"do": "claim"}]),
+    ("lease-expired", "a row whose lease expired",
+     [{"do": "claim"}, {"do": "advance", "ms": 120_001}]),
+    ("lease-expired-retried", "a retried row whose second lease expired",
+     [{"do": "claim"}, {"do": "fail", "plugin": "a", "retryable": True},
+      {"do": "advance", "ms": 5_000}, {"do": "claim"}, {"do": "advance", "ms": 120_001}]),
+    ("breaker-open", "a plugin whose breaker is open",
+     [{"do": "claim"}, {"do": "fail", "plugin": "a", "retryable": True},
+      {"do": "advance", "ms": 5_000}, {"do": "claim"},
+      {"do": "fail", "plugin": "a", "retryable": True}]),
+    ("receipts", "receipts delivered and dead-lettered",
+     [{"do": "claim"}, {"do": "complete", "plugin": "a"}, {"do": "claim"},
+      {"do": "fail", "plugin": "b", "retryable": False}]),
+    ("past-retention", "receipts past retention",
+     [{"do": "claim"}, {"do": "complete", "plugin": "a"}, {"do": "advance", "ms": 86_400_001}]),
+    ("tombstoned", "a quota tombstone", [{"do": "terminal", "task": "t2"}]),
+)
+
+
+@template("delivery.recovery", params={"type": "object", "additionalProperties": False,
+                                       "properties": {}})
+def delivery_recovery(params: dict[str, Any], rng: random.Random) -> Iterator[Instance]:
+    """Start-up recovery run twice over a queue holding a row in each state recovery meets
+    (every ``restart`` step restarts twice and compares the durable states)."""
+    del params, rng
+    config = {"pluginActiveRows": 1, "retentionMs": 86_400_000, "breakerThreshold": 2}
+    for key, what, between in _RECOVERY_STATES:
+        steps = [{"do": "install", "plugin": "a"}, {"do": "install", "plugin": "b"},
+                 {"do": "terminal", "task": "t1"}, *between, {"do": "restart"},
+                 {"do": "restart"}, {"do": "claim"}]
+        yield Instance(f"recovery.twice.{key}", f"start-up recovery over {what}, run twice, "
+                       "leaves what it left once", _KIND,
+                       "negative" if "expired" in key else "positive",
+                       {"config": config, "steps": steps}, {"config": "accepted"}, ("H14",),
+                       notes=f"{_RECOVERY[0]}: {_RECOVERY[1]}; recovery is a function of the "
+                             "durable state, so a second run finds nothing left to do")
+
+
+# ---- compaction and retention under crashes (H14, H20, H24) -------------------------------
+_COMPACTION = ("§11", "Delivered/dead-letter rows are kept for 30 days; after deletion "
+                      "aggregate audit counters are kept. When their quota is needed, oldest "
+                      "receipts roll into the same bounded aggregates and are removed; no "
+                      "active row is pruned. Old buckets merge into a rollup")
+
+
+def _compaction_crash_cases() -> Iterator[Instance]:
+    a = {"do": "install", "plugin": "a"}
+    b = {"do": "install", "plugin": "b"}
+    yield Instance(
+        "crash.replayed-terminal", "a crash at every point of a terminal with three candidates, "
+        "then the terminal sent again: one occurrence, the same ids, one charge", _KIND,
+        "positive", {"plugins": [a, b, {"do": "install", "plugin": "m", "malformed": True}],
+                     "steps": [{"do": "terminal", "task": "t1"}],
+                     "crash": {"sample": 40, "seed": 10}},
+        {"config": "accepted"}, ("H14", "H20", "H24"), notes=f"{_REPLAY[0]}: {_REPLAY[1]}")
+    yield Instance(
+        "crash.retention", "a crash anywhere while receipts past retention are pruned (inside a "
+        "claim and a restart): active rows stay, every removed receipt is in the audit counters",
+        _KIND, "negative",
+        {"config": {"retentionMs": 86_400_000}, "plugins": [a, b],
+         "steps": [{"do": "terminal", "task": "t1"}, {"do": "claim"},
+                   {"do": "complete", "plugin": "a"}, {"do": "fail", "plugin": "b", "retryable": False},
+                   {"do": "terminal", "task": "t2"}, {"do": "advance", "ms": 86_400_001},
+                   {"do": "claim"}, {"do": "restart"}],
+         "crash": {"sample": 50, "seed": 11}},
+        {"config": "accepted"}, ("H14", "H24"), notes=f"{_COMPACTION[0]}: {_COMPACTION[1]}")
+    yield Instance(
+        "crash.receipt-rollup", "a crash anywhere while receipts past pluginReceiptRows = 1 roll "
+        "into the aggregates: the active row stays, the ledger stays exact", _KIND, "negative",
+        {"config": {"pluginReceiptRows": 1}, "plugins": [a],
+         "steps": [{"do": "terminals", "task": "r", "count": 3}, {"do": "claim"},
+                   {"do": "complete", "plugin": "a"}, {"do": "claim"},
+                   {"do": "complete", "plugin": "a"}],
+         "crash": {"sample": 40, "seed": 12}},
+        {"config": "accepted"}, ("H14", "H24"), notes=f"{_COMPACTION[0]}: {_COMPACTION[1]}")
+    days: list[dict[str, Any]] = [a, {"do": "terminal", "task": "keep"}]
+    for day in range(32):  # the setup (not crashed): 32 daily buckets
+        days += [{"do": "terminal", "task": f"d{day}"}, {"do": "advance", "ms": 86_400_000}]
+    yield Instance(
+        "crash.tombstone-rollup", "a crash anywhere in the rejections of days 33 and 34 (each "
+        "rolls the oldest daily bucket into the lifetime rollup): every rejection still "
+        "counted, at most 32 daily buckets", _KIND, "negative",
+        {"config": {"pluginActiveRows": 1, "maxActiveAgeMs": 2_592_000_000}, "plugins": days,
+         "steps": [{"do": "terminal", "task": "d32"}, {"do": "advance", "ms": 86_400_000},
+                   {"do": "terminal", "task": "d33"}],
+         "crash": {"sample": 10, "seed": 13}},
+        {"config": "accepted"}, ("H24", "H20"), notes=f"{_COMPACTION[0]}: {_COMPACTION[1]}")
+    yield Instance(
+        "crash.recovery", "a crash anywhere in the start-up recovery of an expired lease: the "
+        "row pending again, its id kept, recovery run twice equal to once", _KIND, "positive",
+        {"plugins": [a, b],
+         "steps": [{"do": "terminal", "task": "t1"}, {"do": "claim"},
+                   {"do": "advance", "ms": 120_001}, {"do": "restart"}, {"do": "claim"}],
+         "crash": {"sample": 40, "seed": 14}},
+        {"config": "accepted"}, ("H14", "H24"), notes=f"{_RECOVERY[0]}: {_RECOVERY[1]}")
+
+
+@template("delivery.crashes", params={"type": "object", "additionalProperties": False,
+                                      "properties": {}})
+def delivery_crashes(params: dict[str, Any], rng: random.Random) -> Iterator[Instance]:
+    """Crash exploration of compaction, retention, rollups, recovery and the replayed terminal."""
+    del params, rng
+    yield from _compaction_crash_cases()

@@ -229,7 +229,8 @@ def _print_crashes(report: Report, console: Console) -> None:
     points = sum(r.observation.metrics["crashPoints"] for r in crashed)
     states = sum(r.observation.metrics["crashStates"] for r in crashed)
     console.print(f"crash explorer: {points} crash points, {states} distinct post-crash states "
-                  f"over {len(crashed)} scenarios (finalize: each recovered twice; delivery: restarted) "
+                  f"over {len(crashed)} scenarios (finalize: each recovered twice; delivery: restarted "
+                  "twice, its terminals sent again) "
                   "(per case in --json: metrics)", markup=False, highlight=False, emoji=False)
 
 

@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from hookconf.reference.delivery import machine
@@ -52,6 +53,17 @@ def _load(text: str | None) -> Any:
     return json.loads(text) if text else []
 
 
+def _stored_permissions(cand: dict[str, Any]) -> tuple[str, str]:
+    """``(requires, created_permissions)`` as stored: the registry's own sorted JSON when the
+    candidate came from it unchanged, else encoded afresh."""
+    grants_text, requires_text, grants, requires = cand.get("_stored") or (None, None, None, None)
+    if requires_text is None or cand["requires"] != requires:
+        requires_text = json.dumps(sorted(cand["requires"]))
+    if grants_text is None or cand["grants"] != grants:
+        grants_text = json.dumps(sorted(cand["grants"]))
+    return requires_text, grants_text
+
+
 class DeliveryQueue:
     """One delivery queue over ``db`` (already migrated).
 
@@ -65,21 +77,88 @@ class DeliveryQueue:
         self.db = db
         self.limits = limits
         self.now_ms = now_ms
+        #: write-behind copies of ``counters`` and ``ledger`` inside one transaction
+        #: (:meth:`_batched`); ``None`` outside it
+        self._batch: dict[str, dict[str, Any]] | None = None
+        #: parsed registry rows, keyed by the row's stored text (never stale: a changed row
+        #: is a new key)
+        self._parsed: dict[tuple[Any, ...], dict[str, Any]] = {}
+        self._active_quota = (limits.pluginActiveRows, limits.pluginActiveBytes,
+                              limits.globalActiveRows, limits.globalActiveBytes)
 
     # ---- small repository helpers -------------------------------------------------------
+    @contextmanager
+    def _batched(self) -> Iterator[None]:
+        """Inside a transaction: read ``counters`` and ``ledger`` cells once, keep their
+        changes in memory and write each changed cell once at the end (before ``COMMIT``);
+        on an exception nothing is written and the transaction rolls back.  The values the
+        queue reads are the same as without it; only the number of statements changes."""
+        if self._batch is not None:
+            yield
+            return
+        self._batch = {"counters": {}, "ledger": {}, "dirty": {}}
+        try:
+            yield
+            batch = self._batch
+            names = batch["dirty"].get("counters", ())
+            if names:
+                self.db.executemany("UPDATE counters SET value = ? WHERE name = ?",
+                                    [(batch["counters"][name], name) for name in names])
+            cells = [(scope, *batch["ledger"][scope]) for scope in batch["dirty"].get("ledger", ())]
+            if cells:
+                self.db.executemany(
+                    "INSERT INTO ledger VALUES (?, ?, ?, ?, ?) ON CONFLICT(scope) DO UPDATE SET "
+                    "active_rows = excluded.active_rows, active_bytes = excluded.active_bytes, "
+                    "receipt_rows = excluded.receipt_rows, receipt_bytes = excluded.receipt_bytes",
+                    cells)
+        finally:
+            self._batch = None
+
     def _counter(self, name: str, bump: int = 0) -> int:
+        batch = self._batch
+        if batch is not None:
+            counters = batch["counters"]
+            if not counters:
+                counters.update(self.db.execute("SELECT name, value FROM counters"))
+            if bump:
+                counters[name] += bump
+                batch["dirty"].setdefault("counters", {})[name] = True
+            return counters[name]
         if bump:
             self.db.execute("UPDATE counters SET value = value + ? WHERE name = ?", (bump, name))
         return self.db.execute("SELECT value FROM counters WHERE name = ?", (name,)).fetchone()[0]
 
-    def _ledger(self, scope: str) -> tuple[int, int, int, int]:
+    def _ledger_cell(self, scope: str) -> tuple[int, int, int, int]:
         row = self.db.execute("SELECT active_rows, active_bytes, receipt_rows, receipt_bytes "
                               "FROM ledger WHERE scope = ?", (scope,)).fetchone()
         return tuple(row) if row else (0, 0, 0, 0)  # type: ignore[return-value]
 
+    def _ledger(self, scope: str) -> tuple[int, int, int, int]:
+        batch = self._batch
+        if batch is None:
+            return self._ledger_cell(scope)
+        ledger = batch["ledger"]
+        if not ledger:  # one read of the whole ledger (a cell per plugin, and the global one)
+            ledger[GLOBAL] = [0, 0, 0, 0]
+            ledger.update((r[0], list(r[1:])) for r in self.db.execute("SELECT * FROM ledger"))
+        cell = ledger.get(scope)
+        if cell is None:
+            cell = ledger[scope] = [0, 0, 0, 0]
+        return tuple(cell)  # type: ignore[return-value]
+
     def _ledger_add(self, plugin_id: str, rows: int = 0, nbytes: int = 0, receipts: int = 0,
                     receipt_bytes: int = 0) -> None:
+        batch = self._batch
         for scope in (plugin_id, GLOBAL):
+            if batch is not None:
+                self._ledger(scope)
+                cell = batch["ledger"][scope]
+                cell[0] += rows
+                cell[1] += nbytes
+                cell[2] += receipts
+                cell[3] += receipt_bytes
+                batch["dirty"].setdefault("ledger", {})[scope] = True
+                continue
             self.db.execute(
                 "INSERT INTO ledger VALUES (?, ?, ?, ?, ?) ON CONFLICT(scope) DO UPDATE SET "
                 "active_rows = active_rows + excluded.active_rows, "
@@ -88,20 +167,30 @@ class DeliveryQueue:
                 "receipt_bytes = receipt_bytes + excluded.receipt_bytes",
                 (scope, rows, nbytes, receipts, receipt_bytes))
 
-    def plugin(self, plugin_id: str) -> dict[str, Any] | None:
-        """The registry view of one plugin, or ``None`` when it is not installed."""
-        row = self.db.execute("SELECT plugin_id, version, digest, hooks, grants, requires, "
-                              "enabled, quarantined FROM plugins WHERE plugin_id = ?",
-                              (plugin_id,)).fetchone()
-        if row is None:
-            return None
-        return {"pluginId": row[0], "version": row[1], "digest": row[2], "hooks": _load(row[3]),
+    _PLUGIN_COLUMNS = ("SELECT plugin_id, version, digest, hooks, grants, requires, enabled, "
+                       "quarantined FROM plugins")
+
+    def _parse_plugin(self, row: tuple[Any, ...]) -> dict[str, Any]:
+        parsed = self._parsed.get(row)
+        if parsed is None:
+            if len(self._parsed) > 4096:
+                self._parsed.clear()
+            parsed = self._parsed[row] = {
+                "pluginId": row[0], "version": row[1], "digest": row[2], "hooks": _load(row[3]),
                 "grants": _load(row[4]), "requires": _load(row[5]), "enabled": bool(row[6]),
                 "quarantined": bool(row[7])}
+            parsed["_stored"] = (row[4], row[5], parsed["grants"], parsed["requires"])
+        return dict(parsed)  # the lists are shared: no caller changes them
+
+    def plugin(self, plugin_id: str) -> dict[str, Any] | None:
+        """The registry view of one plugin, or ``None`` when it is not installed."""
+        row = self.db.execute(f"{self._PLUGIN_COLUMNS} WHERE plugin_id = ?", (plugin_id,)).fetchone()
+        return None if row is None else self._parse_plugin(tuple(row))
 
     def plugins(self) -> list[dict[str, Any]]:
-        ids = [r[0] for r in self.db.execute("SELECT plugin_id FROM plugins ORDER BY plugin_id")]
-        return [p for p in map(self.plugin, ids) if p is not None]
+        """Every installed plugin's registry view, by plugin id (one query)."""
+        return [self._parse_plugin(tuple(r))
+                for r in self.db.execute(f"{self._PLUGIN_COLUMNS} ORDER BY plugin_id")]
 
     # ---- the terminal transaction (H20, H24) --------------------------------------------
     def snapshot_candidates(self, hook: str) -> list[dict[str, Any]]:
@@ -116,13 +205,17 @@ class DeliveryQueue:
         """Whether one more row of ``charge`` bytes fits every active quota (§11, H24):
         per-plugin and global rows and bytes, and the 1 GiB post hard budget.  Called inside
         the terminal transaction, so the reservation is atomic.  (A mutant's seam.)"""
-        lim = self.limits
+        max_p_rows, max_p_bytes, max_g_rows, max_g_bytes = self._active_quota
         p_rows, p_bytes, _, _ = self._ledger(plugin_id)
         g_rows, g_bytes, _, g_receipt_bytes = self._ledger(GLOBAL)
-        return (p_rows + 1 <= lim.pluginActiveRows and p_bytes + charge <= lim.pluginActiveBytes
-                and g_rows + 1 <= lim.globalActiveRows
-                and g_bytes + charge <= lim.globalActiveBytes
+        return (p_rows + 1 <= max_p_rows and p_bytes + charge <= max_p_bytes
+                and g_rows + 1 <= max_g_rows and g_bytes + charge <= max_g_bytes
                 and g_bytes + g_receipt_bytes + charge <= FIXED["postHardBudgetBytes"])
+
+    def charge(self, text: str) -> int:
+        """The bytes one row of canonical DTO ``text`` reserves: its UTF-8 length plus the
+        512-byte row charge (§11).  (A mutant's seam.)"""
+        return len(text.encode("utf-8")) + ROW_CHARGE
 
     def terminal(self, task_id: str, hook: str, dto: Any, status: str = "completed") -> dict[str, Any]:
         """Commit a task's terminal state (§5.3, §11) in one transaction: the task status,
@@ -137,9 +230,9 @@ class DeliveryQueue:
         if hook not in POST_HOOKS:
             raise ValueError(f"{hook!r} is not a post hook")
         text = canonical_dto(dto)
-        charge = len(text.encode("utf-8")) + ROW_CHARGE
+        charge = self.charge(text)
         now = self.now_ms()
-        with transaction(self.db):
+        with transaction(self.db), self._batched():
             known = self.db.execute("SELECT occurrence_id FROM tasks WHERE task_id = ?",
                                     (task_id,)).fetchone()
             if known is not None:
@@ -152,6 +245,7 @@ class DeliveryQueue:
                             (occurrence, task_id, hook, now, generation,
                              json.dumps([c["pluginId"] for c in candidates])))
             deliveries, tombstones = [], []
+            rows: list[tuple[Any, ...]] = []  # the pending rows, written in one statement
             for cand in candidates:
                 pid = cand["pluginId"]
                 if not cand.get("version") or not cand.get("digest"):
@@ -166,30 +260,36 @@ class DeliveryQueue:
                                        "reason": str(DeadLetterReason.IDENTITY_MISSING)})
                 elif self.admits(pid, charge):
                     did = self._new_id()
-                    self.db.execute(
-                        "INSERT INTO deliveries (delivery_id, seq, occurrence_id, hook, plugin_id, "
-                        "version, digest, requires, created_permissions, created_generation, dto, "
-                        "bytes, created_ms, status, attempts, next_retry_ms) "
-                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?)",
-                        (did, self._counter("seq", 1), occurrence, hook, pid, cand["version"],
-                         cand["digest"], json.dumps(sorted(cand["requires"])),
-                         json.dumps(sorted(cand["grants"])), generation, text, charge, now, now))
+                    rows.append((did, self._counter("seq", 1), occurrence, hook, pid,
+                                 cand["version"], cand["digest"], *_stored_permissions(cand),
+                                 generation, text, charge, now, now))
                     self._ledger_add(pid, 1, charge)
                     deliveries.append({"deliveryId": did, "pluginId": pid, "status": "pending"})
                 else:
                     reason = str(DeadLetterReason.QUEUE_CAPACITY)
                     self._tombstone(pid, hook, reason, occurrence, now)
                     tombstones.append({"pluginId": pid, "reason": reason})
+            if rows:
+                self.db.executemany(
+                    "INSERT INTO deliveries (delivery_id, seq, occurrence_id, hook, plugin_id, "
+                    "version, digest, requires, created_permissions, created_generation, dto, "
+                    "bytes, created_ms, status, attempts, next_retry_ms) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?)", rows)
         return {"occurrenceId": occurrence, "deliveries": deliveries, "tombstones": tombstones}
 
     def _new_id(self) -> str:
         return f"dlv-{self._counter('seq', 1)}"
 
     def _occurrence_result(self, occurrence: str) -> dict[str, Any]:
-        rows = [r for r in self.rows() if r["occurrenceId"] == occurrence]
+        rows = self.db.execute(
+            "SELECT delivery_id, plugin_id, status, seq FROM deliveries WHERE occurrence_id = ? "
+            "UNION ALL SELECT delivery_id, plugin_id, status, seq FROM receipts "
+            "WHERE occurrence_id = ? ORDER BY seq", (occurrence, occurrence)).fetchall()
         return {"occurrenceId": occurrence,
-                "deliveries": [{"deliveryId": r["deliveryId"], "pluginId": r["pluginId"],
-                                "status": r["status"]} for r in rows], "tombstones": []}
+                "deliveries": [{"deliveryId": r[0], "pluginId": r[1], "status": r[2]}
+                               for r in sorted(rows, key=lambda r: r[2] not in ("pending",
+                                                                                "delivering"))],
+                "tombstones": []}
 
     # ---- tombstones (§11: bounded buckets) ----------------------------------------------
     def _tombstone(self, plugin_id: str, hook: str, reason: str, occurrence: str, now: int) -> None:
@@ -271,10 +371,14 @@ class DeliveryQueue:
                     "created_permissions, created_generation, dto, bytes, created_ms, status, "
                     "attempts, next_retry_ms, token, lease_until_ms, code, reason, seq")
 
-    def _active(self, where: str = "", args: tuple[Any, ...] = ()) -> list[dict[str, Any]]:
-        keys = [k.strip() for k in self._ROW_COLUMNS.split(",")]
-        rows = self.db.execute(f"SELECT {self._ROW_COLUMNS} FROM deliveries {where} ORDER BY seq",
-                               args).fetchall()
+    _ROW_KEYS = tuple(k.strip() for k in _ROW_COLUMNS.split(","))
+
+    def _active(self, where: str = "", args: tuple[Any, ...] = (),
+                limit: int | None = None) -> list[dict[str, Any]]:
+        tail = "" if limit is None else f" LIMIT {int(limit)}"
+        rows = self.db.execute(f"SELECT {self._ROW_COLUMNS} FROM deliveries {where} ORDER BY seq"
+                               f"{tail}", args).fetchall()
+        keys = self._ROW_KEYS
         return [dict(zip(keys, r, strict=True)) for r in rows]
 
     @staticmethod
@@ -304,21 +408,19 @@ class DeliveryQueue:
         self._apply(r, machine.DeadLettered(code, reason))
 
     # ---- claims (H15, leases and fencing) -----------------------------------------------
-    def breaker_allows(self, plugin_id: str, now: int) -> bool:
-        row = self.db.execute("SELECT open_until_ms FROM breakers WHERE plugin_id = ?",
-                              (plugin_id,)).fetchone()
-        return row is None or row[0] is None or row[0] <= now
-
     def eligible_plugins(self, now: int) -> list[str]:
         """Plugins with a claimable row, no unexpired lease (per-plugin concurrency 1) and a
         breaker that lets a claim through, in round-robin order after the last plugin
         served.  (A mutant's seam.)"""
-        rows = self._active()
-        busy = {r["plugin_id"] for r in rows if r["status"] == "delivering"
-                and r["lease_until_ms"] is not None and r["lease_until_ms"] > now}
-        due = sorted({r["plugin_id"] for r in rows
-                      if machine.claimable(self._machine_row(r), now)} - busy)
-        due = [p for p in due if self.breaker_allows(p, now)]
+        busy = {r[0] for r in self.db.execute(
+            "SELECT DISTINCT plugin_id FROM deliveries WHERE status = 'delivering' "
+            "AND lease_until_ms > ?", (now,))}
+        due = {r[0] for r in self.db.execute(
+            "SELECT DISTINCT plugin_id FROM deliveries WHERE (status = 'pending' AND "
+            "next_retry_ms <= ?) OR (status = 'delivering' AND lease_until_ms <= ?)", (now, now))}
+        open_until = dict(self.db.execute("SELECT plugin_id, open_until_ms FROM breakers "
+                                          "WHERE open_until_ms > ?", (now,)).fetchall())
+        due = sorted(p for p in due - busy if p not in open_until)
         last = self.db.execute("SELECT value FROM cursor WHERE name = 'plugin'").fetchone()
         if last is not None:
             after = [p for p in due if p > last[0]]
@@ -353,13 +455,16 @@ class DeliveryQueue:
     def _sweep(self, now: int) -> None:
         """Dead-letter active rows past the age limit, and expired leases that used their
         last attempt (§11: "Attempts/age beyond the limit become dead_letter")."""
-        for r in self._active():
+        lim = self.limits
+        for r in self._active(
+                "WHERE created_ms <= ? OR (status = 'delivering' AND lease_until_ms <= ? "
+                "AND attempts >= ?)", (now - lim.maxActiveAgeMs, now, lim.maxAttempts)):
             mrow = self._machine_row(r)
             if r["status"] == "delivering" and not machine.claimable(mrow, now):
                 continue
-            if now - r["created_ms"] >= self.limits.maxActiveAgeMs:
+            if now - r["created_ms"] >= lim.maxActiveAgeMs:
                 self._permanent(r, "age_limit", str(ErrorCode.POST_DEAD_LETTER))
-            elif r["status"] == "delivering" and r["attempts"] >= self.limits.maxAttempts:
+            elif r["status"] == "delivering" and r["attempts"] >= lim.maxAttempts:
                 self._permanent(r, "attempt_limit", str(ErrorCode.POST_DEAD_LETTER))
 
     def claim(self) -> list[dict[str, Any]]:
@@ -368,7 +473,7 @@ class DeliveryQueue:
         lease of ``leaseMs``.  A ``pending`` due row or an expired lease may be claimed."""
         now = self.now_ms()
         claims: list[dict[str, Any]] = []
-        with transaction(self.db):
+        with transaction(self.db), self._batched():
             self.compact()
             self._sweep(now)
             room = min(self.limits.claimBatch, self.limits.workers - self.in_flight(now))
@@ -383,9 +488,16 @@ class DeliveryQueue:
         return claims
 
     def _claim_one(self, plugin_id: str, now: int) -> dict[str, Any] | None:
-        for r in self._active("WHERE plugin_id = ?", (plugin_id,)):
-            if not machine.claimable(self._machine_row(r), now):
-                continue
+        while True:  # the plugin's oldest claimable row; one a policy blocks ends, the next
+            found = self._active(
+                "WHERE plugin_id = ? AND ((status = 'pending' AND next_retry_ms <= ?) OR "
+                "(status = 'delivering' AND lease_until_ms <= ?))", (plugin_id, now, now),
+                limit=1)
+            if not found:
+                return None
+            r = found[0]
+            if not machine.claimable(self._machine_row(r), now):  # pragma: no cover - the query's rule
+                return None
             blocked = self._policy_blocks(r)
             if blocked is not None:
                 self._permanent(r, blocked)
@@ -400,7 +512,6 @@ class DeliveryQueue:
                     "token": token, "attempt": new.attempts, "leaseUntilMs": new.lease_until_ms,
                     "permissions": self.attempt_permissions(r, live or {"grants": []}),
                     "dto": json.loads(r["dto"])}
-        return None
 
     def _fenced_row(self, delivery_id: str, token: str) -> dict[str, Any] | None:
         found = self._active("WHERE delivery_id = ?", (delivery_id,))
@@ -423,7 +534,7 @@ class DeliveryQueue:
     def complete(self, delivery_id: str, token: str) -> dict[str, Any]:
         """The matching hook exit: write the receipt (``delivered``) — only with the current
         unexpired token, and only while the row's identity and required grants are live."""
-        with transaction(self.db):
+        with transaction(self.db), self._batched():
             r = self._fenced_row(delivery_id, token)
             if r is None:
                 return {"accepted": False, "reason": "stale or expired fencing token"}
@@ -440,7 +551,7 @@ class DeliveryQueue:
         ``dead_letter`` at the attempt or age limit; counted by the plugin's breaker.
         Permanent: ``dead_letter`` with ``plugin.post.permanent``."""
         now = self.now_ms()
-        with transaction(self.db):
+        with transaction(self.db), self._batched():
             r = self._fenced_row(delivery_id, token)
             if r is None:
                 return {"accepted": False, "reason": "stale or expired fencing token"}

@@ -76,6 +76,15 @@ MIGRATIONS: tuple[str, ...] = (
         ('occurrence', 0);
     CREATE TABLE cursor (name TEXT PRIMARY KEY, value TEXT NOT NULL);
     """,
+    # 2: the indexes a claim, a sweep, retention and a replay read by
+    """
+    CREATE INDEX deliveries_by_plugin ON deliveries (plugin_id, seq);
+    CREATE INDEX deliveries_by_lease ON deliveries (status, lease_until_ms);
+    CREATE INDEX deliveries_by_occurrence ON deliveries (occurrence_id);
+    CREATE INDEX receipts_by_finish ON receipts (finished_ms);
+    CREATE INDEX receipts_by_plugin ON receipts (plugin_id, seq);
+    CREATE INDEX receipts_by_occurrence ON receipts (occurrence_id);
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)
