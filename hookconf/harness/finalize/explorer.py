@@ -121,7 +121,15 @@ class _Run:
         limits = self.sc.limits()
         if limits is not None:
             args["limits"] = limits
+        platform = self.sc.platform()
+        if platform is not None:
+            args["platform"] = platform
         prepared = call("finalize.prepare", args)
+        if platform is not None and prepared.get("platform") != platform:
+            # §10.1 names both encodings; choosing the model is the harness's device
+            raise CaseSkipped(f"the candidate did not take the identity model {platform!r} "
+                              f"(finalize.prepare answered platform="
+                              f"{prepared.get('platform')!r:.60}); this case needs it")
         if limits is not None and prepared.get("limits") != limits:
             # §10.1 fixes 1,000,000; a lowered limit is the harness's device, not the spec's
             raise CaseSkipped(f"the candidate did not take the entry-limit override "
@@ -377,7 +385,10 @@ def _identity_pair(run: _Run, obs: Any) -> None:
     each must also have the shape and counts §10.1 fixes.  Planning changes nothing, so
     nothing is run or crashed."""
     pair = run.case.given["identityPair"]
-    other = FinalizeScenario.from_given({**run.case.given, "tree": pair["tree"]})
+    other_given = {**run.case.given, "tree": pair["tree"]}
+    if "platform" in pair:
+        other_given["platform"] = pair["platform"]
+    other = FinalizeScenario.from_given(other_given)
     answers = []
     for sc, record in ((run.sc, obs), (other, None)):
         run.sc = sc

@@ -148,6 +148,42 @@ class FinalizeScenario:
         limits = self.given.get("limits")
         return {"maxEntries": int(limits["maxEntries"])} if limits else None
 
+    def platform(self) -> str | None:
+        """The identity model the case asks for (case ``platform``: ``posix`` or
+        ``windows``, sent as ``finalize.prepare``'s ``platform``), or ``None``."""
+        return self.given.get("platform")
+
+    def expected_entries(self, tree: UserTree | None = None) -> list[str]:
+        """§10.1's digest order of a directory source's entries under :meth:`platform`:
+        depth first, pre-order, siblings sorted by raw name bytes (POSIX, UTF-8) or by
+        UTF-16 code units (Windows) — computed here from the case's tree, apart from any
+        candidate."""
+        src = self.task["sourcePath"]
+        tree = self.initial if tree is None else tree
+        children: dict[str, list[str]] = {}
+        for path in tree:
+            if path.startswith(src + "/"):
+                parent, _, name = path.rpartition("/")
+                children.setdefault(parent[len(src) + 1:], []).append(name)
+        windows = self.platform() == "windows"
+
+        def key(name: str) -> tuple[int, ...] | bytes:
+            if windows:
+                raw = name.encode("utf-16-le", "surrogatepass")
+                return tuple(int.from_bytes(raw[i:i + 2], "little") for i in range(0, len(raw), 2))
+            return name.encode("utf-8", "surrogateescape")
+
+        out: list[str] = []
+
+        def walk(rel: str) -> None:
+            for name in sorted(children.get(rel, []), key=key):
+                sub = f"{rel}/{name}" if rel else name
+                out.append(sub)
+                walk(sub)
+
+        walk("")
+        return out
+
     def metadata_ops(self) -> list[dict[str, Any]]:
         """The chain's staged metadata operations (case ``task.metadataOps``)."""
         return list(self.task.get("metadataOps", []))
