@@ -196,7 +196,7 @@ def bench_finalize() -> None:
         rates[label] = states / elapsed
         print(f"finalize [{label:18}] {len(cases)} cases, {points} crash points, {generated} "
               f"states generated, {states} distinct recovered twice + checked in "
-              f"{elapsed:.2f} s -> {states / elapsed:,.0f} checked states/s")
+              f"{elapsed:.2f} CPU s -> {states / elapsed:,.0f} checked states/s per core")
     print(f"finalize probed / replayed: {rates['probed run'] / rates['replayed per point']:.1f}x")
 
 

@@ -101,16 +101,21 @@ class JournalStore:
         self.path = f"{state_dir}/finalize-{task_id}.journal"
         self.marker = f"{state_dir}/finalize-{task_id}.quarantined"
 
-    def records(self) -> list[dict[str, object]] | None:
+    def records(self, committed: tuple[str | None] | None = None
+                ) -> list[dict[str, object]] | None:
         """Every record in order, ``db_committed`` (from the database) after the last
-        record of an open phase; ``None`` when there is no journal.  Raises
+        record of an open phase; ``None`` when there is no journal.  ``committed``: the
+        database's committed final path already read, as a 1-tuple.  Raises
         :class:`~hookconf.reference.finalize.journal.JournalError` for a damaged journal
         or a database SQLite cannot read."""
         raw = self.read()
-        try:
-            final = db.committed_path(self.vfs, self.database, self.task_id)
-        except db.DbError as exc:
-            raise j.JournalError(f"the task database cannot be read: {exc}") from exc
+        if committed is not None:
+            (final,) = committed
+        else:
+            try:
+                final = db.committed_path(self.vfs, self.database, self.task_id)
+            except db.DbError as exc:
+                raise j.JournalError(f"the task database cannot be read: {exc}") from exc
         if raw is None:
             if final is not None:
                 raise j.JournalError("the database committed a task that has no journal")

@@ -241,10 +241,14 @@ class FinalizeOps:
     def finalize_state(self, args: dict[str, Any]) -> dict[str, Any]:
         vfs = self._vfs(args["root"])
         store = execute.JournalStore(vfs, args["stateDir"], args["taskId"], self._database(args))
-        state, reason = recovery.read_state(store)
-        out = recovery.outcome_of(state, reason).to_json()
         try:
-            out["db"] = db.view(vfs, store.database, args["taskId"])
+            view, final = db.view_and_committed(vfs, store.database, args["taskId"])
         except db.DbError as exc:
+            state, reason = recovery.read_state(store)
+            out = recovery.outcome_of(state, reason).to_json()
             out["db"] = {"error": str(exc)[:300]}
+            return out
+        state, reason = recovery.read_state(store, (final,))
+        out = recovery.outcome_of(state, reason).to_json()
+        out["db"] = view
         return out

@@ -59,16 +59,18 @@ def journal_ids(vfs: Vfs, state_dir: str) -> list[str]:
             if n.startswith(_PREFIX) and n.endswith(_SUFFIX)]
 
 
-def read_state(store: JournalStore) -> tuple[j.JournalState | None, str]:
+def read_state(store: JournalStore, committed: tuple[str | None] | None = None
+               ) -> tuple[j.JournalState | None, str]:
     """The folded journal, read only: ``(state, "")``; ``(None, reason)`` when the journal
-    is malformed or marked quarantined; ``JournalState()`` when there is none."""
+    is malformed or marked quarantined; ``JournalState()`` when there is none.
+    ``committed``: see :meth:`JournalStore.records`."""
     try:
         store.vfs.lstat(store.marker)
         return None, "marked quarantined"
     except FileNotFoundError:
         pass
     try:
-        records = store.records()
+        records = store.records(committed)
         return (j.JournalState(), "") if records is None else (j.fold(records), "")
     except j.JournalError as exc:
         return None, str(exc)
