@@ -67,3 +67,39 @@ def test_the_sqlite_prng_restarts_from_its_seed():
         return b"".join(seen)
 
     assert journal_bytes() == journal_bytes()
+
+
+class _Wandering(ReferenceCandidate):
+    """Does one more file operation in its first finalization than in the later ones."""
+
+    runs = 0
+
+    def finalize_run(self, args):
+        type(self).runs += 1
+        if type(self).runs == 1:
+            for root in (self._finalize_roots or {}).values():
+                root.lstat("save")
+                root.fsync_dir("save")
+        return super().finalize_run(args)
+
+
+def test_a_candidate_that_does_not_repeat_its_run_is_reported_not_explored_blindly(corpus):
+    conn = InProcessConnection(_Wandering(), "wandering")
+    conn.open()
+    obs = Observation()
+    run_finalize(corpus["fin.matrix.file.distinct"], conn, obs)
+    problems = obs.extra["finalize"]["problems"]
+    assert "not deterministic" in " ".join(problems["H13"]["problems"])
+
+
+def test_the_harness_s_own_error_while_reading_a_crash_point_is_raised(corpus, monkeypatch):
+    from hookconf.harness.finalize import explorer
+
+    def broken(*args):
+        raise RuntimeError("harness bug")
+
+    monkeypatch.setattr(explorer, "digest", broken)
+    conn = InProcessConnection(ReferenceCandidate(), "reference")
+    conn.open()
+    with pytest.raises(RuntimeError, match="harness bug"):
+        run_finalize(corpus["fin.matrix.file.distinct"], conn, Observation())
