@@ -219,7 +219,11 @@ def connect(vfs: Vfs, path: str, *, synchronous: str = "FULL",
     adapter = _PortVfs(vfs)
     conn = apsw.Connection(path, vfs=adapter.vfs_name)
     weakref.finalize(conn, adapter.unregister)
-    conn.execute(f"PRAGMA journal_mode={journal_mode}")
+    if journal_mode.upper() != "DELETE":
+        # DELETE is the default of every database this adapter can open (WAL, the one mode
+        # a file remembers, needs shared memory it does not offer): asking for it again
+        # would only re-read the file, a tenth of a millisecond per open
+        conn.execute(f"PRAGMA journal_mode={journal_mode}")
     conn.execute(f"PRAGMA synchronous={synchronous}")
     return conn
 
