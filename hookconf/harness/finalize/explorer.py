@@ -251,7 +251,6 @@ def run_finalize(case: Case, conn: Connection, obs: Any, *, replay: bool = False
                         "statesGenerated": generated})
 
 
-
 @dataclass(frozen=True)
 class _Outsiders:
     """What the outside writers had done when the world stopped at a crash point."""
