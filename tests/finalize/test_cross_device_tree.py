@@ -180,3 +180,26 @@ def test_tree_manifest_refuses_a_file():
     with pytest.raises(HookRuntimeError):
         tree_manifest(vfs, "save/f")
     assert j.Phase.PREPARED.value == "prepared"
+
+
+# ---- case-equivalent paths (§10.1) --------------------------------------------------------
+def test_a_target_spelling_the_source_otherwise_is_the_source_on_a_folding_file_system():
+    from hookconf.faultinject import ModelVfs
+    from hookconf.reference.finalize.plan import equivalent_paths
+
+    folding = ModelVfs(fold_names=True)
+    for d in ("save", "state", "other"):
+        folding.mkdir(d)
+    put(folding, "save/movie.mkv", b"bytes")
+    assert equivalent_paths(folding, "save/movie.mkv", "save/Movie.mkv")
+    assert not equivalent_paths(folding, "save/movie.mkv", "other/Movie.mkv")
+    assert not equivalent_paths(folding, "save/movie.mkv", "save/absent.mkv")
+    plan = build_plan(folding, task_id="t1", save_dir="save", source_path="save/movie.mkv",
+                      target_path="save/Movie.mkv")
+    assert plan.route == "in_place"
+    assert finalize(folding, "state", plan).status == "completed"
+    assert "save/movie.mkv" in snapshot(folding)  # nothing moved, the spelling kept
+
+    sensitive = world(files={"save/movie.mkv": b"bytes"})
+    sensitive.link("save/movie.mkv", "save/Movie.mkv")  # a hard link is another name
+    assert not equivalent_paths(sensitive, "save/movie.mkv", "save/Movie.mkv")

@@ -86,6 +86,7 @@ FINALIZE_MUTANTS = [
      ("fin.matrix.tree.cross-device",)),
     ("tests.mutants.finalize.copy_tree_parent_first:factory", "H19", ("fin.matrix.tree.cross-device",)),
     ("tests.mutants.finalize.windows_utf8_order:factory", "H23", ("fin.platform.order.windows.distinct",)),
+    ("tests.mutants.finalize.case_equivalent_as_distinct:factory", "H13", ("fin.casefold.file.equivalent",)),
 ]
 
 #: Shell mutants (§16) run the shell cases: symmetry, the generated step order, incomplete assemblies.

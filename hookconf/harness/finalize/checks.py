@@ -99,7 +99,7 @@ def _replacement_on_top(sc: FinalizeScenario, state: dict[str, Any], tree: UserT
         return []
     installed = state.get("phase") in ("target_installed", "db_committed", "cleaned") or \
         state.get("status") == "completed"
-    got = tree.get(sc.task["targetPath"])
+    got = tree.get(sc.target_in_tree or sc.task["targetPath"])
     if installed and got != sc.initial[rep]:
         src = sc.initial.get(sc.task["sourcePath"])
         what = "the original source" if got is not None and got == src else \

@@ -551,6 +551,31 @@ def finalize_casefold(params: dict[str, Any], rng: random.Random) -> Iterator[In
                            given, expect, invariants, "§10.1",
                            notes=f"{_FOLDING[0]}: {_FOLDING[1]} §13 names no code for a "
                                  "collision: target_exists (no-clobber) or plan_invalid.")
+        # the target is the source itself spelled otherwise: one entry on a folding file
+        # system (source == target: nothing moves), two paths on a case-sensitive one
+        for folding in (True, False):
+            is_file = artifact == "file"
+            src, tgt = ("save/movie.mkv", "save/Movie.mkv") if is_file else \
+                ("save/movie", "save/Movie")
+            given = {"caseFolding": folding,
+                     "tree": [{"path": "save/keep.txt", "file": "an unrelated file of the user"},
+                              *_artifact(artifact, src)],
+                     "task": {"taskId": "task-1", "saveDir": "save", "sourcePath": src,
+                              "targetPath": tgt, "metadataOps": list(_METADATA_OPS)}}
+            if "maxPoints" in params:
+                given["explore"] = {"maxPoints": params["maxPoints"]}
+            where = "a case-folding" if folding else "a case-sensitive"
+            yield Instance(f"{artifact}.equivalent{'' if folding else '.sensitive'}",
+                           f"finalize a {artifact} on {where} file system whose target {tgt!r} "
+                           f"differs from the source {src!r} only in case: "
+                           + ("one entry, the source == target branch" if folding
+                              else "two paths, a no-replace install"),
+                           "runtime.finalize", "positive", given, {"outcome": "completed"},
+                           ("H10", "H13", "H19"), "§10.1",
+                           notes="§10.1: Windows 大小写等价路径走 source == target 分支 "
+                                 "(Windows case-equivalent paths take the source == target "
+                                 "branch); the harness's oracle holds the target at the "
+                                 "source's spelling on a folding file system.")
 
 
 # ---- §10.1 identity discrimination (H23) -------------------------------------------------

@@ -34,9 +34,9 @@ The lease and quiesce that precede planning are the caller's
 (:meth:`hookconf.reference.finalize.ops.FinalizeOps.quiesce`, H8).  A directory that
 crosses devices records its manifest (every entry's path, type, size and SHA-256 in
 digest order) in ``prepared``: a partial private copy, or a source whose deletion a crash
-interrupted, is checked entry by entry against it before anything is deleted.  Not yet:
-case-equivalent source and target paths on a case-folding file system (§10.1 "Windows
-case-equivalent paths take the source == target branch").
+interrupted, is checked entry by entry against it before anything is deleted.  A target
+that a case-folding file system resolves to the source's own entry
+(:func:`equivalent_paths`) takes the ``source == target`` branches (§10.1).
 """
 
 from __future__ import annotations
@@ -81,6 +81,7 @@ __all__ = [
     "Unlink",
     "Verify",
     "build_plan",
+    "equivalent_paths",
     "parent_of",
     "route",
     "select_replacement",
@@ -386,7 +387,7 @@ def build_plan(vfs: Vfs, *, task_id: str, save_dir: str, source_path: str, targe
     except FileNotFoundError as exc:
         raise _invalid(f"source {source_path} does not exist") from exc
     rep = select_replacement(vfs, staging)
-    same = source_path == target_path
+    same = source_path == target_path or equivalent_paths(vfs, source_path, target_path)
     tdir = parent_of(target_path)
     try:
         tdev = vfs.device_of(tdir)
@@ -432,6 +433,23 @@ def build_plan(vfs: Vfs, *, task_id: str, save_dir: str, source_path: str, targe
     ops = _metadata_ops([] if metadata_ops is None else metadata_ops, _invalid)
     return HookPlan(task_id, source_path, target_path, source_identity, rep, route_name,
                     private, rollback, cross, ops, [], list(files), platform, manifest)
+
+
+def equivalent_paths(vfs: Vfs, source: str, target: str) -> bool:
+    """Whether ``target`` is another spelling of ``source`` on a file system that folds
+    names (§10.1: "Windows 大小写等价路径走 source == target 分支" — case-equivalent paths
+    take the source == target branch): the same directory, the same entry, and the
+    directory does not list the target's spelling as a name of its own (a hard link
+    would be listed).  Reads only; the file system decides, no folding rule is assumed."""
+    if source == target or parent_of(source) != parent_of(target):
+        return False
+    try:
+        if vfs.lstat(source).ino != vfs.lstat(target).ino:
+            return False
+        names = vfs.listdir(parent_of(target))
+    except OSError:
+        return False
+    return target.rpartition("/")[2] not in names
 
 
 def select_replacement(vfs: Vfs, staging: Any) -> Replacement | None:
