@@ -10,6 +10,10 @@ Usage: python benchmarks/crash.py [--rounds N]
    unlink, fsync_dir) on ModelVfs, on ModelVfs behind FaultyVfs, and on OsVfs in a temp
    dir; prints ops/s for each.
 3. Explores an acknowledged SQLite commit (APSW over ModelVfs, synchronous=EXTRA).
+4. Explores the finalize matrix (``fin.matrix.*``) through the harness against the
+   reference, each crash point's states read from one probed run and, in the same
+   session, from one run crashed per point (``benchmarks/finalize.py``): checked
+   states/s of each (two recoveries per state; goal >= 1,000 per core) and their ratio.
 
 Single process, single thread (one core).  Prints figures; asserts nothing.
 """
@@ -171,6 +175,29 @@ def main() -> None:
     bench_explorer(args.rounds)
     bench_ops(args.rounds)
     bench_sqlite(max(1, args.rounds // 2))
+    bench_finalize()
+
+
+def bench_finalize() -> None:
+    import fnmatch
+
+    from benchmarks.finalize import _explore
+    from hookconf.harness.corpus import load_corpus
+    from hookconf.harness.protocol import InProcessConnection
+    from hookconf.reference.candidate import ReferenceCandidate
+
+    cases = [c for c in load_corpus().cases
+             if c.kind == "runtime.finalize" and fnmatch.fnmatchcase(c.id, "fin.matrix.*")]
+    conn = InProcessConnection(ReferenceCandidate(), "reference")
+    conn.open()
+    rates = {}
+    for label, replay in (("probed run", False), ("replayed per point", True)):
+        points, generated, states, elapsed = _explore(cases, conn, replay)
+        rates[label] = states / elapsed
+        print(f"finalize [{label:18}] {len(cases)} cases, {points} crash points, {generated} "
+              f"states generated, {states} distinct recovered twice + checked in "
+              f"{elapsed:.2f} CPU s -> {states / elapsed:,.0f} checked states/s per core")
+    print(f"finalize probed / replayed: {rates['probed run'] / rates['replayed per point']:.1f}x")
 
 
 if __name__ == "__main__":

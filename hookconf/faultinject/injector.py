@@ -49,9 +49,17 @@ class FaultyVfs:
     left as the world left it at the crash.
     """
 
-    def __init__(self, inner: Vfs, plan: FaultPlan | None = None) -> None:
+    def __init__(self, inner: Vfs, plan: FaultPlan | None = None, *,
+                 probe: Callable[[int, str], None] | None = None,
+                 probe_at: frozenset[tuple[int, str]] = frozenset()) -> None:
         self.inner = inner
         self.plan = plan if plan is not None else FaultPlan()
+        #: ``probe(index, when)`` runs at each ``(index, when)`` of ``probe_at`` exactly
+        #: where a ``crash-<when>`` fault at ``index`` would stop the world, but the world
+        #: goes on: a crash explorer reads every crash point's state from one run
+        #: instead of re-running the prefix once per point.
+        self.probe = probe
+        self.probe_at = probe_at
         self.trace: list[TraceEvent] = []
         self.injected: list[tuple[int, str]] = []
         self.crashed: Crash | None = None
@@ -85,6 +93,8 @@ class FaultyVfs:
         if "crash-before" in names:
             self.crashed = Crash(index, "before")
             raise Crash(index, "before")
+        if self.probe is not None and (index, "before") in self.probe_at:
+            self.probe(index, "before")
         for fault in fired:
             if fault.name == "mutate-tree":
                 (fault.mutate or outside_writer)(self.inner, paths)
@@ -99,6 +109,8 @@ class FaultyVfs:
             self.trace[index] = TraceEvent(index, op, paths, op in MUTATING_OPS, exc.errno)
             raise
         finally:
+            if self.probe is not None and (index, "after") in self.probe_at:
+                self.probe(index, "after")
             if "crash-after" in names:
                 self.crashed = Crash(index, "after")
                 raise Crash(index, "after")

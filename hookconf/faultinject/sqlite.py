@@ -27,6 +27,7 @@ memory, outside the model (a crash loses them anyway).  :func:`connect_os` is th
 from __future__ import annotations
 
 import errno
+import hashlib
 import itertools
 import sqlite3
 import weakref
@@ -35,7 +36,7 @@ import apsw
 
 from .port import FileHandle, Vfs
 
-__all__ = ["connect", "connect_os", "SYNCHRONOUS"]
+__all__ = ["connect", "connect_os", "seed_randomness", "SYNCHRONOUS"]
 
 #: Accepted ``synchronous`` levels (SQLite PRAGMA synchronous names).
 SYNCHRONOUS = ("OFF", "NORMAL", "FULL", "EXTRA")
@@ -218,7 +219,11 @@ def connect(vfs: Vfs, path: str, *, synchronous: str = "FULL",
     adapter = _PortVfs(vfs)
     conn = apsw.Connection(path, vfs=adapter.vfs_name)
     weakref.finalize(conn, adapter.unregister)
-    conn.execute(f"PRAGMA journal_mode={journal_mode}")
+    if journal_mode.upper() != "DELETE":
+        # DELETE is the default of every database this adapter can open (WAL, the one mode
+        # a file remembers, needs shared memory it does not offer): asking for it again
+        # would only re-read the file, a tenth of a millisecond per open
+        conn.execute(f"PRAGMA journal_mode={journal_mode}")
     conn.execute(f"PRAGMA synchronous={synchronous}")
     return conn
 
@@ -233,3 +238,40 @@ def connect_os(path: str, *, synchronous: str = "FULL",
     conn.execute(f"PRAGMA journal_mode={journal_mode}")
     conn.execute(f"PRAGMA synchronous={synchronous}")
     return conn
+
+
+class _SeededDefault(apsw.VFS):
+    """The platform's default VFS with one change: ``xRandomness`` (which seeds SQLite's
+    PRNG: rollback-journal nonces, temporary names, ``random()``) draws from an injected
+    seed, so two runs of the same program write the same bytes."""
+
+    NAME = "hookconf-seeded"
+
+    def __init__(self) -> None:
+        self.seed = 0
+        super().__init__(self.NAME, base="", makedefault=True)
+
+    def xRandomness(self, numbytes: int) -> bytes:  # noqa: N802
+        out = bytearray()
+        counter = 0
+        while len(out) < numbytes:
+            out += hashlib.sha256(f"hookconf-sqlite-prng:{self.seed}:{counter}".encode()).digest()
+            counter += 1
+        return bytes(out[:numbytes])
+
+
+_seeded: _SeededDefault | None = None
+
+
+def seed_randomness(seed: int) -> None:
+    """Restart SQLite's PRNG (APSW's library, this process) from ``seed``.
+
+    The first call makes a :class:`_SeededDefault` the default VFS (SQLite seeds its PRNG
+    from the default VFS); every call then resets the PRNG, so the next random bytes
+    SQLite draws — a rollback journal's nonce — are a function of ``seed``.  A crash
+    explorer calls it before each run so that equal file systems are equal states."""
+    global _seeded
+    if _seeded is None:
+        _seeded = _SeededDefault()
+    _seeded.seed = seed
+    apsw.randomness(0)  # N <= 0: SQLite forgets its PRNG state and reseeds on next use

@@ -82,6 +82,11 @@ FINALIZE_MUTANTS = [
      ("fin.db-faults.file.distinct.none.eio-fsync",)),
     ("tests.mutants.finalize.tree_without_dirs:factory", "H23", ("fin.identity.pair.*",)),
     ("tests.mutants.finalize.tree_files_by_size:factory", "H23", ("fin.identity.pair.*",)),
+    ("tests.mutants.finalize.copy_tree_without_dir_fsync:factory", "H19",
+     ("fin.matrix.tree.cross-device",)),
+    ("tests.mutants.finalize.copy_tree_parent_first:factory", "H19", ("fin.matrix.tree.cross-device",)),
+    ("tests.mutants.finalize.windows_utf8_order:factory", "H23", ("fin.platform.order.windows.distinct",)),
+    ("tests.mutants.finalize.case_equivalent_as_distinct:factory", "H13", ("fin.casefold.file.equivalent",)),
 ]
 
 #: Shell mutants (§16) run the shell cases: symmetry, the generated step order, incomplete assemblies.

@@ -99,7 +99,7 @@ def _replacement_on_top(sc: FinalizeScenario, state: dict[str, Any], tree: UserT
         return []
     installed = state.get("phase") in ("target_installed", "db_committed", "cleaned") or \
         state.get("status") == "completed"
-    got = tree.get(sc.task["targetPath"])
+    got = tree.get(sc.target_in_tree or sc.task["targetPath"])
     if installed and got != sc.initial[rep]:
         src = sc.initial.get(sc.task["sourcePath"])
         what = "the original source" if got is not None and got == src else \
@@ -134,7 +134,7 @@ def before_recovery(sc: FinalizeScenario, state: dict[str, Any], tree: UserTree,
     elif phase == "target_staged" and not sc.holds_selected(tree):
         sel = sc.selected.get("")
         fresh = {p for p in tree if p not in sc.initial}
-        if sel is not None and not any(tree[p] == sel for p in fresh):
+        if sel is not None and not any(_holds_at(tree, p, sc.selected) for p in fresh):
             out["H19"].append("journal at target_staged but no private item durably holds the "
                               "selected artifact")
     elif phase == "cleaned" and tree != sc.final:
@@ -143,6 +143,12 @@ def before_recovery(sc: FinalizeScenario, state: dict[str, Any], tree: UserTree,
         out["H19"].append(f"journal at cancelled but the files are not restored: "
                           f"{_diff(tree, sc.initial)}")
     return out
+
+
+def _holds_at(tree: UserTree, path: str, selected: UserTree) -> bool:
+    """Whether ``path`` holds exactly ``selected`` (relative paths, ``""`` the root)."""
+    under = {p[len(path):]: e for p, e in tree.items() if p == path or p.startswith(path + "/")}
+    return under == selected
 
 
 def after_recovery(sc: FinalizeScenario, state: dict[str, Any], tree: UserTree,
@@ -238,6 +244,14 @@ def identity_problems(sc: FinalizeScenario, prepared: dict[str, Any]) -> list[st
             problems.append("a directory identity needs a 64-hex treeSha256 (§10.1)")
     if want.get("kind") == "file" and "treeSha256" in got:
         problems.append("a file identity must not carry directory fields")
+    if want.get("kind") == "directory" and sc.platform() is not None:
+        order = sc.expected_entries()
+        listed = prepared.get("identityEntries")
+        if listed != order:
+            rule = "UTF-16 code units" if sc.platform() == "windows" else "raw name bytes"
+            problems.append(f"on the {sc.platform()} model the entries enter the digest in "
+                            f"the order {str(listed)[:200]}, not sorted by {rule} "
+                            f"{str(order)[:200]} (§10.1)")
     return problems
 
 

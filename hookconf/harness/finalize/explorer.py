@@ -9,9 +9,16 @@
    crash state (variant ``clean``).
 2. **Explore.**  For every mutating operation ``k`` of the recorded trace and ``when`` in
    (before, after) — at most ``given.explore.maxPoints`` points, an evenly spread subset
-   when there are more — the scenario is re-run from a fresh file system with a
-   ``crash-<when>`` fault at ``k``: the crash is something the harness does to the
-   candidate.  The harness then sends ``finalize.crash`` (forget everything volatile) and,
+   when there are more — the world stops there: the crash is something the harness does
+   to the candidate.  The scenario is re-run once from a fresh file system with a probe at
+   every chosen point, which reads the states a crash there would leave and lets the run
+   go on (a deterministic candidate reaches each point as a run crashed there would; one
+   that does not is reported); ``run_finalize(..., replay=True)`` instead crashes one run
+   per point with a ``crash-<when>`` fault at ``k``, and finds the same states.  SQLite's
+   PRNG restarts from one seed before each run
+   (:func:`hookconf.faultinject.sqlite.seed_randomness`), so a rollback journal's nonce
+   does not make equal states differ.  The harness then sends ``finalize.crash`` (forget
+   everything volatile) and,
    for each post-crash state the persistence model allows (``given.explore.variants``:
    ``all`` (default) or ``durable``; at an operation on the task database's own files only
    ``durable`` and ``all``, see ``docs/protocol.md``), hands that state to the candidate, reads
@@ -40,12 +47,14 @@ refuses them or answers without the echo is not judged by that case (§10.1 fixe
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from hookconf.faultinject.faults import Crash, Fault, FaultPlan
 from hookconf.faultinject.host import ModelHost
 from hookconf.faultinject.injector import FaultyVfs
 from hookconf.faultinject.snapshot import digest, snapshot
+from hookconf.faultinject.sqlite import seed_randomness
 from hookconf.harness.corpus import Case
 from hookconf.harness.finalize import checks
 from hookconf.harness.finalize.scenario import (
@@ -96,6 +105,7 @@ class _Run:
                 return self.conn.call(op, args)
             return obs.ask(self.conn, op.split(".")[1], op, args)
 
+        seed_randomness(0)  # every run writes the same SQLite journal nonces
         self.attach(ROOT, vfs)
         self.conn.attach_host(ROOT, self.sc.new_host(vfs.note))  # type: ignore[attr-defined]
         args: dict[str, Any] = {"root": ROOT, "stateDir": STATE_DIR, "database": DATABASE,
@@ -111,7 +121,15 @@ class _Run:
         limits = self.sc.limits()
         if limits is not None:
             args["limits"] = limits
+        platform = self.sc.platform()
+        if platform is not None:
+            args["platform"] = platform
         prepared = call("finalize.prepare", args)
+        if platform is not None and prepared.get("platform") != platform:
+            # §10.1 names both encodings; choosing the model is the harness's device
+            raise CaseSkipped(f"the candidate did not take the identity model {platform!r} "
+                              f"(finalize.prepare answered platform="
+                              f"{prepared.get('platform')!r:.60}); this case needs it")
         if limits is not None and prepared.get("limits") != limits:
             # §10.1 fixes 1,000,000; a lowered limit is the harness's device, not the spec's
             raise CaseSkipped(f"the candidate did not take the entry-limit override "
@@ -171,8 +189,12 @@ def _spread(points: list[tuple[int, str]], limit: int) -> list[tuple[int, str]]:
     return [points[int(i * step)] for i in range(limit)]
 
 
-def run_finalize(case: Case, conn: Connection, obs: Any) -> None:
-    """Record, explore and check one ``runtime.finalize`` case (see the module docstring)."""
+def run_finalize(case: Case, conn: Connection, obs: Any, *, replay: bool = False) -> None:
+    """Record, explore and check one ``runtime.finalize`` case (see the module docstring).
+
+    The post-crash states come from one probed re-run (:func:`_capture`); with ``replay``
+    from one run crashed at each point (:func:`_replay`, the slow way, kept to show that
+    both give the same points and states)."""
     attach = _attach(conn)
     if attach is None:
         raise CaseSkipped("crash-testing a finalization needs the harness's file system in "
@@ -215,8 +237,117 @@ def run_finalize(case: Case, conn: Connection, obs: Any) -> None:
 
     points = [(ev.index, when) for ev in trace if ev.mutating for when in ("before", "after")]
     chosen = _spread(points, limit)
+    crashed = _replay if replay else _capture
+    captured, generated = crashed(run, faults, trace, chosen, variants)
+    for label, variant, state, outsiders in captured:
+        fired = outsiders.restore(sc)
+        run.judge_state(state, fired, f"{label}, variant {variant}")
+    states = len(captured)
+    record = {"prepared": prepared, "run": answer, "outcome": outcome, "identity": identity,
+              "crashPoints": len(chosen), "pointsTotal": len(points), "crashStates": states,
+              "statesGenerated": generated, "variants": variants, "problems": run.problems}
+    obs.extra["finalize"] = record
+    obs.metrics.update({"crashPoints": len(chosen), "crashStates": states,
+                        "statesGenerated": generated})
+
+
+@dataclass(frozen=True)
+class _Outsiders:
+    """What the outside writers had done when the world stopped at a crash point."""
+
+    fired: dict[str, bool]
+    tampered: dict[str, bytes]
+    renamed: dict[str, str]
+
+    @classmethod
+    def of(cls, sc: FinalizeScenario) -> _Outsiders:
+        return cls(dict(sc.fired), dict(sc.tampered), dict(sc.renamed))
+
+    def restore(self, sc: FinalizeScenario) -> bool:
+        """Put the scenario back as it was at the crash; returns whether the writer fired."""
+        sc.fired.clear()
+        sc.fired.update(self.fired)
+        sc.tampered.clear()
+        sc.tampered.update(self.tampered)
+        sc.renamed.clear()
+        sc.renamed.update(self.renamed)
+        return bool(self.fired)
+
+
+def _capture(run: _Run, faults: tuple[Fault, ...], trace: list[Any],
+             chosen: list[tuple[int, str]], variants: str
+             ) -> tuple[list[tuple[str, str, Any, _Outsiders]], int]:
+    """Every post-crash state of the ``chosen`` crash points, from one more run.
+
+    The run is the recorded one again (same faults, same outsiders) with a probe at each
+    chosen point: where a ``crash-<when>`` fault would stop the world, the probe reads the
+    states the persistence model allows a crash there to leave — each a fresh ModelVfs —
+    and the run goes on.  A deterministic candidate reaches every point exactly as a run
+    crashed there would, so the states are those of one crashed run per point (§10.3)
+    without replaying each prefix; a point the run does not reach, or reaches with
+    another operation, is the nondeterminism the crashed runs reported.
+
+    Returns the distinct states in point order, each with its label, variant and the
+    outsiders' doings at the crash, and the number of states generated before the
+    duplicates were dropped."""
+    sc = run.sc
+    model = sc.fresh()
     seen: set[bytes] = set()
-    generated = states = 0
+    captured: list[tuple[str, str, Any, _Outsiders]] = []
+    reached: set[tuple[int, str]] = set()
+    generated = 0
+    ops = {ev.index: ev.op for ev in trace}
+
+    failed: list[BaseException] = []
+
+    def probe(index: int, when: str) -> None:
+        try:
+            read_states(index, when)
+        except BaseException as exc:  # noqa: BLE001 - the harness's own error: re-raised
+            failed.append(exc)  # after the run, never into the candidate's handlers
+
+    def read_states(index: int, when: str) -> None:
+        nonlocal generated
+        reached.add((index, when))
+        if index >= len(vfs.trace) or vfs.trace[index].op != ops.get(index):
+            return
+        label = f"crash {when} {trace[index]}"
+        run.note({"H10": checks.plain_renames(vfs.trace[:index + 1], "the run")}, label)
+        outsiders = _Outsiders.of(sc)
+        in_db = all(p.startswith(DATABASE) for p in trace[index].paths)
+        for variant, state in model.crash_states(explore=variants == "all"):
+            if in_db and variant not in ("durable", "all"):
+                continue  # SQLite's own atomic commit: faultinject's tests, not this case's
+            generated += 1
+            key = digest(snapshot(state)) + bytes([bool(outsiders.fired)])
+            if key in seen:
+                continue
+            seen.add(key)
+            captured.append((label, variant, state, outsiders))
+
+    vfs = FaultyVfs(model, FaultPlan(faults), probe=probe, probe_at=frozenset(chosen))
+    try:
+        run.drive(vfs)
+    except Exception:  # noqa: BLE001 - the recorded run's answer was judged already
+        pass
+    if failed:
+        raise failed[0]
+    for k, when in chosen:
+        if (k, when) not in reached or k >= len(vfs.trace) or vfs.trace[k].op != ops.get(k):
+            run.note({"H13": ["the candidate never reached this operation: the finalization "
+                              "is not deterministic"]}, f"crash {when} {trace[k]}")
+    return captured, generated
+
+
+def _replay(run: _Run, faults: tuple[Fault, ...], trace: list[Any],
+            chosen: list[tuple[int, str]], variants: str
+            ) -> tuple[list[tuple[str, str, Any, _Outsiders]], int]:
+    """What :func:`_capture` returns, from one run per point crashed there (a
+    ``crash-<when>`` fault) after replaying the whole prefix."""
+    sc = run.sc
+    seen: set[bytes] = set()
+    captured: list[tuple[str, str, Any, _Outsiders]] = []
+    generated = 0
     for k, when in chosen:
         model = sc.fresh()
         vfs = FaultyVfs(model, FaultPlan(faults + (Fault(f"crash-{when}", k),)))
@@ -232,26 +363,19 @@ def run_finalize(case: Case, conn: Connection, obs: Any) -> None:
             run.note({"H13": ["the candidate never reached this operation: the finalization "
                               "is not deterministic"]}, label)
             continue
-        fired = bool(sc.fired)
+        outsiders = _Outsiders.of(sc)
         run.note({"H10": checks.plain_renames(vfs.trace, "the run")}, label)
         in_db = all(p.startswith(DATABASE) for p in trace[k].paths)
         for variant, state in model.crash_states(explore=variants == "all"):
             if in_db and variant not in ("durable", "all"):
-                continue  # SQLite's own atomic commit: faultinject's tests, not this case's
+                continue
             generated += 1
-            key = digest(snapshot(state)) + bytes([fired])
+            key = digest(snapshot(state)) + bytes([bool(outsiders.fired)])
             if key in seen:
                 continue
             seen.add(key)
-            states += 1
-            run.judge_state(state, fired, f"{label}, variant {variant}")
-    record = {"prepared": prepared, "run": answer, "outcome": outcome, "identity": identity,
-              "crashPoints": len(chosen), "pointsTotal": len(points), "crashStates": states,
-              "statesGenerated": generated, "variants": variants, "problems": run.problems}
-    obs.extra["finalize"] = record
-    obs.metrics.update({"crashPoints": len(chosen), "crashStates": states,
-                        "statesGenerated": generated})
-
+            captured.append((label, variant, state, outsiders))
+    return captured, generated
 
 
 def _identity_pair(run: _Run, obs: Any) -> None:
@@ -260,7 +384,10 @@ def _identity_pair(run: _Run, obs: Any) -> None:
     each must also have the shape and counts §10.1 fixes.  Planning changes nothing, so
     nothing is run or crashed."""
     pair = run.case.given["identityPair"]
-    other = FinalizeScenario.from_given({**run.case.given, "tree": pair["tree"]})
+    other_given = {**run.case.given, "tree": pair["tree"]}
+    if "platform" in pair:
+        other_given["platform"] = pair["platform"]
+    other = FinalizeScenario.from_given(other_given)
     answers = []
     for sc, record in ((run.sc, obs), (other, None)):
         run.sc = sc

@@ -27,7 +27,7 @@ from typing import Any
 
 from hookconf.faultinject.faults import Fault
 from hookconf.faultinject.host import ModelHost
-from hookconf.faultinject.model import ModelVfs
+from hookconf.faultinject.model import ModelVfs, fold_name
 from hookconf.faultinject.port import Vfs
 from hookconf.faultinject.snapshot import snapshot
 
@@ -85,6 +85,9 @@ class FinalizeScenario:
     renamed: dict[str, str] = field(default_factory=dict)
     #: the current run's host model (engine and host writers)
     host: ModelHost | None = None
+    #: where the user tree holds the target: ``targetPath``, or the source's own spelling
+    #: when a case-folding file system makes the two one entry (§10.1)
+    target_in_tree: str = ""
 
     @classmethod
     def from_given(cls, given: dict[str, Any]) -> FinalizeScenario:
@@ -98,6 +101,9 @@ class FinalizeScenario:
         selected = {"": initial[rep]} if rep and rep in initial else moved
         final = {p: e for p, e in initial.items()
                  if not (p == src or p.startswith(src + "/")) and p != rep}
+        if given.get("caseFolding") and src != tgt and _folded(src) == _folded(tgt) \
+                and not rep:
+            tgt = src  # §10.1: case-equivalent paths take source == target; no path changes
         for rel, entry in selected.items():
             final[tgt + rel] = entry
         precious = {e[1] for e in moved.values() if e[0] == "file"}
@@ -107,7 +113,8 @@ class FinalizeScenario:
         if "outsideWriter" in given:
             w = given["outsideWriter"]
             writer = (w.get("path", tgt), _content(w))
-        return cls(given, task, initial, final, selected, frozenset(precious), writer)
+        return cls(given, task, initial, final, selected, frozenset(precious), writer,
+                   target_in_tree=tgt)
 
     # ---- what the harness sends -------------------------------------------------------
     def staging(self) -> dict[str, Any] | None:
@@ -147,6 +154,42 @@ class FinalizeScenario:
         ``{"maxEntries": n}``), or ``None`` for the spec's own 1,000,000."""
         limits = self.given.get("limits")
         return {"maxEntries": int(limits["maxEntries"])} if limits else None
+
+    def platform(self) -> str | None:
+        """The identity model the case asks for (case ``platform``: ``posix`` or
+        ``windows``, sent as ``finalize.prepare``'s ``platform``), or ``None``."""
+        return self.given.get("platform")
+
+    def expected_entries(self, tree: UserTree | None = None) -> list[str]:
+        """§10.1's digest order of a directory source's entries under :meth:`platform`:
+        depth first, pre-order, siblings sorted by raw name bytes (POSIX, UTF-8) or by
+        UTF-16 code units (Windows) — computed here from the case's tree, apart from any
+        candidate."""
+        src = self.task["sourcePath"]
+        tree = self.initial if tree is None else tree
+        children: dict[str, list[str]] = {}
+        for path in tree:
+            if path.startswith(src + "/"):
+                parent, _, name = path.rpartition("/")
+                children.setdefault(parent[len(src) + 1:], []).append(name)
+        windows = self.platform() == "windows"
+
+        def key(name: str) -> tuple[int, ...] | bytes:
+            if windows:
+                raw = name.encode("utf-16-le", "surrogatepass")
+                return tuple(int.from_bytes(raw[i:i + 2], "little") for i in range(0, len(raw), 2))
+            return name.encode("utf-8", "surrogateescape")
+
+        out: list[str] = []
+
+        def walk(rel: str) -> None:
+            for name in sorted(children.get(rel, []), key=key):
+                sub = f"{rel}/{name}" if rel else name
+                out.append(sub)
+                walk(sub)
+
+        walk("")
+        return out
 
     def metadata_ops(self) -> list[dict[str, Any]]:
         """The chain's staged metadata operations (case ``task.metadataOps``)."""
@@ -335,7 +378,7 @@ class FinalizeScenario:
 
     def holds_selected(self, tree: UserTree) -> bool:
         """Whether the target holds exactly the selected artifact."""
-        tgt = self.task["targetPath"]
+        tgt = self.target_in_tree or self.task["targetPath"]
         under = {p[len(tgt):]: e for p, e in tree.items() if p == tgt or p.startswith(tgt + "/")}
         return under == self.selected
 
@@ -365,6 +408,10 @@ class FinalizeScenario:
         below = [e for p, e in self.initial.items() if p.startswith(src + "/")]
         return {"kind": "directory", "entryCount": len(below),
                 "totalBytes": sum(len(e[1]) for e in below if e[0] == "file")}
+
+
+def _folded(path: str) -> str:
+    return "/".join(fold_name(part) for part in path.split("/"))
 
 
 def _parent(path: str) -> str:

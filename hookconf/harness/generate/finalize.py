@@ -14,10 +14,12 @@ staging records of §10.1 (``finalize.staging``, H9), the quiesce and outside re
 - the no-replace primitive: native ``RENAME_NOREPLACE``, or a file system answering
   ``EINVAL`` so the install is published by link-then-unlink.
 
-Every instance is crash-explored by the runner.  Not in the matrix yet (the reference does
-not implement them and no case should pretend it does): a cross-device directory, a
-directory source with a replacement, case-folding equivalence.  The entry limit has its own
-template, ``finalize.limits``.
+Every instance is crash-explored by the runner; a directory across devices is copied
+privately (per-file fsync, postorder directory fsync) and crashed inside that copy and
+inside the source's deletion too.  Not in the matrix (a directory source with a
+replacement is a type mismatch; case-equivalent source and target paths are not modelled
+yet).  The entry limit has its own template, ``finalize.limits``; a full target device,
+``finalize.enospc``; the identity models, ``finalize.platform``.
 """
 
 from __future__ import annotations
@@ -126,7 +128,9 @@ def _matrix() -> Iterator[tuple[str, str, str, str, str]]:
                     yield "file", placement, replacement, target, noreplace
     for artifact in ("empty-dir", "tree"):
         for placement, target in (("distinct", "absent"), ("distinct", "exists"),
-                                  ("distinct", "appears"), ("same", "absent")):
+                                  ("distinct", "appears"), ("same", "absent"),
+                                  ("cross-device", "absent"), ("cross-device", "exists"),
+                                  ("cross-device", "appears")):
             yield artifact, placement, "none", target, "native"
     for artifact in ("symlink", "fifo", "tree-symlink", "tree-fifo"):
         yield artifact, "distinct", "none", "absent", "native"
@@ -547,6 +551,31 @@ def finalize_casefold(params: dict[str, Any], rng: random.Random) -> Iterator[In
                            given, expect, invariants, "§10.1",
                            notes=f"{_FOLDING[0]}: {_FOLDING[1]} §13 names no code for a "
                                  "collision: target_exists (no-clobber) or plan_invalid.")
+        # the target is the source itself spelled otherwise: one entry on a folding file
+        # system (source == target: nothing moves), two paths on a case-sensitive one
+        for folding in (True, False):
+            is_file = artifact == "file"
+            src, tgt = ("save/movie.mkv", "save/Movie.mkv") if is_file else \
+                ("save/movie", "save/Movie")
+            given = {"caseFolding": folding,
+                     "tree": [{"path": "save/keep.txt", "file": "an unrelated file of the user"},
+                              *_artifact(artifact, src)],
+                     "task": {"taskId": "task-1", "saveDir": "save", "sourcePath": src,
+                              "targetPath": tgt, "metadataOps": list(_METADATA_OPS)}}
+            if "maxPoints" in params:
+                given["explore"] = {"maxPoints": params["maxPoints"]}
+            where = "a case-folding" if folding else "a case-sensitive"
+            yield Instance(f"{artifact}.equivalent{'' if folding else '.sensitive'}",
+                           f"finalize a {artifact} on {where} file system whose target {tgt!r} "
+                           f"differs from the source {src!r} only in case: "
+                           + ("one entry, the source == target branch" if folding
+                              else "two paths, a no-replace install"),
+                           "runtime.finalize", "positive", given, {"outcome": "completed"},
+                           ("H10", "H13", "H19"), "§10.1",
+                           notes="§10.1: Windows 大小写等价路径走 source == target 分支 "
+                                 "(Windows case-equivalent paths take the source == target "
+                                 "branch); the harness's oracle holds the target at the "
+                                 "source's spelling on a folding file system.")
 
 
 # ---- §10.1 identity discrimination (H23) -------------------------------------------------
@@ -633,3 +662,137 @@ def finalize_identity(params: dict[str, Any], rng: random.Random) -> Iterator[In
 
 #: §10.1 "any change aborts or quarantines": no code is named for the abort.
 _QUIET_CODES = ("plugin.finalize.recovery_quarantined", "plugin.finalize.file_commit_failed")
+
+
+# ---- §10.3 a full target device in the middle of a cross-device copy ---------------------
+_ENOSPC = ("§10.3", "Target staging 或安装失败时，Motrix 在必要时从 rollback path 恢复 source，"
+                    "并让任务保持可恢复状态 (if target staging fails, the task stays "
+                    "recoverable); §10.2: 部分文件或目录 copy 始终私有，绝不能成为 target "
+                    "(partial file or directory copies are private and never the target).")
+
+
+def _written_files(tree: list[dict[str, Any]]) -> int:
+    return sum(1 for e in tree if e.get("file"))
+
+
+@template("finalize.enospc", params={
+    "type": "object", "additionalProperties": False,
+    "properties": {"maxPoints": {"type": "integer", "minimum": 0, "maximum": 2000}}})
+def finalize_enospc(params: dict[str, Any], rng: random.Random) -> Iterator[Instance]:
+    """A cross-device move of a file and of a directory tree whose target device answers
+    ``ENOSPC`` to the Nth write, for every N below the number of non-empty files (each
+    candidate writes each of them at least once, so the fault falls inside the private
+    copy whatever its chunking): ``file_commit_failed``, only the private copy discarded,
+    the source untouched — and crashed at every operation, the compensation included."""
+    del rng
+    for artifact in ("file", "tree"):
+        given, _ = _case(artifact, "cross-device", "none", "absent", "native")
+        source = [e for e in given["tree"] if e["path"].startswith("media/")]
+        for nth in range(_written_files(source)):
+            case = {**given, "faults": [{"name": "enospc", "op": "write", "path": "save/*",
+                                         "nth": nth}]}
+            if "maxPoints" in params:
+                case["explore"] = {"maxPoints": params["maxPoints"]}
+            yield Instance(f"{artifact}.write-{nth}",
+                           f"a cross-device {artifact} meets ENOSPC on write #{nth + 1} on the "
+                           "target device: file_commit_failed, the private copy discarded, "
+                           "the source untouched", "runtime.finalize", "negative", case,
+                           {"outcome": "failed", "code": "plugin.finalize.file_commit_failed"},
+                           ("H13", "H19", "H23"), "§10.3",
+                           notes=f"{_ENOSPC[0]}: {_ENOSPC[1]}")
+
+
+# ---- §10.1 the identity models: POSIX bytes, Windows UTF-16 code units -------------------
+_PLATFORM = ("§10.1", "Entry 按带平台标记的 component encoding 排序（POSIX 使用原始 name byte，"
+                      "Windows 使用精确 UTF-16LE code unit）… Root record、platform tag 与算法版本"
+                      "也进入摘要。Target filesystem 上出现大小写/规范化冲突即失败。 (Entries are "
+                      "sorted by the platform-tagged component encoding — POSIX raw name bytes, "
+                      "Windows exact UTF-16LE code units; the platform tag enters the digest; a "
+                      "target-filesystem case/normalisation collision fails.)")
+_PLATFORM_NOTE = ("The model is chosen with finalize.prepare's platform (the harness's device, "
+                  "like the lowered entry limit); the candidate lists identityEntries in digest "
+                  "order. U+FF5E and U+FF5A (one unit each, 0xFF5E/0xFF5A) sort after U+1F600 and "
+                  "U+1D49C (surrogate pairs from 0xD83D/0xD835) by UTF-16 code units, before them "
+                  "by UTF-8 bytes.")
+_ORDER_TREE = ("a.bin", "Z.bin", "\uff5e.bin", "\U0001f600.bin", "\uff5a/\U0001d49c.bin",
+               "\uff5a/\uff59.bin", "\uff5a/empty")
+#: name: (the names below the source, collide on a case-folding target?)
+_COLLISIONS = {"case": (("Movie.mkv", "movie.mkv"), True),
+               "nfc": (("\u00e9t\u00e9.txt", "e\u0301te\u0301.txt"), True),
+               "nested-case": (("sub/Part.bin", "sub/PART.bin", "other.bin"), True),
+               "distinct": (("Movie.mkv", "Movie-2.mkv"), False)}
+
+
+def _order_tree(src: str) -> list[dict[str, Any]]:
+    tree = []
+    for rel in _ORDER_TREE:
+        if rel.endswith("empty"):
+            tree.append({"path": f"{src}/{rel}", "dir": True})
+        else:
+            tree.append({"path": f"{src}/{rel}", "file": f"bytes of {rel}", "repeat": 3})
+    return tree
+
+
+@template("finalize.platform", params={
+    "type": "object", "additionalProperties": False,
+    "properties": {"maxPoints": {"type": "integer", "minimum": 0, "maximum": 2000}}})
+def finalize_platform(params: dict[str, Any], rng: random.Random) -> Iterator[Instance]:
+    """The §10.1 identity models.  A tree whose names sort one way by UTF-8 bytes and the
+    other by UTF-16 code units, finalized on each model (same device and, on Windows,
+    across devices): the entries enter the digest in that model's order.  The same tree
+    under both models: different identities (the platform tag is in the digest); built in
+    another order on Windows: equal.  Names that fold together (case, NFC/NFD) below the
+    source: the Windows model fails the plan, the POSIX model completes."""
+    del rng
+    explore = {"maxPoints": params["maxPoints"]} if "maxPoints" in params else None
+    task = {"taskId": "task-1", "saveDir": "save", "targetPath": "save/torrent",
+            "metadataOps": list(_METADATA_OPS)}
+    notes = f"{_PLATFORM[0]}: {_PLATFORM[1]} {_PLATFORM_NOTE}"
+    for platform, placement in (("posix", "distinct"), ("windows", "distinct"),
+                                ("windows", "cross-device")):
+        src = "media/torrent.part" if placement == "cross-device" else "save/torrent.part"
+        given: dict[str, Any] = {
+            "platform": platform, "task": {**task, "sourcePath": src},
+            "tree": [{"path": "save/keep.txt", "file": "an unrelated file of the user"},
+                     *_order_tree(src)]}
+        if placement == "cross-device":
+            given["devices"] = ["media"]
+        if explore:
+            given["explore"] = explore
+        yield Instance(f"order.{platform}.{placement}",
+                       f"finalize a tree whose names sort differently by UTF-8 bytes and "
+                       f"UTF-16 code units on the {platform} identity model ({placement})",
+                       "runtime.finalize", "positive", given, {"outcome": "completed"},
+                       ("H23", "H13", "H19"), "§10.1", notes=notes)
+    src = "save/torrent.part"
+    base = _order_tree(src)
+    for name, (other, platform, equal) in {
+            "tag": (base, "posix", False),
+            "windows-creation-order": (list(reversed(base)), "windows", True)}.items():
+        given = {"platform": "windows", "task": {**task, "sourcePath": src},
+                 "tree": [dict(e) for e in base],
+                 "identityPair": {"tree": [dict(e) for e in other], "equal": equal,
+                                  "platform": platform}}
+        what = ("the same tree under the windows and the posix models: different identities"
+                if name == "tag" else "the same tree built in another order on the windows "
+                "model: equal identities")
+        yield Instance(f"pair.{name}", what, "runtime.finalize",
+                       "positive" if equal else "negative", given, {"outcome": "planned"},
+                       ("H23",), "§10.1", notes=notes)
+    for name, (rels, collides) in _COLLISIONS.items():
+        for platform in ("windows", "posix"):
+            tree = [{"path": "save/keep.txt", "file": "an unrelated file of the user"}]
+            tree += [{"path": f"{src}/{rel}",
+                      "file": f"bytes {i}", "repeat": 2} for i, rel in enumerate(rels)]
+            given = {"platform": platform, "task": {**task, "sourcePath": src}, "tree": tree}
+            if explore:
+                given["explore"] = explore
+            fails = collides and platform == "windows"
+            expect: dict[str, Any] = {"outcome": "failed", "code": "plugin.finalize.plan_invalid"} \
+                if fails else {"outcome": "completed"}
+            yield Instance(f"collision.{name}.{platform}",
+                           f"a tree holding {' and '.join(repr(r) for r in rels[:2])} on the "
+                           f"{platform} model: {'the plan fails' if fails else 'completes'}",
+                           "runtime.finalize", "negative" if fails else "positive", given,
+                           expect, ("H23", "H13") if fails else ("H23", "H13", "H19"), "§10.1",
+                           notes=notes)

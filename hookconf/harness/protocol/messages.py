@@ -124,12 +124,33 @@ def _message_validator(name: str) -> jsonschema.Draft202012Validator:
     return jsonschema.Draft202012Validator({"$defs": doc["$defs"], "$ref": f"#/$defs/{name}"})
 
 
+#: Verdicts of :func:`_first_error` by (validator, canonical JSON text of the value): a
+#: schema's verdict is a function of the value, and explorers send and receive the same
+#: few messages thousands of times.  Cleared whole when it reaches :data:`_MEMO_SIZE`.
+_MEMO: dict[tuple[int, str], str | None] = {}
+_MEMO_SIZE = 4096
+#: Values whose canonical text is longer than this are validated every time.
+_MEMO_TEXT = 4096
+
+
 def _first_error(validator: jsonschema.Draft202012Validator, value: Any) -> str | None:
+    try:
+        text = json.dumps(value, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError):
+        text = None
+    key = (id(validator), text) if text is not None and len(text) <= _MEMO_TEXT else None
+    if key is not None and key in _MEMO:
+        return _MEMO[key]
     error = jsonschema.exceptions.best_match(validator.iter_errors(value))
-    if error is None:
-        return None
-    where = "/" + "/".join(str(p) for p in error.absolute_path)
-    return f"{where}: {error.message}"
+    found = None
+    if error is not None:
+        where = "/" + "/".join(str(p) for p in error.absolute_path)
+        found = f"{where}: {error.message}"
+    if key is not None:
+        if len(_MEMO) >= _MEMO_SIZE:
+            _MEMO.clear()
+        _MEMO[key] = found
+    return found
 
 
 def check_args(op: str, args: dict[str, Any]) -> None:

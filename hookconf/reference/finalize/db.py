@@ -37,7 +37,7 @@ from hookconf.faultinject.port import Vfs
 from hookconf.faultinject.sqlite import connect
 
 __all__ = ["DbError", "apply_metadata_ops", "commit_terminal", "committed_path", "rebase",
-           "view"]
+           "view", "view_and_committed"]
 
 #: ``apsw.Error``: a failed statement or commit (``SQLITE_IOERR``, ``SQLITE_FULL`` …).
 DbError = apsw.Error
@@ -168,17 +168,25 @@ def view(vfs: Vfs, path: str, task_id: str) -> dict[str, Any]:
          "taskFiles": [str], "metadata": {key: value}, "occurrences": int}
 
     Read only; raises :data:`DbError` for a database SQLite cannot read."""
+    return view_and_committed(vfs, path, task_id)[0]
+
+
+def view_and_committed(vfs: Vfs, path: str, task_id: str) -> tuple[dict[str, Any], str | None]:
+    """:func:`view` and :func:`committed_path` read through one connection (one open of
+    the database instead of two).  Raises :data:`DbError`."""
     out: dict[str, Any] = {"phase": None, "status": None, "finalPath": None, "taskFiles": [],
                            "metadata": {}, "occurrences": 0}
+    committed = None
     if not _exists(vfs, path):
-        return out
+        return out, committed
     conn = _open(vfs, path)
     try:
         tables = _tables(conn)
         if "finalize_phase" in tables:
-            row = conn.execute("SELECT phase FROM finalize_phase WHERE task_id = ?",
+            row = conn.execute("SELECT phase, final_path FROM finalize_phase WHERE task_id = ?",
                                (task_id,)).fetchone()
             out["phase"] = row[0] if row else None
+            committed = None if row is None else str(row[1])
         if "task" in tables:
             row = conn.execute("SELECT status, final_path FROM task WHERE task_id = ?",
                                (task_id,)).fetchone()
@@ -194,6 +202,6 @@ def view(vfs: Vfs, path: str, task_id: str) -> dict[str, Any]:
         if "occurrence" in tables:
             (out["occurrences"],) = conn.execute(
                 "SELECT count(*) FROM occurrence WHERE task_id = ?", (task_id,)).fetchone()
-        return out
+        return out, committed
     finally:
         conn.close()

@@ -25,9 +25,10 @@ from hookconf.faultinject.port import FileHandle, Kind, Vfs
 from hookconf.reference.errors import ErrorCode, Fault, HookRuntimeError
 from hookconf.reference.finalize import db
 from hookconf.reference.finalize import journal as j
-from hookconf.reference.finalize.identity import CHUNK_BYTES, artifact_identity
+from hookconf.reference.finalize.identity import CHUNK_BYTES, artifact_identity, file_identity
 from hookconf.reference.finalize.plan import (
     CopyFile,
+    CopyTree,
     DiscardPrivate,
     Effect,
     FsyncDir,
@@ -35,6 +36,7 @@ from hookconf.reference.finalize.plan import (
     Link,
     MakeDurable,
     MoveBack,
+    RemoveTree,
     RenameNoReplace,
     Stage,
     Unlink,
@@ -99,16 +101,21 @@ class JournalStore:
         self.path = f"{state_dir}/finalize-{task_id}.journal"
         self.marker = f"{state_dir}/finalize-{task_id}.quarantined"
 
-    def records(self) -> list[dict[str, object]] | None:
+    def records(self, committed: tuple[str | None] | None = None
+                ) -> list[dict[str, object]] | None:
         """Every record in order, ``db_committed`` (from the database) after the last
-        record of an open phase; ``None`` when there is no journal.  Raises
+        record of an open phase; ``None`` when there is no journal.  ``committed``: the
+        database's committed final path already read, as a 1-tuple.  Raises
         :class:`~hookconf.reference.finalize.journal.JournalError` for a damaged journal
         or a database SQLite cannot read."""
         raw = self.read()
-        try:
-            final = db.committed_path(self.vfs, self.database, self.task_id)
-        except db.DbError as exc:
-            raise j.JournalError(f"the task database cannot be read: {exc}") from exc
+        if committed is not None:
+            (final,) = committed
+        else:
+            try:
+                final = db.committed_path(self.vfs, self.database, self.task_id)
+            except db.DbError as exc:
+                raise j.JournalError(f"the task database cannot be read: {exc}") from exc
         if raw is None:
             if final is not None:
                 raise j.JournalError("the database committed a task that has no journal")
@@ -292,7 +299,8 @@ class Executor:
         except FileNotFoundError:
             return None
         try:
-            return artifact_identity(self.vfs, path) == self.plan.identity_of(role)
+            return artifact_identity(self.vfs, path, platform=self.plan.platform) \
+                == self.plan.identity_of(role)
         except HookRuntimeError:
             return False
 
@@ -306,6 +314,10 @@ class Executor:
             vfs.link(effect.src, effect.dst)
         elif isinstance(effect, CopyFile):
             self._copy(effect.src, effect.dst)
+        elif isinstance(effect, CopyTree):
+            self.copy_tree(effect.src, effect.dst)
+        elif isinstance(effect, RemoveTree):
+            self.remove_tree(effect.path, partial=False)
         elif isinstance(effect, RenameNoReplace):
             vfs.rename_noreplace(effect.src, effect.dst)
         elif isinstance(effect, FsyncDir):
@@ -324,19 +336,20 @@ class Executor:
                 raise Mismatch(f"neither {effect.src} nor {effect.dst} holds the recorded "
                                f"{effect.role} identity")
         elif isinstance(effect, MakeDurable):
-            self._make_durable(effect.path)
+            self.make_durable(effect.path)
             vfs.fsync_dir(parent_of(effect.path))
         elif isinstance(effect, DiscardPrivate):
             self.discard_private(effect.path, effect.role)
         else:  # pragma: no cover - the Effect union is closed
             raise TypeError(effect)
 
-    def _make_durable(self, path: str) -> None:
+    def make_durable(self, path: str) -> None:
+        """Every file below ``path`` fsynced, directories in postorder (§10.2)."""
         vfs = self.vfs
         st = vfs.lstat(path)
         if st.kind is Kind.DIR:
             for name in vfs.listdir(path):
-                self._make_durable(f"{path}/{name}")
+                self.make_durable(f"{path}/{name}")
             vfs.fsync_dir(path)  # postorder: children first
         elif st.kind is Kind.FILE:
             fh = vfs.open(path, "r")
@@ -348,17 +361,83 @@ class Executor:
             raise Mismatch(f"{path} became a {st.kind.value}")
 
     def discard_private(self, path: str, role: str) -> None:
-        """See :class:`~hookconf.reference.finalize.plan.DiscardPrivate`."""
+        """See :class:`~hookconf.reference.finalize.plan.DiscardPrivate`; a private
+        directory copy is discarded by :meth:`remove_tree` with partial files allowed."""
         try:
             st = self.vfs.lstat(path)
         except FileNotFoundError:
             return
         expected = self.plan.identity_of(role).to_json()
+        if st.kind is Kind.DIR and expected["kind"] == "directory":
+            self.remove_tree(path, partial=True)
+            return
         partial = st.kind is Kind.FILE and expected["kind"] == "file" \
             and st.size <= int(expected["size"])
         if not partial and self.holds(path, role) is not True:
             raise Mismatch(f"the private item {path} holds unknown bytes; left in place")
         self.vfs.unlink(path)
+
+    def copy_tree(self, src: str, dst: str) -> None:
+        """§10.2's private directory copy: ``dst`` and everything below it created
+        exclusively, no link followed, each file fsynced once complete, each directory
+        fsynced after its children (postorder).  Raises ``OSError`` from the port (the
+        partial copy stays private) or :class:`Mismatch` for an entry that is neither a
+        regular file nor a directory."""
+        vfs = self.vfs
+        vfs.mkdir(dst)
+        for name in vfs.listdir(src):
+            s, d = f"{src}/{name}", f"{dst}/{name}"
+            kind = vfs.lstat(s).kind
+            if kind is Kind.DIR:
+                self.copy_tree(s, d)
+            elif kind is Kind.FILE:
+                self._copy(s, d)
+            else:
+                raise Mismatch(f"{s} became a {kind.value} during the copy")
+        vfs.fsync_dir(dst)
+
+    def remove_tree(self, root: str, *, partial: bool) -> None:
+        """Delete the directory ``root`` (absent: done) after checking every entry in it
+        against the plan's manifest: a directory of the manifest, or a file with its
+        recorded size and SHA-256 — or, with ``partial`` (a private copy a crash or an
+        error cut short), a shorter regular file.  Nothing is deleted unless every entry
+        passes; then files and directories go children first.  Raises :class:`Mismatch`
+        (bytes kept, §10.2 "a mismatch leaves the path in place") or ``OSError``."""
+        vfs = self.vfs
+        try:
+            if vfs.lstat(root).kind is not Kind.DIR:
+                raise Mismatch(f"{root} is no longer a directory; left in place")
+        except FileNotFoundError:
+            return
+        known = {rel: (kind, size, sha) for rel, kind, size, sha in self.plan.manifest or ()}
+        order: list[tuple[str, bool]] = []  # postorder: (path, is a directory)
+
+        def check(rel_dir: str) -> None:
+            for name in vfs.listdir(f"{root}/{rel_dir}" if rel_dir else root):
+                rel = f"{rel_dir}/{name}" if rel_dir else name
+                path = f"{root}/{rel}"
+                kind = vfs.lstat(path).kind
+                want = known.get(rel)
+                if want is None or want[0] != ("D" if kind is Kind.DIR else "F") \
+                        or kind not in (Kind.DIR, Kind.FILE):
+                    raise Mismatch(f"{path} is not an entry of the recorded tree; "
+                                   f"{root} left in place")
+                if kind is Kind.DIR:
+                    check(rel)
+                elif not (partial and vfs.lstat(path).size < want[1]):
+                    got = file_identity(vfs, path)
+                    if (got.size, got.sha256) != want[1:]:
+                        raise Mismatch(f"{path} does not hold its recorded identity; "
+                                       f"{root} left in place")
+                order.append((path, kind is Kind.DIR))
+
+        check("")
+        for path, is_dir in order:
+            if is_dir:
+                vfs.rmdir(path)
+            else:
+                vfs.unlink(path)
+        vfs.rmdir(root)
 
     def _copy(self, src: str, dst: str) -> None:
         vfs = self.vfs

@@ -21,9 +21,17 @@ Where the spec is silent this module chooses, and says so:
   relative path as ``u32 length`` + UTF-8 bytes (components joined by ``/``; the root's
   path is empty), and for a file ``u64 size`` + the 32-byte SHA-256.  All integers are
   big-endian.
-- **Order.**  Depth-first, pre-order; siblings sorted by raw name bytes (POSIX tag
-  ``"posix"``), which orders whole paths component by component.  The Windows UTF-16LE
-  order is not implemented (the model filesystem is POSIX).
+- **Order.**  Depth-first, pre-order; siblings sorted by the platform's component
+  encoding, which orders whole paths component by component: raw name bytes (POSIX tag
+  ``"posix"``; names are UTF-8, undecodable bytes kept by ``surrogateescape``) or exact
+  UTF-16 code units (Windows tag ``"windows"``; compared as UTF-16BE bytes, which order as
+  the code units do — "～" U+FF5E sorts after "😀" U+1F600, whose first unit is the
+  surrogate 0xD83D, though its UTF-8 bytes sort before).  On the Windows model a record's
+  relative path is its UTF-16LE code units.
+- **Collisions.**  On the Windows model two names of one directory that are equal after
+  NFC normalisation and case folding (``Movie.mkv`` / ``movie.mkv``) cannot both exist
+  on the target file system: ``plugin.finalize.plan_invalid`` (§10.1 "a target-filesystem
+  case/normalization collision fails").
 - **Counts.**  ``entryCount`` counts every entry below the root (files and directories),
   not the root itself; ``totalBytes`` is the sum of file sizes in bytes.
 - **Codes.**  A symlink or special entry inside a source is ``plugin.finalize.plan_invalid``
@@ -44,13 +52,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from hookconf.faultinject.port import DirHandle, Kind, Vfs
+from hookconf.faultinject.tree import collisions
 from hookconf.reference.errors import ErrorCode, Fault, HookRuntimeError
 
 __all__ = [
     "ALGORITHM_VERSION",
     "CHUNK_BYTES",
     "MAX_ENTRIES",
+    "PLATFORMS",
     "PLATFORM_TAG",
+    "ManifestEntry",
+    "manifest_identity",
+    "sort_key",
+    "tree_manifest",
     "ArtifactIdentity",
     "DirectoryIdentity",
     "FileIdentity",
@@ -61,6 +75,8 @@ __all__ = [
 
 ALGORITHM_VERSION = 1
 PLATFORM_TAG = "posix"
+#: The identity models (§10.1 "platform-tagged component encoding"): the tag in the digest.
+PLATFORMS = ("posix", "windows")
 #: §10.1 default maximum number of entries in one artifact.
 MAX_ENTRIES = 1_000_000
 #: Bytes read per call while hashing (constant memory whatever the file size).
@@ -164,11 +180,14 @@ def file_identity(vfs: Vfs, path: str, *, at: DirHandle | None = None) -> FileId
 
 
 def artifact_identity(vfs: Vfs, path: str, *, at: DirHandle | None = None,
-                      max_entries: int = MAX_ENTRIES) -> ArtifactIdentity:
-    """The ArtifactIdentity of ``path``: a FileIdentity or a DirectoryIdentity (§10.1).
+                      max_entries: int = MAX_ENTRIES, platform: str = PLATFORM_TAG
+                      ) -> ArtifactIdentity:
+    """The ArtifactIdentity of ``path``: a FileIdentity or a DirectoryIdentity (§10.1),
+    a directory's digest under the identity model ``platform`` (one of :data:`PLATFORMS`).
 
     Raises ``plugin.finalize.plan_invalid`` for a symlink or special file at ``path`` or
-    anywhere below it, ``plugin.finalize.artifact_too_large`` past ``max_entries`` entries,
+    anywhere below it, or (Windows model) two names of one directory that fold together;
+    ``plugin.finalize.artifact_too_large`` past ``max_entries`` entries,
     ``plugin.finalize.file_commit_failed`` on a change during the walk, ``OSError`` from
     the port.
     """
@@ -177,7 +196,63 @@ def artifact_identity(vfs: Vfs, path: str, *, at: DirHandle | None = None,
         return _hash_file(vfs, path, at)
     if st.kind is not Kind.DIR:
         raise _rejected(path, st.kind)
-    return _tree(vfs, path, at, max_entries)
+    if platform == PLATFORM_TAG:
+        return _tree(vfs, path, at, max_entries)
+    return _walk(vfs, path, at, max_entries, platform, None)
+
+
+#: One entry of a directory artifact in digest order: ``(relative path, "D" or "F",
+#: size in bytes, SHA-256 hex)``; a directory has size 0 and an empty digest.
+ManifestEntry = tuple[str, str, int, str]
+
+
+def tree_manifest(vfs: Vfs, path: str, *, at: DirHandle | None = None,
+                  max_entries: int = MAX_ENTRIES, platform: str = PLATFORM_TAG
+                  ) -> tuple[DirectoryIdentity, list[ManifestEntry]]:
+    """The DirectoryIdentity of the directory ``path`` and its entries in digest order —
+    what a private copy or a deletion checks entry by entry (§10.2: "before each
+    deletion, current type and full identity are revalidated").  Raises as
+    :func:`artifact_identity` does, and ``plugin.finalize.plan_invalid`` if ``path`` is
+    not a directory."""
+    st = vfs.lstat(path, at=at)
+    if st.kind is not Kind.DIR:
+        raise _rejected(path, st.kind)
+    entries: list[ManifestEntry] = []
+    ident = _walk(vfs, path, at, max_entries, platform, entries)
+    return ident, entries
+
+
+def manifest_identity(entries: list[ManifestEntry], platform: str = PLATFORM_TAG
+                      ) -> DirectoryIdentity:
+    """The DirectoryIdentity a manifest describes (no file is read): how a recorded
+    manifest is checked against its recorded identity.  Raises ``ValueError`` for an
+    entry that is not one."""
+    h = _digest_start(platform)
+    total = 0
+    for rel, kind, size, sha in entries:
+        rel_bytes = _path_bytes(rel, platform)
+        if kind == "D":
+            h.update(_record(b"D", rel_bytes))
+        elif kind == "F" and isinstance(size, int) and size >= 0 and _is_hex(sha):
+            total += size
+            h.update(_record(b"F", rel_bytes, size.to_bytes(8, "big") + bytes.fromhex(sha)))
+        else:
+            raise ValueError(f"not a manifest entry: {rel!r:.100}")
+    return DirectoryIdentity(len(entries), total, h.hexdigest())
+
+
+def sort_key(name: str, platform: str) -> bytes:
+    """The key §10.1 sorts sibling names by: raw name bytes (POSIX) or the exact UTF-16
+    code units (Windows; UTF-16BE bytes compare as the units do)."""
+    if platform == "windows":
+        return name.encode("utf-16-be", "surrogatepass")
+    return name.encode("utf-8", "surrogateescape")
+
+
+def _path_bytes(rel: str, platform: str) -> bytes:
+    if platform == "windows":
+        return rel.encode("utf-16-le", "surrogatepass")
+    return rel.encode("utf-8", "surrogateescape")
 
 
 def _record(kind: bytes, rel: bytes, tail: bytes = b"") -> bytes:
@@ -185,22 +260,34 @@ def _record(kind: bytes, rel: bytes, tail: bytes = b"") -> bytes:
     return _u32(len(body)) + body
 
 
-def _tree(vfs: Vfs, root: str, at: DirHandle | None, max_entries: int) -> DirectoryIdentity:
+def _digest_start(platform: str) -> Any:
+    if platform not in PLATFORMS:
+        raise ValueError(f"unknown identity platform {platform!r:.40}")
     h = hashlib.sha256()
-    tag = PLATFORM_TAG.encode()
+    tag = platform.encode()
     h.update(_DOMAIN + _u32(ALGORITHM_VERSION) + _u32(len(tag)) + tag)
     h.update(_record(b"D", b""))
+    return h
+
+
+def _tree(vfs: Vfs, root: str, at: DirHandle | None, max_entries: int) -> DirectoryIdentity:
+    """The POSIX model's walk (a seam: tests patch it)."""
+    return _walk(vfs, root, at, max_entries, PLATFORM_TAG, None)
+
+
+def _walk(vfs: Vfs, root: str, at: DirHandle | None, max_entries: int, platform: str,
+          manifest: list[ManifestEntry] | None) -> DirectoryIdentity:
+    h = _digest_start(platform)
     count = total = 0
-    # Each stack frame: (relative path, remaining names of that directory, sorted by bytes
-    # and reversed so that pop() yields the smallest).
-    stack: list[tuple[str, list[bytes]]] = [("", _sorted_names(vfs, root, at))]
+    # Each stack frame: (relative path, remaining names of that directory, sorted by the
+    # platform's key and reversed so that pop() yields the smallest).
+    stack: list[tuple[str, list[str]]] = [("", _sorted_names(vfs, root, at, platform))]
     while stack:
         rel_dir, names = stack[-1]
         if not names:
             stack.pop()
             continue
-        raw = names.pop()
-        name = raw.decode("utf-8", "surrogateescape")
+        name = names.pop()
         rel = f"{rel_dir}/{name}" if rel_dir else name
         full = f"{root}/{rel}" if root != "." else rel
         count += 1
@@ -208,21 +295,31 @@ def _tree(vfs: Vfs, root: str, at: DirHandle | None, max_entries: int) -> Direct
             raise HookRuntimeError(ErrorCode.ARTIFACT_TOO_LARGE,
                                    f"{root} has more than {max_entries} entries (§10.1)")
         st = vfs.lstat(full, at=at)
-        rel_bytes = rel.encode("utf-8", "surrogateescape")
+        rel_bytes = _path_bytes(rel, platform)
         if st.kind is Kind.DIR:
             h.update(_record(b"D", rel_bytes))
-            stack.append((rel, _sorted_names(vfs, full, at)))
+            if manifest is not None:
+                manifest.append((rel, "D", 0, ""))
+            stack.append((rel, _sorted_names(vfs, full, at, platform)))
         elif st.kind is Kind.FILE:
             ident = _hash_file(vfs, full, at)
             total += ident.size
             h.update(_record(b"F", rel_bytes, ident.size.to_bytes(8, "big")
                              + bytes.fromhex(ident.sha256)))
+            if manifest is not None:
+                manifest.append((rel, "F", ident.size, ident.sha256))
         else:
             raise _rejected(full, st.kind)
     return DirectoryIdentity(count, total, h.hexdigest())
 
 
-def _sorted_names(vfs: Vfs, path: str, at: DirHandle | None) -> list[bytes]:
-    names = [n.encode("utf-8", "surrogateescape") for n in vfs.listdir(path, at=at)]
-    names.sort(reverse=True)
+def _sorted_names(vfs: Vfs, path: str, at: DirHandle | None, platform: str) -> list[str]:
+    names = vfs.listdir(path, at=at)
+    if platform == "windows":
+        clash = collisions(names)
+        if clash:
+            raise HookRuntimeError(ErrorCode.PLAN_INVALID,
+                                   f"{path} holds names a case-folding, normalising target "
+                                   f"file system would merge: {clash[0][:4]} (§10.1)")
+    names.sort(key=lambda n: sort_key(n, platform), reverse=True)
     return names

@@ -18,7 +18,11 @@ mounted file system).  Paths in arguments are relative to the root.
 
 ``database`` (prepare, recover, state) names the task database the harness chose; the
 default is ``<stateDir>/motrix.db``.  ``limits`` (prepare) lowers §10.1's entry limit,
-``{"maxEntries": n}`` (default 1,000,000), and is echoed in the answer.
+``{"maxEntries": n}`` (default 1,000,000), and is echoed in the answer.  ``platform``
+(prepare) picks the identity model of directory digests, ``posix`` (default) or
+``windows`` (§10.1: entries sorted by UTF-16 code units, the tag in the digest,
+case-folding collisions refused); the answer echoes it and, for a directory source,
+lists ``identityEntries``: the relative paths in digest order.
 
 The host's engine and writers are reached through the :class:`~hookconf.faultinject.host.Host`
 port the harness attaches for ``root`` (:meth:`FinalizeOps.attach_host`; none attached: no
@@ -38,7 +42,7 @@ from hookconf.faultinject.osvfs import OsVfs
 from hookconf.faultinject.port import Vfs
 from hookconf.reference.errors import ErrorCode, Fault, HookRuntimeError
 from hookconf.reference.finalize import db, execute, recovery
-from hookconf.reference.finalize.identity import MAX_ENTRIES
+from hookconf.reference.finalize.identity import MAX_ENTRIES, PLATFORM_TAG, PLATFORMS, tree_manifest
 from hookconf.reference.finalize.plan import HookPlan, build_plan
 
 __all__ = ["FinalizeOps"]
@@ -109,6 +113,9 @@ class FinalizeOps:
         self._finalize_plans[plan.task_id] = (args["root"], args["stateDir"], plan)
         out: dict[str, Any] = {"planned": True, "route": plan.route,
                                "sourceIdentity": plan.source_identity.to_json()}
+        if "platform" in args and plan.source_identity.to_json()["kind"] == "directory":
+            _, entries = tree_manifest(vfs, plan.source_path, platform=plan.platform)
+            out["identityEntries"] = [rel for rel, _, _, _ in entries]
         if plan.replacement is not None:
             out["replacementIdentity"] = plan.replacement.identity.to_json()
         return out
@@ -117,6 +124,8 @@ class FinalizeOps:
         """``finalize.prepare``; with ``limits`` in ``args`` the answer echoes the limits
         applied (``{"maxEntries": n}``), which is how a harness knows they were taken."""
         out = self.prepare_answer(args)
+        if args.get("platform") in PLATFORMS:
+            out["platform"] = args["platform"]
         if "limits" in args:
             try:
                 out["limits"] = {"maxEntries": self.max_entries(args)}
@@ -183,7 +192,8 @@ class FinalizeOps:
                           source_path=args["sourcePath"], target_path=args["targetPath"],
                           staging=args.get("staging"), task_files=args.get("taskFiles"),
                           metadata_ops=args.get("metadataOps"),
-                          max_entries=self.max_entries(args))
+                          max_entries=self.max_entries(args),
+                          platform=args.get("platform", PLATFORM_TAG))
 
     def finalize_run(self, args: dict[str, Any]) -> dict[str, Any]:
         found = (self._finalize_plans or {}).pop(args["taskId"], None)
@@ -231,10 +241,14 @@ class FinalizeOps:
     def finalize_state(self, args: dict[str, Any]) -> dict[str, Any]:
         vfs = self._vfs(args["root"])
         store = execute.JournalStore(vfs, args["stateDir"], args["taskId"], self._database(args))
-        state, reason = recovery.read_state(store)
-        out = recovery.outcome_of(state, reason).to_json()
         try:
-            out["db"] = db.view(vfs, store.database, args["taskId"])
+            view, final = db.view_and_committed(vfs, store.database, args["taskId"])
         except db.DbError as exc:
+            state, reason = recovery.read_state(store)
+            out = recovery.outcome_of(state, reason).to_json()
             out["db"] = {"error": str(exc)[:300]}
+            return out
+        state, reason = recovery.read_state(store, (final,))
+        out = recovery.outcome_of(state, reason).to_json()
+        out["db"] = view
         return out

@@ -15,9 +15,12 @@ Path branches (§10.1, §10.2) implemented here:
                     ``prepared -> target_installed`` after making the artifact durable
 ``direct``          distinct paths on one device, no replacement: the source (file or
                     directory) is installed by one no-replace rename, no ``target_staged``
-``copy``            a regular file across devices: a private copy under the target's
-                    directory (written, fsynced, parent fsynced), then a no-replace install;
-                    the source is kept until ``db_committed``, then deleted
+``copy``            a regular file or a directory across devices: a private copy under
+                    the target's directory (a file written and fsynced; a directory copied
+                    recursively without following links, each created exclusively, every
+                    file fsynced, then the directories in postorder), its parent fsynced,
+                    then a no-replace install; the source is kept until ``db_committed``,
+                    then deleted entry by entry against the recorded manifest
 ``replace``         a staged replacement, distinct paths: the replacement is hard-linked
                     (same device) or copied to the private name and installed; the
                     obsolete source and the staging name are cleaned after commit
@@ -28,9 +31,12 @@ Path branches (§10.1, §10.2) implemented here:
 A replacement comes only from the staging adapter's record (:func:`select_replacement`,
 H9); a directory source with a file replacement is a type mismatch (``staging_invalid``).
 The lease and quiesce that precede planning are the caller's
-(:meth:`hookconf.reference.finalize.ops.FinalizeOps.quiesce`, H8).  Not yet: a
-cross-device directory and case-folding equivalence (a target-filesystem collision); such
-plans fail with ``plugin.finalize.plan_invalid`` rather than run half-built.
+(:meth:`hookconf.reference.finalize.ops.FinalizeOps.quiesce`, H8).  A directory that
+crosses devices records its manifest (every entry's path, type, size and SHA-256 in
+digest order) in ``prepared``: a partial private copy, or a source whose deletion a crash
+interrupted, is checked entry by entry against it before anything is deleted.  A target
+that a case-folding file system resolves to the source's own entry
+(:func:`equivalent_paths`) takes the ``source == target`` branches (§10.1).
 """
 
 from __future__ import annotations
@@ -46,15 +52,21 @@ from hookconf.reference.errors import ErrorCode, HookRuntimeError
 from hookconf.reference.finalize import journal as j
 from hookconf.reference.finalize.identity import (
     MAX_ENTRIES,
+    PLATFORM_TAG,
+    PLATFORMS,
     ArtifactIdentity,
     FileIdentity,
+    ManifestEntry,
     artifact_identity,
     file_identity,
     identity_from_json,
+    manifest_identity,
+    tree_manifest,
 )
 
 __all__ = [
     "CopyFile",
+    "CopyTree",
     "DiscardPrivate",
     "Effect",
     "FsyncDir",
@@ -62,12 +74,14 @@ __all__ = [
     "Link",
     "MakeDurable",
     "MoveBack",
+    "RemoveTree",
     "RenameNoReplace",
     "Replacement",
     "Stage",
     "Unlink",
     "Verify",
     "build_plan",
+    "equivalent_paths",
     "parent_of",
     "route",
     "select_replacement",
@@ -92,6 +106,27 @@ class CopyFile:
 
     src: str
     dst: str
+
+
+@dataclass(frozen=True, slots=True)
+class CopyTree:
+    """Copy directory ``src`` to a new ``dst`` (§10.2): recursively, never following a
+    link, each directory and file created exclusively, every completed file fsynced,
+    then the directories fsynced in postorder (children before their parent)."""
+
+    src: str
+    dst: str
+
+
+@dataclass(frozen=True, slots=True)
+class RemoveTree:
+    """Delete the directory ``path`` entry by entry, children first, once every entry
+    left in it is one of ``role``'s recorded manifest with its recorded identity (a
+    deletion a crash interrupted leaves a subset); absent is done; anything else is a
+    mismatch and nothing is deleted (§10.2, §10.3)."""
+
+    path: str
+    role: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,7 +189,7 @@ class DiscardPrivate:
 
 
 Effect = Link | CopyFile | RenameNoReplace | FsyncDir | Verify | Unlink | MoveBack \
-    | DiscardPrivate | MakeDurable
+    | DiscardPrivate | MakeDurable | CopyTree | RemoveTree
 #: A layout: for each path the plan names, the role whose identity it holds (None: absent).
 Layout = tuple[tuple[str, str | None], ...]
 
@@ -199,6 +234,10 @@ class HookPlan:
     metadata_ops: list[Any] = field(default_factory=list)
     contributors: list[str] = field(default_factory=list)
     task_files: list[str] = field(default_factory=list)
+    #: The identity model of directory digests (:data:`identity.PLATFORMS`).
+    platform: str = PLATFORM_TAG
+    #: A directory source copied across devices: its entries in digest order.
+    manifest: list[ManifestEntry] | None = None
 
     def identity_of(self, role: str) -> ArtifactIdentity:
         if role == SOURCE:
@@ -218,7 +257,8 @@ class HookPlan:
                 "replacement": rep, "route": self.route, "privatePath": self.private_path,
                 "rollbackPath": self.rollback_path, "crossDevice": self.cross_device,
                 "metadataOps": self.metadata_ops, "contributors": self.contributors,
-                "taskFiles": self.task_files}
+                "taskFiles": self.task_files, "platform": self.platform,
+                "manifest": None if self.manifest is None else [list(e) for e in self.manifest]}
 
     @classmethod
     def from_json(cls, value: Any) -> HookPlan:
@@ -235,15 +275,39 @@ class HookPlan:
             route_name = value["route"]
             if route_name not in _ROUTES:
                 raise ValueError(f"unknown route {route_name!r}")
+            platform = value.get("platform", PLATFORM_TAG)
+            if platform not in PLATFORMS:
+                raise ValueError(f"unknown platform {platform!r:.40}")
+            source = identity_from_json(value["sourceIdentity"])
+            manifest = _manifest(value.get("manifest"), source, platform)
             return cls(str(value["taskId"]), _path(value["sourcePath"]), _path(value["targetPath"]),
-                       identity_from_json(value["sourceIdentity"]), replacement, route_name,
+                       source, replacement, route_name,
                        _path(value["privatePath"]), _path(value["rollbackPath"]),
                        bool(value["crossDevice"]),
                        _metadata_ops(value.get("metadataOps") or [], ValueError),
                        list(value.get("contributors") or []),
-                       [_path(p) for p in value.get("taskFiles") or [value["sourcePath"]]])
+                       [_path(p) for p in value.get("taskFiles") or [value["sourcePath"]]],
+                       platform, manifest)
         except (KeyError, TypeError, OSError) as exc:
             raise ValueError(f"malformed plan: {exc}") from exc
+
+
+def _manifest(value: Any, source: ArtifactIdentity, platform: str) -> list[ManifestEntry] | None:
+    """A recorded manifest, which must describe exactly the recorded source identity."""
+    if value is None:
+        return None
+    if not isinstance(value, list):
+        raise ValueError("manifest is not a list")
+    entries: list[ManifestEntry] = []
+    for item in value:
+        if not (isinstance(item, list) and len(item) == 4 and isinstance(item[0], str)
+                and isinstance(item[3], str) and isinstance(item[2], int)):
+            raise ValueError("malformed manifest entry")
+        _path(item[0])
+        entries.append((item[0], item[1], item[2], item[3]))
+    if manifest_identity(entries, platform) != source:
+        raise ValueError("the manifest does not describe the recorded source identity")
+    return entries
 
 
 def _path(value: Any) -> str:
@@ -292,7 +356,7 @@ def build_plan(vfs: Vfs, *, task_id: str, save_dir: str, source_path: str, targe
                identify: Callable[..., ArtifactIdentity] = artifact_identity,
                task_files: list[str] | None = None,
                metadata_ops: list[Any] | None = None,
-               max_entries: int = MAX_ENTRIES) -> HookPlan:
+               max_entries: int = MAX_ENTRIES, platform: str = PLATFORM_TAG) -> HookPlan:
     """Read identities and choose the route; never changes the filesystem.
 
     Raises ``HookRuntimeError`` with ``plugin.finalize.plan_invalid`` (bad paths, a target
@@ -304,7 +368,8 @@ def build_plan(vfs: Vfs, *, task_id: str, save_dir: str, source_path: str, targe
     ArtifactIdentity (a seam for tests and mutants; called with ``max_entries=``).
     ``task_files`` (default: the source path) are the task's files as the database knows
     them, rebased at ``db_committed``; ``metadata_ops`` the chain's staged metadata
-    operations, applied in that transaction.
+    operations, applied in that transaction; ``platform`` the identity model of directory
+    digests (``posix`` or ``windows``, :mod:`.identity`).
     """
     if not isinstance(task_id, str) or not _TASK_ID.match(task_id):
         raise _invalid("taskId must be 1-64 of [A-Za-z0-9_-]")
@@ -314,12 +379,15 @@ def build_plan(vfs: Vfs, *, task_id: str, save_dir: str, source_path: str, targe
     if len(target) <= len(save) or target[:len(save)] != save:
         raise _invalid("targetPath must be a descendant of the save directory, not the "
                        "directory itself (§10.1)")
+    if platform not in PLATFORMS:
+        raise _invalid(f"platform must be one of {PLATFORMS}")
+    model = {} if platform == PLATFORM_TAG else {"platform": platform}
     try:
-        source_identity = identify(vfs, source_path, max_entries=max_entries)
+        source_identity = identify(vfs, source_path, max_entries=max_entries, **model)
     except FileNotFoundError as exc:
         raise _invalid(f"source {source_path} does not exist") from exc
     rep = select_replacement(vfs, staging)
-    same = source_path == target_path
+    same = source_path == target_path or equivalent_paths(vfs, source_path, target_path)
     tdir = parent_of(target_path)
     try:
         tdev = vfs.device_of(tdir)
@@ -340,10 +408,15 @@ def build_plan(vfs: Vfs, *, task_id: str, save_dir: str, source_path: str, targe
     moved = source_path if rep is None else rep.staged_path  # what reaches the target
     cross = vfs.device_of(parent_of(moved)) != tdev
     is_dir = source_identity.to_json()["kind"] == "directory"
+    manifest = None
     if rep is None:
         route_name = "in_place" if same else ("copy" if cross else "direct")
         if route_name == "copy" and is_dir:
-            raise _invalid("a cross-device directory is not implemented by this reference")
+            listed, manifest = tree_manifest(vfs, source_path, max_entries=max_entries,
+                                             platform=platform)
+            if listed != source_identity:
+                raise HookRuntimeError(ErrorCode.FILE_COMMIT_FAILED,
+                                       f"{source_path} changed while it was read (§10.1)")
     else:
         if is_dir:
             raise _invalid("a file replacement for a directory source is a type mismatch "
@@ -359,7 +432,24 @@ def build_plan(vfs: Vfs, *, task_id: str, save_dir: str, source_path: str, targe
         _checked_path(path, "a task file")
     ops = _metadata_ops([] if metadata_ops is None else metadata_ops, _invalid)
     return HookPlan(task_id, source_path, target_path, source_identity, rep, route_name,
-                    private, rollback, cross, ops, [], list(files))
+                    private, rollback, cross, ops, [], list(files), platform, manifest)
+
+
+def equivalent_paths(vfs: Vfs, source: str, target: str) -> bool:
+    """Whether ``target`` is another spelling of ``source`` on a file system that folds
+    names (§10.1: "Windows 大小写等价路径走 source == target 分支" — case-equivalent paths
+    take the source == target branch): the same directory, the same entry, and the
+    directory does not list the target's spelling as a name of its own (a hard link
+    would be listed).  Reads only; the file system decides, no folding rule is assumed."""
+    if source == target or parent_of(source) != parent_of(target):
+        return False
+    try:
+        if vfs.lstat(source).ino != vfs.lstat(target).ino:
+            return False
+        names = vfs.listdir(parent_of(target))
+    except OSError:
+        return False
+    return target.rpartition("/")[2] not in names
 
 
 def select_replacement(vfs: Vfs, staging: Any) -> Replacement | None:
@@ -455,10 +545,12 @@ def route(plan: HookPlan) -> tuple[Layout, list[Stage]]:
                                 undo=(MoveBack(t, s, SOURCE), *syncs)))
             stages += [db(cur, SOURCE), Stage("clean", (), j.Cleaned(), lay(cur))]
             return initial, stages
+        tree = plan.source_identity.to_json()["kind"] == "directory"
         cur = {s: SOURCE, x: None, t: None}
         initial = lay(cur)
         cur = {s: SOURCE, x: SOURCE, t: None}
-        stages.append(Stage("stage", (Verify(s, SOURCE), CopyFile(s, x), FsyncDir(pt),
+        copy = CopyTree(s, x) if tree else CopyFile(s, x)
+        stages.append(Stage("stage", (Verify(s, SOURCE), copy, FsyncDir(pt),
                                       Verify(x, SOURCE)),
                             j.TargetStaged(), lay(cur), undo=(DiscardPrivate(x, SOURCE), FsyncDir(pt))))
         cur = {s: SOURCE, x: None, t: SOURCE}
@@ -468,7 +560,8 @@ def route(plan: HookPlan) -> tuple[Layout, list[Stage]]:
                             undo=(MoveBack(t, x, SOURCE), FsyncDir(pt))))
         stages.append(db(cur, SOURCE))
         cur = {s: None, x: None, t: SOURCE}
-        stages.append(Stage("clean", (Unlink(s, SOURCE), FsyncDir(ps)), j.Cleaned(), lay(cur)))
+        remove = RemoveTree(s, SOURCE) if tree else Unlink(s, SOURCE)
+        stages.append(Stage("clean", (remove, FsyncDir(ps)), j.Cleaned(), lay(cur)))
         return initial, stages
     # replacement routes
     assert plan.replacement is not None

@@ -34,9 +34,15 @@ from hookconf.faultinject.host import Host, NullHost
 from hookconf.faultinject.port import Vfs
 from hookconf.reference.errors import ErrorCode
 from hookconf.reference.finalize import journal as j
-from hookconf.reference.finalize.execute import Executor, JournalStore, Outcome, stage_parents
+from hookconf.reference.finalize.execute import (
+    Executor,
+    JournalStore,
+    Mismatch,
+    Outcome,
+    stage_parents,
+)
 from hookconf.reference.finalize.identity import ArtifactIdentity, artifact_identity
-from hookconf.reference.finalize.plan import HookPlan, Layout, RenameNoReplace
+from hookconf.reference.finalize.plan import CopyTree, HookPlan, Layout, RenameNoReplace
 
 __all__ = ["journal_ids", "read_state", "recover", "recover_task"]
 
@@ -53,16 +59,18 @@ def journal_ids(vfs: Vfs, state_dir: str) -> list[str]:
             if n.startswith(_PREFIX) and n.endswith(_SUFFIX)]
 
 
-def read_state(store: JournalStore) -> tuple[j.JournalState | None, str]:
+def read_state(store: JournalStore, committed: tuple[str | None] | None = None
+               ) -> tuple[j.JournalState | None, str]:
     """The folded journal, read only: ``(state, "")``; ``(None, reason)`` when the journal
-    is malformed or marked quarantined; ``JournalState()`` when there is none."""
+    is malformed or marked quarantined; ``JournalState()`` when there is none.
+    ``committed``: see :meth:`JournalStore.records`."""
     try:
         store.vfs.lstat(store.marker)
         return None, "marked quarantined"
     except FileNotFoundError:
         pass
     try:
-        records = store.records()
+        records = store.records(committed)
         return (j.JournalState(), "") if records is None else (j.fold(records), "")
     except j.JournalError as exc:
         return None, str(exc)
@@ -159,6 +167,9 @@ def _resume(ex: Executor, done: int) -> Outcome:
             return ex.run_from(done, done=done)
         if fixed == 1:  # the install was finished: journal it
             return _recorded(ex, done)
+    if _discard_cut_copy(ex, seen):
+        # a compensation was deleting the private directory copy: finish that, look again
+        return _resume(ex, done)
     target = ex.plan.target_path
     for back in (0, 1):  # the recorded layout, or the one before it (a compensation)
         lay = layouts[done - back] if done - back >= 0 else None
@@ -185,6 +196,9 @@ def _selected(ex: Executor) -> str:
 
 def _recorded(ex: Executor, done: int) -> Outcome:
     stage = ex.stages[done]
+    for effect in stage.effects:
+        if isinstance(effect, CopyTree):  # a copy found whole: make its entries durable
+            ex.make_durable(effect.dst)
     for parent in stage_parents(stage):
         ex.vfs.fsync_dir(parent)
     ex.record(stage.event)
@@ -213,6 +227,24 @@ def _finish_private(ex: Executor, seen: _Observer, here: Layout, nxt: Layout, st
     return None
 
 
+def _discard_cut_copy(ex: Executor, seen: _Observer) -> bool:
+    """A private directory copy cut short — by a crash inside the copy or inside the
+    compensation deleting it — while the source still holds its recorded identity:
+    discard the copy (every entry checked against the manifest, §10.2 "partial copies are
+    private") and say so; anything else is left alone (``False``)."""
+    private = ex.plan.private_path
+    if ex.plan.manifest is None or seen.identity(private) is None \
+            or seen.identity(private) == ex.plan.source_identity \
+            or seen.identity(ex.plan.source_path) != ex.plan.source_identity:
+        return False
+    try:
+        ex.discard_private(private, "source")
+    except Mismatch:
+        return False
+    ex.vfs.fsync_dir(private.rpartition("/")[0] or ".")
+    return True
+
+
 class _Observer:
     """Identities of the plan's paths, read once each."""
 
@@ -228,7 +260,8 @@ class _Observer:
                 self._cache[path] = None
             else:
                 try:
-                    self._cache[path] = artifact_identity(self.ex.vfs, path)
+                    self._cache[path] = artifact_identity(self.ex.vfs, path,
+                                                          platform=self.ex.plan.platform)
                 except Exception as exc:  # noqa: BLE001 - unreadable is simply "other"
                     self._cache[path] = f"unreadable: {exc}"
         return self._cache[path]
