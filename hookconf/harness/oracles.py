@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from hookconf.harness.builtins.oracles import judge_builtin
 from hookconf.harness.corpus import Case
 from hookconf.harness.delivery.oracles import DELIVERY_ORACLES
 from hookconf.harness.finalize.oracles import FINALIZE_ORACLES
@@ -156,6 +157,7 @@ ORACLES: dict[str, Oracle] = {"H4": h4, "H5": h5, "H7": h7, "H17": h17, **RUNTIM
 KIND_JUDGES: dict[str, Callable[[str, Case, Observation], Judgement]] = {
     "guest.run": _guest,
     "guest.metadata_model": judge_metadata,
+    "builtins.run": judge_builtin,
 }
 
 

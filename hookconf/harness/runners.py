@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from hookconf.harness.builtins.runner import run_builtin_case
 from hookconf.harness.corpus import Case
 from hookconf.harness.guest import run_guest
 from hookconf.harness.metadata_explorer import run_metadata
@@ -185,6 +186,7 @@ RUNNERS: dict[str, Callable[[Case, Connection, Observation], None]] = {
     "dto.validate": _validate,
     "guest.run": run_guest,
     "guest.metadata_model": run_metadata,
+    "builtins.run": run_builtin_case,
 }
 
 

@@ -155,6 +155,11 @@ TASK_SOURCE_DTO_MUTANTS = [
     ("tests.mutants.permissions.task_source_policy:raw_bt_source", "H4"),
 ]
 
+#: Builtin archive mutants (§19.2) run the builtin cases.
+BUILTIN_MUTANTS = [
+    ("tests.mutants.builtins.signature_unchecked:factory", "H25", ("builtin.*",)),
+]
+
 ALL = ([(c, i, FAMILY_CASES[i]) for c, i in MUTANTS]
        + [(c, i, ("task-source.*",)) for c, i in TASK_SOURCE_DTO_MUTANTS]
        + [(c, i, RUNTIME_CASES) for c, i in RUNTIME_MUTANTS]
@@ -164,7 +169,8 @@ ALL = ([(c, i, FAMILY_CASES[i]) for c, i in MUTANTS]
        + FINALIZE_MUTANTS
        + [(c, i, METADATA_CASES) for c, i in METADATA_MUTANTS]
        + [(c, i, SHELL_CASES) for c, i in SHELL_MUTANTS]
-       + DELIVERY_MUTANTS)
+       + DELIVERY_MUTANTS
+       + BUILTIN_MUTANTS)
 
 
 @pytest.mark.parametrize(("candidate", "invariant", "cases"), ALL, ids=[_name(m) for m in ALL])

@@ -1,0 +1,1 @@
+YYY3YzqPyIZERwgHenY+twWDzP788Xv7FxHOnzLcmK6IU8Jg3cd7Tcr7AnTdn65wogpA7aUR9BeWX6zk8xpzCg==
