@@ -18,6 +18,7 @@ from hookconf.harness.guest import judge_guest
 from hookconf.harness.judgement import Judgement, Oracle
 from hookconf.harness.metadata_explorer import judge_metadata
 from hookconf.harness.runners import Observation
+from hookconf.harness.runtime.diagnostics import judge_diagnostics
 from hookconf.harness.runtime.oracles import RUNTIME_ORACLES
 from hookconf.harness.shells import SHELL_ORACLES
 
@@ -158,6 +159,7 @@ KIND_JUDGES: dict[str, Callable[[str, Case, Observation], Judgement]] = {
     "guest.run": _guest,
     "guest.metadata_model": judge_metadata,
     "builtins.run": judge_builtin,
+    "runtime.diagnostics": judge_diagnostics,
 }
 
 

@@ -140,6 +140,12 @@ def _runtime_scenario(case: Case, conn: Connection, obs: Observation) -> None:
     run_scenario(case, conn, obs)
 
 
+def _runtime_diagnostics(case: Case, conn: Connection, obs: Observation) -> None:
+    from hookconf.harness.runtime.diagnostics import run_diagnostics
+
+    run_diagnostics(case, conn, obs)
+
+
 def _runtime_race(case: Case, conn: Connection, obs: Observation) -> None:
     from hookconf.harness.runtime import run_race
 
@@ -187,6 +193,7 @@ RUNNERS: dict[str, Callable[[Case, Connection, Observation], None]] = {
     "guest.run": run_guest,
     "guest.metadata_model": run_metadata,
     "builtins.run": run_builtin_case,
+    "runtime.diagnostics": _runtime_diagnostics,
 }
 
 

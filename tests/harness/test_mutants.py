@@ -159,6 +159,11 @@ TASK_SOURCE_DTO_MUTANTS = [
 BUILTIN_MUTANTS = [
     ("tests.mutants.builtins.signature_unchecked:factory", "H25", ("builtin.*",)),
 ]
+#: §15 HTTP URL diagnostics mutants run the diagnostics cases.
+DIAGNOSTICS_MUTANTS = [
+    ("tests.mutants.runtime.engine_request_redacted:factory", "H17", ("rt.diag.*",)),
+    ("tests.mutants.runtime.credential_logged:factory", "H17", ("rt.diag.*",)),
+]
 
 ALL = ([(c, i, FAMILY_CASES[i]) for c, i in MUTANTS]
        + [(c, i, ("task-source.*",)) for c, i in TASK_SOURCE_DTO_MUTANTS]
@@ -170,7 +175,8 @@ ALL = ([(c, i, FAMILY_CASES[i]) for c, i in MUTANTS]
        + [(c, i, METADATA_CASES) for c, i in METADATA_MUTANTS]
        + [(c, i, SHELL_CASES) for c, i in SHELL_MUTANTS]
        + DELIVERY_MUTANTS
-       + BUILTIN_MUTANTS)
+       + BUILTIN_MUTANTS
+       + DIAGNOSTICS_MUTANTS)
 
 
 @pytest.mark.parametrize(("candidate", "invariant", "cases"), ALL, ids=[_name(m) for m in ALL])

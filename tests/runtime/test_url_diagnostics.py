@@ -1,0 +1,96 @@
+"""§15 HTTP URL diagnostics: the log copy rule, the records of an HTTP beforeCreate, the
+dispatch operation and the judge of ``runtime.diagnostics`` cases."""
+
+from __future__ import annotations
+
+import pytest
+
+from hookconf.harness.runners import Observation
+from hookconf.harness.runtime.diagnostics import judge_diagnostics
+from hookconf.reference.candidate import ReferenceCandidate
+from hookconf.reference.url_diagnostics import is_credential_name, log_copy
+
+
+@pytest.mark.parametrize(("url", "copy"), [
+    ("https://a.example/x?id=1&token=t&export=&sig=s&confirm=a%20b#frag",
+     "https://a.example/x?id=1&token=[redacted]&export=&sig=[redacted]&confirm=a%20b"),
+    ("https://user:pw@a.example/x?signature=s", "https://a.example/x?signature=[redacted]"),
+    ("https://user@a.example:8443/?X-Amz-Credential=AK%2Fx", "https://a.example:8443/?X-Amz-Credential=[redacted]"),
+    ("https://a.example/?id=1&id=1&&=v&flag", "https://a.example/?id=1&id=1&&=v&flag"),
+    ("https://a.example/p%40th?%74oken=x", "https://a.example/p%40th?%74oken=[redacted]"),
+    ("https://a.example/path@x", "https://a.example/path@x"),
+    ("not a url?token=x#y", "not a url?token=[redacted]"),
+    ("https://a.example/", "https://a.example/"),
+])
+def test_log_copy(url, copy):
+    assert log_copy(url) == copy
+
+
+def test_log_copy_of_a_non_string_names_its_type():
+    assert log_copy(None) == "<NoneType>"
+    assert is_credential_name("X-AMZ-CREDENTIAL") and not is_credential_name("id")
+
+
+def _manifest(pid: str, role: str = "resolve") -> dict:
+    return {"id": pid, "version": "1.0.0", "engines": {"motrix": ">=2.0.0"},
+            "activationEvents": ["onTaskType:http"], "hostPermissions": ["*://*/*"], "permissions": [],
+            "contributes": {"hooks": {"beforeCreate": {"role": role}}}}
+
+
+def test_dispatch_without_a_chain_sends_the_source_url_and_writes_no_record():
+    cand = ReferenceCandidate()
+    cand.handle("runtime.reset", {})
+    cand.handle("runtime.task", {"taskId": "t", "type": "http", "sourceUrl": "https://a.example/?token=x"})
+    answer = cand.handle("runtime.dispatch", {"taskId": "t"})
+    assert answer == {"dispatched": True, "request": {"taskId": "t", "uris": ["https://a.example/?token=x"]}}
+    kinds = [e["kind"] for e in cand.handle("runtime.events", {})["events"]]
+    assert "engine.dispatch" not in kinds
+
+
+def test_bt_tasks_leave_no_url_records():
+    cand = ReferenceCandidate()
+    cand.handle("runtime.reset", {})
+    manifest = {**_manifest("a.bt"), "activationEvents": ["onTaskType:bt"]}
+    cand.handle("runtime.install", {"manifest": manifest, "guest": {}})
+    cand.handle("runtime.task", {"taskId": "t", "type": "bt", "sourceUrl": "urn:btih:" + "a" * 40})
+    cand.handle("runtime.before_create", {"taskId": "t"})
+    cand.handle("runtime.settle", {})
+    cand.handle("runtime.dispatch", {"taskId": "t"})
+    kinds = {e["kind"] for e in cand.handle("runtime.events", {})["events"]}
+    assert not kinds & {"beforeCreate.input", "beforeCreate.output", "engine.dispatch"}
+
+
+class _Case:
+    def __init__(self, expect):
+        self.expect = expect
+
+
+def _extra(**over):
+    extra = {"taskId": "t", "chain": {"context": {"uris": ["u?token=x"]}},
+             "dispatch": {"dispatched": True, "request": {"uris": ["u?token=x"]}},
+             "events": [{"kind": "beforeCreate.input", "taskId": "t", "pluginId": "a", "uris": ["u?token=[redacted]"]},
+                        {"kind": "beforeCreate.input", "taskId": "other", "pluginId": "a", "uris": []},
+                        "not an event"]}
+    extra.update(over)
+    return extra
+
+
+def _judge(expect, extra):
+    obs = Observation()
+    obs.extra.update(extra)
+    return judge_diagnostics("H17", _Case(expect), obs)
+
+
+def test_judge():
+    expect = {"context": ["u?token=x"], "engine": ["u?token=x"],
+              "records": {"a": {"input": ["u?token=[redacted]"]}}, "neverLogged": ["token=x"]}
+    assert _judge(expect, _extra()).passed
+    assert not _judge(expect, _extra(dispatch={"dispatched": False})).passed
+    assert not _judge({**expect, "records": {}}, _extra()).passed
+    assert not _judge({**expect, "records": {"a": {"input": ["u?token=x"]}}}, _extra()).passed
+    assert not _judge({**expect, "records": {"a": {"input": [], "error": "plugin.hook.timeout"}}}, _extra()).passed
+    leaked = _extra(events=[{"kind": "beforeCreate.input", "taskId": "t", "pluginId": "a",
+                             "uris": ["u?token=[redacted]"]}, {"kind": "x", "note": "token=x"}])
+    assert not _judge(expect, leaked).passed
+    twice = _extra(events=_extra()["events"] * 2)
+    assert not _judge(expect, twice).passed
