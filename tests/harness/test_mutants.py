@@ -159,6 +159,11 @@ TASK_SOURCE_DTO_MUTANTS = [
 BUILTIN_MUTANTS = [
     ("tests.mutants.builtins.signature_unchecked:factory", "H25", ("builtin.*",)),
 ]
+#: §17 matrix rows through the QuickJS filename-template bundle catch runtime mutants too.
+MATRIX_MUTANTS = [
+    ("tests.mutants.runtime.reclaim_busy_worker:factory", "H2", ("race.matrix.*",)),
+    ("tests.mutants.runtime.active_set_candidates:factory", "H18", ("rt.matrix.*",)),
+]
 #: §15 HTTP URL diagnostics mutants run the diagnostics cases.
 DIAGNOSTICS_MUTANTS = [
     ("tests.mutants.runtime.engine_request_redacted:factory", "H17", ("rt.diag.*",)),
@@ -176,7 +181,8 @@ ALL = ([(c, i, FAMILY_CASES[i]) for c, i in MUTANTS]
        + [(c, i, SHELL_CASES) for c, i in SHELL_MUTANTS]
        + DELIVERY_MUTANTS
        + BUILTIN_MUTANTS
-       + DIAGNOSTICS_MUTANTS)
+       + DIAGNOSTICS_MUTANTS
+       + MATRIX_MUTANTS)
 
 
 @pytest.mark.parametrize(("candidate", "invariant", "cases"), ALL, ids=[_name(m) for m in ALL])
