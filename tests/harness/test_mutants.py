@@ -168,6 +168,7 @@ MATRIX_MUTANTS = [
 DIAGNOSTICS_MUTANTS = [
     ("tests.mutants.runtime.engine_request_redacted:factory", "H17", ("rt.diag.*",)),
     ("tests.mutants.runtime.credential_logged:factory", "H17", ("rt.diag.*",)),
+    ("tests.mutants.runtime.log_copy_reencoded:factory", "H17", ("rt.diag.*",)),
 ]
 
 ALL = ([(c, i, FAMILY_CASES[i]) for c, i in MUTANTS]

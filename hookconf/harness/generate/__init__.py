@@ -18,7 +18,7 @@ candidate meets it.  Expansion is deterministic for a given ``--seed`` (the expa
 
 An expander is registered with :func:`template` in the module of its spec area (this
 package's ``permissions``, ``schemas``, ``guest``, ``runtime``, ``finalize``, ``shells``, ``delivery``,
-``builtins`` modules) and has the shape::
+``builtins``, ``diagnostics`` modules) and has the shape::
 
     expand(params: dict, rng: random.Random) -> Iterable[Instance]
 
@@ -50,6 +50,7 @@ _AREAS = (
     "hookconf.harness.generate.shells",
     "hookconf.harness.generate.delivery",
     "hookconf.harness.generate.builtins",
+    "hookconf.harness.generate.diagnostics",
 )
 
 
