@@ -90,6 +90,7 @@ SHELL_MUTANTS = [
     ("tests.mutants.shells.second_orchestrator:factory", "H16"),
     ("tests.mutants.shells.producers_before_recovery:factory", "H16"),
     ("tests.mutants.shells.server_event_fields:factory", "H16"),
+    ("tests.mutants.shells.server_log_copies:factory", "H16"),
 ]
 #: Delivery mutants (§11) run only the hand-written delivery scenarios or quota boundaries that
 #: show them (the random programs catch most of them too, but take longer).
