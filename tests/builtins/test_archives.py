@@ -231,3 +231,31 @@ def test_entries_mutant_loads_escaping_names_but_keeps_integrity():
     assert mutant.handle("builtins.run", archive_request(escaping))["loaded"] is True
     tampered = {**escaping, "signature": "locked"}
     assert mutant.handle("builtins.run", archive_request(tampered))["loaded"] is False
+
+
+def test_archive_template_gives_both_polarities_per_builtin():
+    import random
+
+    from hookconf.harness.generate import TemplateError
+    from hookconf.harness.generate.builtins import expand_archives
+
+    instances = list(expand_archives({}, random.Random(0)))
+    assert len(instances) == 28
+    for short in ("url-resolver", "filename-template"):
+        mine = [i for i in instances if i.key.startswith(short + ".")]
+        assert {i.polarity for i in mine} == {"positive", "negative"}
+        assert all(i.advisory for i in mine if ".entry." in i.key)
+        assert not any(i.advisory for i in mine if ".entry." not in i.key)
+    with pytest.raises(TemplateError):
+        list(expand_archives({"builtins": ["no.such"]}, random.Random(0)))
+
+
+def test_archive_template_reports_an_unreadable_lock(monkeypatch, tmp_path):
+    import random
+
+    from hookconf.harness.generate import TemplateError
+    from hookconf.harness.generate import builtins as generated
+
+    monkeypatch.setattr(generated, "load_lock", lambda: load_lock(tmp_path))
+    with pytest.raises(TemplateError):
+        list(generated.expand_archives({}, random.Random(0)))

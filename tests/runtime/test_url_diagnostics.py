@@ -3,6 +3,8 @@ dispatch operation and the judge of ``runtime.diagnostics`` cases."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from hookconf.harness.runners import Observation
@@ -94,3 +96,44 @@ def test_judge():
     assert not _judge(expect, leaked).passed
     twice = _extra(events=_extra()["events"] * 2)
     assert not _judge(expect, twice).passed
+
+
+def test_generated_expectations_agree_with_the_reference_rule():
+    """The template builds each expected log copy from its query pairs; the reference's
+    parser-free rule must give the same bytes (two independent routes to one answer)."""
+    import random
+
+    from hookconf.harness.generate.diagnostics import NAMED_CREDENTIALS, expand_url_diagnostics
+
+    instances = list(expand_url_diagnostics({}, random.Random(3)))
+    assert len(instances) == len(NAMED_CREDENTIALS) * 4 * 2 + 2
+    for instance in instances:
+        records = instance.expect["records"]["a.resolver"]
+        final = instance.expect["engine"][0]
+        assert records["dispatch"] == [log_copy(final)]
+        assert records["input"] == [log_copy(instance.given["tasks"][0]["sourceUrl"])]
+        assert instance.polarity == ("negative" if instance.expect.get("neverLogged") else "positive")
+    keys = [i.key for i in expand_url_diagnostics({"names": ["sig"]}, random.Random(0))]
+    assert keys[0] == "sig.first.input" and keys[-1] == "ordinary.output"
+
+
+def test_a_diagnostics_case_runs_end_to_end_through_the_engine():
+    from hookconf.harness.corpus import Case
+    from hookconf.harness.engine import run_one
+    from hookconf.harness.protocol.inprocess import InProcessConnection
+
+    url = "https://files.example/get?id=1&token=tok-x#f"
+    given = {"plugins": [{"manifest": _manifest("a.resolver"), "guest": {"hooks": {"beforeCreate": []}}}],
+             "tasks": [{"taskId": "t1", "type": "http", "sourceUrl": url}]}
+    copy = "https://files.example/get?id=1&token=[redacted]"
+    expect = {"context": [url], "engine": [url], "neverLogged": ["tok-x"],
+              "records": {"a.resolver": {"input": [copy], "output": [copy], "dispatch": [copy]}}}
+    case = Case(id="rt.diag.t.1", title="t", invariants=("H17",), spec="§15", kind="runtime.diagnostics",
+                polarity="negative", given=given, expect=expect, source={"from": "spec", "ref": "§15"},
+                file="t.json", pointer="")
+    conn = InProcessConnection(ReferenceCandidate(), "reference")
+    hello = conn.open()
+    result = run_one(case, conn, hello)
+    assert result.status == "passed", result.judgements
+    wrong = dataclasses.replace(case, expect={**expect, "engine": [copy]})
+    assert run_one(wrong, conn, hello).status == "failed"
