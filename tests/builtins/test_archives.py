@@ -160,6 +160,8 @@ def test_runner_requests(tmp_path):
     with pytest.raises(FixtureError):
         archive_request({**given, "archive": {"flip": [10 ** 9]}})
     with pytest.raises(FixtureError):
+        archive_request({**given, "archive": {"add": {"\udcff": "x"}}})
+    with pytest.raises(FixtureError):
         _missing_lock(tmp_path, given)
 
 

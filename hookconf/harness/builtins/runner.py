@@ -73,6 +73,8 @@ def archive_request(given: dict[str, Any], builtins: dict[str, Builtin] | None =
         archive = _tampered(builtin, given.get("archive", {}))
     except IndexError:
         raise FixtureError(f"a tampering offset is outside {builtin.entry['file']}") from None
+    except (ValueError, zipfile.BadZipFile) as exc:  # UnicodeEncodeError: a lone surrogate
+        raise FixtureError(f"cannot rebuild {builtin.entry['file']} as the case asks: {exc}") from None
     row = {k: builtin.entry[k] for k in ("id", "version", "sha256", "size")}
     if given.get("lock", "locked") == "match":
         import hashlib
