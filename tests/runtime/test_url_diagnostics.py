@@ -137,3 +137,26 @@ def test_a_diagnostics_case_runs_end_to_end_through_the_engine():
     assert result.status == "passed", result.judgements
     wrong = dataclasses.replace(case, expect={**expect, "engine": [copy]})
     assert run_one(wrong, conn, hello).status == "failed"
+
+
+_NAMES = ("id", "export", "confirm", "name", "q", "token", "sig", "signature", "X-Amz-Credential", "TOKEN")
+_VALUE = "abcXYZ019-._~%20%2F%C3%A9+"
+
+
+def test_log_copy_keeps_every_pair_but_credential_values():
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    pairs = st.lists(st.tuples(st.sampled_from(_NAMES), st.text(_VALUE, max_size=8),
+                               st.booleans()), max_size=8)
+
+    @settings(max_examples=200, deadline=None)
+    @given(pairs, st.booleans())
+    def check(items, fragment):
+        parts = [f"{n}={v}" if eq else n for n, v, eq in items]
+        url = "https://files.example/p?" + "&".join(parts) + ("#frag" if fragment else "")
+        want = [f"{n}=[redacted]" if eq and n.lower() in {"token", "sig", "signature", "x-amz-credential"}
+                else p for (n, _v, eq), p in zip(items, parts, strict=True)]
+        assert log_copy(url) == "https://files.example/p?" + "&".join(want)
+
+    check()
