@@ -242,7 +242,7 @@ def test_archive_template_gives_both_polarities_per_builtin():
     from hookconf.harness.generate.builtins import expand_archives
 
     instances = list(expand_archives({}, random.Random(0)))
-    assert len(instances) == 28
+    assert len(instances) == 30
     for short in ("url-resolver", "filename-template"):
         mine = [i for i in instances if i.key.startswith(short + ".")]
         assert {i.polarity for i in mine} == {"positive", "negative"}

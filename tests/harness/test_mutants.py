@@ -159,6 +159,7 @@ TASK_SOURCE_DTO_MUTANTS = [
 #: Builtin archive mutants (§19.2) run the builtin cases.
 BUILTIN_MUTANTS = [
     ("tests.mutants.builtins.signature_unchecked:factory", "H25", ("builtin.*",)),
+    ("tests.mutants.builtins.lock_version_unchecked:factory", "H25", ("builtin.gen.archives.*",)),
 ]
 #: §17 matrix rows through the QuickJS filename-template bundle catch runtime mutants too.
 MATRIX_MUTANTS = [

@@ -10,6 +10,7 @@ A case's ``given``::
                                                     the bytes sent (a lock edited with the archive)
      "signature": "locked" | "test-key" | "other-key" | "other-builtin",
      "trustedKey": "test-key" | "other-key",        the key the candidate is told to trust
+     "lockVersion": "1.1.1",                        the version the lock row sent claims
      "invocations": [...], "network": [...], "timeoutMs": n}             as guest.run's
 
 ``replace``/``add``/``drop`` rebuild the archive from the locked one's entries (in their
@@ -80,6 +81,8 @@ def archive_request(given: dict[str, Any], builtins: dict[str, Builtin] | None =
         import hashlib
 
         row.update(sha256=hashlib.sha256(archive).hexdigest(), size=len(archive))
+    if "lockVersion" in given:
+        row["version"] = given["lockVersion"]
     how = given.get("signature", "locked")
     if how == "locked":
         signature = builtin.signature

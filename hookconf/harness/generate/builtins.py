@@ -12,6 +12,9 @@ and, for each builtin, yields ``builtins.run`` cases:
   match — only the signature can refuse it;
 * ``other-key``: signed by a key the runtime does not trust; ``other-builtin``: another
   builtin's valid signature;
+* ``lock-newer-version``: the released archive, signature and digest intact, under a lock row
+  that claims a newer version — loading it would run old code as the upgrade (H25: 升级绝不运行
+  旧代码), so the manifest's version must be the lock's;
 * ``entry.*`` (advisory): a well-formed, signed, lock-matching archive with an entry named
   ``../``, ``/``, ``\\`` or ``dist/../../`` — §12 makes bundles untrusted input and asks for
   path-traversal defence for save and staging paths; archive entry names are not named, so
@@ -86,6 +89,10 @@ def expand_archives(params: dict[str, Any], rng: random.Random) -> Iterator[Inst
                         {**base, "archive": {"replace": {"dist/plugin.js": "// changed\n"}}, "lock": "match"})
         yield _negative(f"{short}.other-key", f"{plugin_id}: signed by a key the runtime does not trust "
                         "is refused", {**base, "signature": "other-key"})
+        yield _negative(f"{short}.lock-newer-version",
+                        f"{plugin_id}: the released archive under a lock row claiming version 9.0.0 "
+                        "is refused (the manifest names another version)",
+                        {**base, "lockVersion": "9.0.0"})
         yield _negative(f"{short}.other-builtin", f"{plugin_id}: another builtin's signature is refused",
                         {**base, "signature": "other-builtin"})
         for name, entry in _ENTRY_NAMES.items():
