@@ -80,13 +80,15 @@ class RuntimeOps:
 
     def runtime_install(self, args: dict[str, Any]) -> dict[str, Any]:
         """Install from ``manifest`` + scripted ``guest``, or a real ``bundle``
-        (``{manifest, source}``: ``motrix-plugin.json`` and the text of its ``main``)."""
+        (``{manifest, source}``: ``motrix-plugin.json`` and the text of its ``main``) whose
+        ``http`` hops are answered from ``network`` (canned answers as ``guest.run`` takes
+        them; without it the bundle's ``http`` calls are denied)."""
         grants = frozenset(args["grants"]) if "grants" in args else None
         if "bundle" in args:
             manifest, source = args["bundle"]["manifest"], args["bundle"]["source"]
             bundle = bundle_from_source(manifest, source)
-            return self.rt.install(Manifest.from_json(manifest, code=source), BundleGuest(bundle),
-                                   grants)
+            guest = BundleGuest(bundle, network=args.get("network"))
+            return self.rt.install(Manifest.from_json(manifest, code=source), guest, grants)
         guest = args.get("guest") or {}
         manifest = Manifest.from_json(args["manifest"], code=repr(sorted(guest.items())))
         return self.rt.install(manifest, ScriptedGuest(guest), grants)
