@@ -32,7 +32,8 @@ const FAMILIES = {
     'task_source.admit'],
   dto: ['dto.validate'],
   runtime: ['runtime.reset', 'runtime.install', 'runtime.task', 'runtime.candidates', 'runtime.before_create',
-    'runtime.before_finalize', 'runtime.command', 'runtime.policy', 'runtime.reclaim', 'runtime.advance',
+    'runtime.before_finalize', 'runtime.command', 'runtime.policy', 'runtime.reclaim', 'runtime.dispatch',
+    'runtime.advance',
     'runtime.settle', 'runtime.ready', 'runtime.step', 'runtime.events', 'runtime.state',
     'finalize.prepare', 'finalize.run', 'finalize.crash', 'finalize.recover', 'finalize.state'],
 };

@@ -40,7 +40,7 @@ from hookconf.harness.corpus import Case
 from hookconf.harness.fixtures import load_fixture
 from hookconf.harness.protocol import Connection
 
-__all__ = ["judge_guest", "load_fixture", "run_guest"]
+__all__ = ["entry_problems", "judge_guest", "load_fixture", "run_guest"]
 
 
 def run_guest(case: Case, conn: Connection, obs: Any) -> None:
@@ -55,7 +55,7 @@ def run_guest(case: Case, conn: Connection, obs: Any) -> None:
     obs.ask(conn, "run", "guest.run", args)
 
 
-def _entry_problems(expected: dict[str, Any], observed: dict[str, Any]) -> list[str]:
+def entry_problems(expected: dict[str, Any], observed: dict[str, Any]) -> list[str]:
     problems = []
     code = observed.get("code")
     if "code" in expected and code != expected["code"]:
@@ -103,13 +103,13 @@ def judge_guest(case: Case, obs: Any) -> tuple[bool, Any, str]:
     problems = []
     if "activation" in case.expect:
         problems += [f"activation: {p}" for p in
-                     _entry_problems(case.expect["activation"], result.get("activation") or {})]
+                     entry_problems(case.expect["activation"], result.get("activation") or {})]
     observed_results = result.get("results") or []
     expected_results = case.expect.get("results", [])
     if len(observed_results) != len(expected_results):
         problems.append(f"{len(observed_results)} results for {len(expected_results)} expected")
     for index, (wanted, seen) in enumerate(zip(expected_results, observed_results, strict=False)):
-        problems += [f"invocation {index}: {p}" for p in _entry_problems(wanted, seen)]
+        problems += [f"invocation {index}: {p}" for p in entry_problems(wanted, seen)]
     observed = {
         "activation": {k: (result.get("activation") or {}).get(k) for k in ("code", "reason")},
         "results": [{k: r.get(k) for k in ("code", "reason", "effects", "logs", "requests")}

@@ -44,6 +44,11 @@ KINDS: dict[str, KindSpec] = {
         KindSpec("shell.order", "shell", ("H16",)),
         KindSpec("shell.incomplete", "shell", ("H16",)),
         KindSpec("runtime.delivery", "delivery", ("H14", "H15", "H20", "H24", "H25")),
+        # §17, §19.2: a locked builtin loads only as released (H25: the code run is the
+        # locked identity's), then runs as its matrix row says (H5 url-resolver, H7 template).
+        KindSpec("builtins.run", "builtins", ("H5", "H7", "H25")),
+        # §15 HTTP URL diagnostics: log copies redacted, the engine request untouched (H17).
+        KindSpec("runtime.diagnostics", "runtime", ("H17",)),
     )
 }
 

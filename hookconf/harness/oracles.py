@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from hookconf.harness.builtins.oracles import judge_builtin
 from hookconf.harness.corpus import Case
 from hookconf.harness.delivery.oracles import DELIVERY_ORACLES
 from hookconf.harness.finalize.oracles import FINALIZE_ORACLES
@@ -17,6 +18,7 @@ from hookconf.harness.guest import judge_guest
 from hookconf.harness.judgement import Judgement, Oracle
 from hookconf.harness.metadata_explorer import judge_metadata
 from hookconf.harness.runners import Observation
+from hookconf.harness.runtime.diagnostics import judge_diagnostics
 from hookconf.harness.runtime.oracles import RUNTIME_ORACLES
 from hookconf.harness.shells import SHELL_ORACLES
 
@@ -156,6 +158,8 @@ ORACLES: dict[str, Oracle] = {"H4": h4, "H5": h5, "H7": h7, "H17": h17, **RUNTIM
 KIND_JUDGES: dict[str, Callable[[str, Case, Observation], Judgement]] = {
     "guest.run": _guest,
     "guest.metadata_model": judge_metadata,
+    "builtins.run": judge_builtin,
+    "runtime.diagnostics": judge_diagnostics,
 }
 
 

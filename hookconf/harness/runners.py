@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from hookconf.harness.builtins.runner import run_builtin_case
 from hookconf.harness.corpus import Case
 from hookconf.harness.guest import run_guest
 from hookconf.harness.metadata_explorer import run_metadata
@@ -139,6 +140,12 @@ def _runtime_scenario(case: Case, conn: Connection, obs: Observation) -> None:
     run_scenario(case, conn, obs)
 
 
+def _runtime_diagnostics(case: Case, conn: Connection, obs: Observation) -> None:
+    from hookconf.harness.runtime.diagnostics import run_diagnostics
+
+    run_diagnostics(case, conn, obs)
+
+
 def _runtime_race(case: Case, conn: Connection, obs: Observation) -> None:
     from hookconf.harness.runtime import run_race
 
@@ -185,6 +192,8 @@ RUNNERS: dict[str, Callable[[Case, Connection, Observation], None]] = {
     "dto.validate": _validate,
     "guest.run": run_guest,
     "guest.metadata_model": run_metadata,
+    "builtins.run": run_builtin_case,
+    "runtime.diagnostics": _runtime_diagnostics,
 }
 
 

@@ -13,6 +13,7 @@ operation                  reference area                                       
 ``task_source.admit``      :func:`hookconf.reference.permissions.task_source.admit_patch`     §9.4
 ``dto.validate``           :func:`hookconf.reference.schemas.validate.dto_validate`           §9.1
 ``guest.run``              :func:`hookconf.reference.guest.invoke.run_plugin`                 §8, §9
+``builtins.run``           :func:`hookconf.reference.builtins.run_builtin`                    §17, §19.2
 ``runtime.*``              :class:`hookconf.reference.runtime.ops.RuntimeOps`                 §5, §6, §8
 ``finalize.*``             :class:`hookconf.reference.finalize.ops.FinalizeOps`               §10
 ``shell.*``                :class:`hookconf.reference.shells.ops.ShellOps`                    §16
@@ -26,6 +27,7 @@ from collections.abc import Callable
 from typing import Any
 
 from hookconf.reference import __version__
+from hookconf.reference.builtins import run_builtin
 from hookconf.reference.delivery.ops import DeliveryOps
 from hookconf.reference.finalize.ops import FinalizeOps
 from hookconf.reference.guest.invoke import run_plugin
@@ -51,7 +53,8 @@ class UnknownOperation(Exception):
 class ReferenceCandidate(RuntimeOps, FinalizeOps, ShellOps, DeliveryOps):
     """The hookconf reference runtime behind the candidate protocol."""
 
-    families: tuple[str, ...] = ("permissions", "dto", "runtime", "guest", "shell", "delivery")
+    families: tuple[str, ...] = ("permissions", "dto", "runtime", "guest", "shell", "delivery",
+                                 "builtins")
     #: The plugin VM and SDK prelude used by ``guest.run`` (mutant runtimes swap them).
     vm_class: type[PluginVm] = PluginVm
     prelude: str | None = None
@@ -79,6 +82,7 @@ class ReferenceCandidate(RuntimeOps, FinalizeOps, ShellOps, DeliveryOps):
             "task_source.admit": self.task_source_admit,
             "dto.validate": self.dto_validate,
             "guest.run": self.guest_run,
+            "builtins.run": self.builtins_run,
             **self.runtime_ops(),
             **self.finalize_ops(),
             **self.shell_ops(),
@@ -131,6 +135,10 @@ class ReferenceCandidate(RuntimeOps, FinalizeOps, ShellOps, DeliveryOps):
             timeout_ms=args.get("timeoutMs"), network=args.get("network", ()),
             vm_class=self.vm_class, prelude=self.prelude,
         )
+
+    def builtins_run(self, args: dict[str, Any]) -> dict[str, Any]:
+        """§17, §19.2: verify a locked builtin archive (size, SHA-256, signature), then run it."""
+        return run_builtin(args, vm_class=self.vm_class, prelude=self.prelude)
 
     def dto_validate(self, args: dict[str, Any]) -> dict[str, Any]:
         if args["schema"] not in SCHEMAS:

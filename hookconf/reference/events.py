@@ -3,7 +3,9 @@
 Every event is a flat JSON object ``{"seq", "atMs", "kind", ...fields}``; ``seq`` counts from
 1 and ``atMs`` is virtual time in milliseconds.  Payload values (URLs, headers, metadata
 values) are never logged (§15 "sensitive payload values are not logged"); effects appear
-only as counts.
+only as counts.  The one exception is §15's HTTP URL diagnostics, which carry *log copies*
+of URLs (credential values ``[redacted]``, no user name, password or fragment:
+:mod:`hookconf.reference.url_diagnostics`).
 
 Invocation records (§15) are ``hook.start`` and ``hook.finish`` with the fields of
 :data:`HOOK_FINISH_FIELDS`.  The other kinds, with their fields:
@@ -33,6 +35,13 @@ Invocation records (§15) are ``hook.start`` and ``hook.finish`` with the fields
 ``barrier.begin``           pluginId, change, fromGeneration, generation
 ``barrier.publish``         pluginId, change, generation
 ``breaker.open``            pluginId, failures, untilMs
+``beforeCreate.input``      hook, taskId, pluginId, uris (log copies): what an HTTP
+                            ``beforeCreate`` plugin was given (§15 URL diagnostics)
+``beforeCreate.output``     hook, taskId, pluginId, uris (log copies): what it returned
+``beforeCreate.error``      hook, taskId, pluginId, errorCode: it failed, the chain went on
+                            or aborted by its role
+``engine.dispatch``         hook, taskId, pluginId, uris (log copies): the task's arguments
+                            reached the engine adapter (one record per participating plugin)
 ==========================  ===============================================================
 """
 

@@ -39,7 +39,7 @@ def test_load_reads_manifest_hooks_permissions_and_script():
     assert bundle.plugin_id == "hookconf.url-resolver"
     assert bundle.hooks == {"beforeCreate": "pre-resolve"}
     assert bundle.permissions == {"http", "log"}
-    assert bundle.host_permissions == ("*://api.media.example/*",)
+    assert bundle.host_permissions == ("*://wiki.media.example/*", "*://api.media.example/*")
     assert "globalThis.__motrixApi" in bundle.script
 
 

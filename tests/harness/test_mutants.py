@@ -95,6 +95,7 @@ SHELL_MUTANTS = [
     ("tests.mutants.shells.second_orchestrator:factory", "H16"),
     ("tests.mutants.shells.producers_before_recovery:factory", "H16"),
     ("tests.mutants.shells.server_event_fields:factory", "H16"),
+    ("tests.mutants.shells.server_log_copies:factory", "H16"),
 ]
 #: Delivery mutants (§11) run only the hand-written delivery scenarios or quota boundaries that
 #: show them (the random programs catch most of them too, but take longer).
@@ -168,6 +169,23 @@ TASK_SOURCE_DTO_MUTANTS = [
     ("tests.mutants.permissions.task_source_policy:raw_bt_source", "H4"),
 ]
 
+#: Builtin archive mutants (§19.2) run the builtin cases.
+BUILTIN_MUTANTS = [
+    ("tests.mutants.builtins.signature_unchecked:factory", "H25", ("builtin.*",)),
+    ("tests.mutants.builtins.lock_version_unchecked:factory", "H25", ("builtin.gen.archives.*",)),
+]
+#: §17 matrix rows through the QuickJS filename-template bundle catch runtime mutants too.
+MATRIX_MUTANTS = [
+    ("tests.mutants.runtime.reclaim_busy_worker:factory", "H2", ("race.matrix.*",)),
+    ("tests.mutants.runtime.active_set_candidates:factory", "H18", ("rt.matrix.*",)),
+]
+#: §15 HTTP URL diagnostics mutants run the diagnostics cases.
+DIAGNOSTICS_MUTANTS = [
+    ("tests.mutants.runtime.engine_request_redacted:factory", "H17", ("rt.diag.*",)),
+    ("tests.mutants.runtime.credential_logged:factory", "H17", ("rt.diag.*",)),
+    ("tests.mutants.runtime.log_copy_reencoded:factory", "H17", ("rt.diag.*",)),
+]
+
 ALL = ([(c, i, FAMILY_CASES[i]) for c, i in MUTANTS]
        + [(c, i, ("task-source.*",)) for c, i in TASK_SOURCE_DTO_MUTANTS]
        + [(c, i, RUNTIME_CASES) for c, i in RUNTIME_MUTANTS]
@@ -177,7 +195,10 @@ ALL = ([(c, i, FAMILY_CASES[i]) for c, i in MUTANTS]
        + FINALIZE_MUTANTS
        + [(c, i, METADATA_CASES) for c, i in METADATA_MUTANTS]
        + [(c, i, SHELL_CASES) for c, i in SHELL_MUTANTS]
-       + DELIVERY_MUTANTS)
+       + DELIVERY_MUTANTS
+       + BUILTIN_MUTANTS
+       + DIAGNOSTICS_MUTANTS
+       + MATRIX_MUTANTS)
 
 
 @pytest.mark.parametrize(("candidate", "invariant", "cases"), ALL, ids=[_name(m) for m in ALL])

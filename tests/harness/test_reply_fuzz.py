@@ -8,7 +8,7 @@ reply schemas, so they travel past the protocol layer into the runners and oracl
 must end as passed, failed or errored (never an exception), and every report writer must
 render the run.
 
-The sample is seventeen of the embedded corpus's quickest cases chosen so that, between them,
+The sample is nineteen of the embedded corpus's quickest cases chosen so that, between them,
 they call every operation of ``ops.schema.json``; a test checks that it still does, so a new
 operation cannot stay unfuzzed.
 """
@@ -51,6 +51,8 @@ SAMPLE = (
     "rt.eligibility.task-type.1",
     "race.activation.reclaim-vs-invoke.1",
     "dto.gen.worker-messages.log.stale",
+    "rt.diag.pass-through",
+    "builtin.gen.archives.url-resolver.flip.first",
 )
 
 #: What a bent value may become.

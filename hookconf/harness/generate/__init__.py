@@ -17,8 +17,8 @@ candidate meets it.  Expansion is deterministic for a given ``--seed`` (the expa
 (:data:`MAX_INSTANCES` per template); the report counts instances per template and invariant.
 
 An expander is registered with :func:`template` in the module of its spec area (this
-package's ``permissions``, ``schemas``, ``guest``, ``runtime``, ``finalize``, ``shells``, ``delivery``
-modules) and has the shape::
+package's ``permissions``, ``schemas``, ``guest``, ``runtime``, ``finalize``, ``shells``, ``delivery``,
+``builtins``, ``diagnostics`` modules) and has the shape::
 
     expand(params: dict, rng: random.Random) -> Iterable[Instance]
 
@@ -49,6 +49,8 @@ _AREAS = (
     "hookconf.harness.generate.finalize",
     "hookconf.harness.generate.shells",
     "hookconf.harness.generate.delivery",
+    "hookconf.harness.generate.builtins",
+    "hookconf.harness.generate.diagnostics",
 )
 
 

@@ -42,6 +42,8 @@ def setup(case: Case, conn: Connection, obs: Any, *, drive: bool = True) -> dict
             args: dict[str, Any] = {"bundle": load_fixture(plugin["bundle"], case.plugins)}
         else:
             args = {"manifest": plugin["manifest"], "guest": plugin.get("guest", {})}
+        if "network" in plugin:
+            args["network"] = list(plugin["network"])
         if "grants" in plugin:
             args["grants"] = list(plugin["grants"])
         obs.ask(conn, "install", "runtime.install", args)

@@ -26,9 +26,11 @@ from hookconf.harness.shells.steps import RANKS, SHUTDOWN, STARTUP
 __all__ = ["COMPARED_FIELDS", "SHELL_ORACLES", "h16"]
 
 #: Event fields whose values must be equal between the shells (§15: "相同事件名和字段含义").
-#: Times, durations and opaque ids may differ; their names must not.
+#: Times, durations and opaque ids may differ; their names must not.  ``uris`` are the log
+#: copies of §15's HTTP URL diagnostics: both shells redact the same way.
 COMPARED_FIELDS = ("kind", "step", "hook", "taskId", "pluginId", "version", "role", "result", "errorCode",
-                   "effectCount", "entryKind", "reason", "capability", "op", "path", "producer")
+                   "effectCount", "entryKind", "reason", "capability", "op", "path", "producer",
+                   "uris")
 _STARTUP = [name for name, _, _ in STARTUP]
 _SHUTDOWN = [name for name, _, _ in SHUTDOWN]
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from hookconf.reference.errors import ErrorCode
 from hookconf.reference.guest import PluginBundle, PluginVm, QuickJsGuest
+from hookconf.reference.guest.invoke import FakeNetwork
 from hookconf.reference.guest.port import GuestProcess, Work
 
 __all__ = ["BundleGuest"]
@@ -46,16 +47,20 @@ def _context(hook: str, working: dict[str, Any], invocation_id: str) -> dict[str
 class BundleGuest:
     """The guest port for one plugin bundle (in-process QuickJS by default)."""
 
-    def __init__(self, bundle: PluginBundle, *, isolation: str = "inprocess") -> None:
+    def __init__(self, bundle: PluginBundle, *, isolation: str = "inprocess",
+                 network: list[dict[str, Any]] | None = None) -> None:
         self.bundle = bundle
         self.isolation = isolation
+        #: Canned HTTP answers for the bundle's ``http`` hops (``None``: ``http`` is denied).
+        self.network = network
         self.port: QuickJsGuest | None = None
 
     def activate(self) -> GuestProcess:
         yield Work(0.0)
         if self.port is not None:
             self.port.close()
-        self.port = QuickJsGuest(PluginVm(self.bundle, isolation=self.isolation))
+        transport = None if self.network is None else FakeNetwork(self.network)
+        self.port = QuickJsGuest(PluginVm(self.bundle, isolation=self.isolation, transport=transport))
         return (yield from self.port.activate())
 
     def invoke(self, kind: str, name: str, context: dict[str, Any], invocation_id: str,

@@ -50,6 +50,7 @@ from hookconf.reference.runtime.leases import CapabilityMixin, Lease
 from hookconf.reference.runtime.lifecycle import LifecycleMixin, _Attempt
 from hookconf.reference.runtime.registry import Manifest, PluginRegistry
 from hookconf.reference.runtime.scheduler import ManualClock, Scheduler, WaitFor
+from hookconf.reference.url_diagnostics import log_copy
 
 __all__ = ["SEAMS", "HookRuntime", "Lease", "Outcome"]
 
@@ -101,6 +102,9 @@ class HookRuntime(LifecycleMixin, CapabilityMixin):
         self.results: dict[str, dict[str, Any]] = {}
         self.probes: list[dict[str, Any]] = []
         self.last_invocation: dict[str, str] = {}
+        #: §15: plugins that took part in each HTTP task's beforeCreate, and the engine requests.
+        self.diagnosed: dict[str, list[str]] = {}
+        self.engine_requests: list[dict[str, Any]] = []
         self.budgets = _Budgets(hook_timeout_ms, drain_budget_ms)
         self._breaker = (breaker_threshold, breaker_open_ms)
         self._ids = itertools.count(1)
@@ -339,6 +343,9 @@ class HookRuntime(LifecycleMixin, CapabilityMixin):
                 self.events.emit("chain.finish", hook=hook, taskId=task.task_id, handle=handle,
                                  result="aborted", errorCode=code, abortedBy=pid)
                 return result
+            diagnosed = hook == "beforeCreate" and task.type == "http"
+            if diagnosed:
+                self.url_record("beforeCreate.input", task.task_id, pid, working.get("uris"))
             outcome = yield from self.enter(pid, "hook", hook, working, chain=CallChain(chain_id),
                                             parent=None, task_id=task.task_id, role=candidate.role)
             if outcome.code is None and outcome.effects is not None:
@@ -350,8 +357,13 @@ class HookRuntime(LifecycleMixin, CapabilityMixin):
                 working = merge(working, outcome.effects)
             if outcome.code is None:
                 result["accepted"].append(pid)
+                if diagnosed:
+                    self.url_record("beforeCreate.output", task.task_id, pid, working.get("uris"))
                 continue
             result["failed"].append({"pluginId": pid, "code": outcome.code})
+            if diagnosed:
+                self.events.emit("beforeCreate.error", hook=hook, taskId=task.task_id, pluginId=pid,
+                                 errorCode=str(outcome.code))
             if self.aborts_chain(pid, hook, candidate.role):
                 result.update(status="aborted", code=outcome.code, context=working, abortedBy=pid)
                 self.events.emit("chain.finish", hook=hook, taskId=task.task_id, handle=handle,
@@ -361,6 +373,31 @@ class HookRuntime(LifecycleMixin, CapabilityMixin):
         self.events.emit("chain.finish", hook=hook, taskId=task.task_id, handle=handle,
                          result="ok", errorCode=None, abortedBy=None)
         return result
+
+    # ---------------------------------------------------------------- §15 URL diagnostics
+
+    def url_record(self, kind: str, task_id: str, plugin_id: str, uris: Any) -> None:
+        """One §15 HTTP URL diagnostic record in ``plugin_id``'s log: the log copies of
+        ``uris`` (:func:`~hookconf.reference.url_diagnostics.log_copy`), keyed by task id."""
+        copies = [log_copy(u) for u in uris] if isinstance(uris, list) else [log_copy(uris)]
+        self.diagnosed.setdefault(task_id, [])
+        if plugin_id not in self.diagnosed[task_id]:
+            self.diagnosed[task_id].append(plugin_id)
+        self.events.emit(kind, hook="beforeCreate", taskId=task_id, pluginId=plugin_id, uris=copies)
+
+    def dispatch(self, task: Task, uris: list[str]) -> dict[str, Any]:
+        """Hand the task's arguments to the engine adapter (§15 ``engine.dispatch``).
+
+        Returns the engine request ``{"taskId", "uris"}`` with the URL bytes as the chain left
+        them; each plugin that took part in the task's HTTP ``beforeCreate`` gets an
+        ``engine.dispatch`` record holding only log copies.
+        """
+        request = {"taskId": task.task_id, "uris": list(uris)}
+        self.engine_requests.append(request)
+        for plugin_id in self.diagnosed.get(task.task_id, []):
+            self.events.emit("engine.dispatch", hook="beforeCreate", taskId=task.task_id,
+                             pluginId=plugin_id, uris=[log_copy(u) for u in uris])
+        return request
 
     def snapshot(self) -> dict[str, Any]:
         """Durable and in-memory state, JSON-ready (the protocol's ``runtime.state``)."""

@@ -36,8 +36,8 @@ class RuntimeOps:
 
     def runtime_ops(self) -> dict[str, Any]:
         names = ("reset", "install", "task", "candidates", "before_create", "before_finalize",
-                 "command", "policy", "reclaim", "advance", "settle", "ready", "step", "events",
-                 "state")
+                 "command", "policy", "reclaim", "dispatch", "advance", "settle", "ready", "step",
+                 "events", "state")
         return {f"runtime.{n}": getattr(self, f"runtime_{n}") for n in names}
 
     def make_runtime(self, config: dict[str, Any]) -> HookRuntime:
@@ -80,13 +80,15 @@ class RuntimeOps:
 
     def runtime_install(self, args: dict[str, Any]) -> dict[str, Any]:
         """Install from ``manifest`` + scripted ``guest``, or a real ``bundle``
-        (``{manifest, source}``: ``motrix-plugin.json`` and the text of its ``main``)."""
+        (``{manifest, source}``: ``motrix-plugin.json`` and the text of its ``main``) whose
+        ``http`` hops are answered from ``network`` (canned answers as ``guest.run`` takes
+        them; without it the bundle's ``http`` calls are denied)."""
         grants = frozenset(args["grants"]) if "grants" in args else None
         if "bundle" in args:
             manifest, source = args["bundle"]["manifest"], args["bundle"]["source"]
             bundle = bundle_from_source(manifest, source)
-            return self.rt.install(Manifest.from_json(manifest, code=source), BundleGuest(bundle),
-                                   grants)
+            guest = BundleGuest(bundle, network=args.get("network"))
+            return self.rt.install(Manifest.from_json(manifest, code=source), guest, grants)
         guest = args.get("guest") or {}
         manifest = Manifest.from_json(args["manifest"], code=repr(sorted(guest.items())))
         return self.rt.install(manifest, ScriptedGuest(guest), grants)
@@ -144,6 +146,18 @@ class RuntimeOps:
     def runtime_reclaim(self, args: dict[str, Any]) -> dict[str, Any]:
         pid = args["pluginId"]
         return self._spawn(f"reclaim:{pid}", self.rt.reclaim(pid))
+
+    def runtime_dispatch(self, args: dict[str, Any]) -> dict[str, Any]:
+        """§15: hand the task to the engine adapter with what its last finished
+        ``beforeCreate`` chain left (the source URL when none ran); an aborted chain
+        dispatches nothing.  ``{dispatched, request?: {taskId, uris}, code?}``."""
+        task = self._task(args["taskId"])
+        chains = [r for r in self.rt.results.values() if r.get("hook") == "beforeCreate"
+                  and r.get("taskId") == task.task_id and r.get("status") != "pending"]
+        if chains and chains[-1]["status"] != "ok":
+            return {"dispatched": False, "code": chains[-1].get("code")}
+        uris = chains[-1]["context"].get("uris") if chains else [task.source_url]
+        return {"dispatched": True, "request": self.rt.dispatch(task, list(uris or []))}
 
     # ---------------------------------------------------------------- driving
 
