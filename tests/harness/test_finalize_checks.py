@@ -105,3 +105,54 @@ def test_a_writer_waiting_for_an_emptied_path_counts_once_it_wrote():
     assert checks.after_recovery(sc, {"status": "completed", "phase": "cleaned"}, both,
                                  True, False)["H13"] == []
     assert len(sc.faults()) == 5 * 8
+
+
+STAGED = {"tree": [{"path": "save/a.mkv", "file": "data"}, {"path": "stage/p/out.mkv", "file": "new"}],
+          "task": {"taskId": "t", "saveDir": "save", "sourcePath": "save/a.mkv",
+                   "targetPath": "save/a.mkv", "metadataOps": [],
+                   "staging": {"pluginId": "p", "dir": "stage/p",
+                               "mappings": [{"pluginId": "p", "stagedPath": "stage/p/out.mkv"}]}}}
+
+
+def test_the_staging_adapters_one_mapping_is_the_replacement_not_an_unrelated_file():
+    sc = FinalizeScenario.from_given(STAGED)
+    assert sc.replacement_path() == "stage/p/out.mkv"
+    installed = {"save/a.mkv": ("file", b"new")}
+    state = {"phase": "target_installed", "status": "pending"}
+    tree = {p: e for p, e in {**sc.initial, **installed}.items() if p != "stage/p/out.mkv"}
+    out = checks.before_recovery(sc, state, tree, False, True)
+    assert out["H10"] == [] and out["H11"] == []
+
+
+def test_inside_a_compensation_the_target_may_be_empty_or_the_source_again_never_other_bytes():
+    sc = FinalizeScenario.from_given(STAGED)
+    state = {"phase": "target_installed", "status": "pending"}
+    moved_out = {"save/.tmp": ("file", b"new")}
+    source_back = {"save/a.mkv": ("file", b"data"), "save/.tmp": ("file", b"new")}
+    other = {"save/a.mkv": ("file", b"junk"), "save/.tmp": ("file", b"new")}
+    lost = {"save/a.mkv": ("file", b"data")}
+    for tree in (moved_out, source_back):
+        assert checks.before_recovery(sc, state, tree, False, False)["H11"] == []
+        assert checks.before_recovery(sc, state, tree, False, True)["H11"]  # no compensation ran
+    assert "other bytes" in checks.before_recovery(sc, state, other, False, False)["H11"][0]
+    assert "original source" in checks.before_recovery(sc, state, lost, False, False)["H11"][0]
+
+
+def test_the_reference_records_no_problem_under_any_invariant_judged_or_not():
+    """An oracle that flags the reference under an invariant its case does not judge would
+    report a false violation the day a case judges it."""
+    from hookconf.harness.corpus import load_corpus
+    from hookconf.harness.engine import run_one
+    from hookconf.harness.protocol.inprocess import InProcessConnection
+    from hookconf.reference.candidate import ReferenceCandidate
+
+    flagged = {}
+    for case in load_corpus().cases:
+        if case.kind != "runtime.finalize":
+            continue
+        conn = InProcessConnection(ReferenceCandidate(), "reference")
+        result = run_one(case, conn, conn.open())
+        assert result.status == "passed", (case.id, result.reason)
+        problems = result.observation.extra.get("finalize", {}).get("problems") or {}
+        flagged.update({(case.id, inv): found["problems"][0] for inv, found in problems.items()})
+    assert flagged == {}

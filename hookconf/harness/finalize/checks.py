@@ -80,7 +80,7 @@ def _writer_kept(sc: FinalizeScenario, fired: bool, tree: UserTree, when: str) -
 
 def _unrelated(sc: FinalizeScenario, tree: UserTree, when: str) -> list[str]:
     src = sc.task["sourcePath"]
-    rep = (sc.task.get("replacement") or {}).get("stagedPath")
+    rep = sc.replacement_path()  # the staging adapter's one mapping is the plan's, not unrelated
     problems = []
     for path, entry in sc.initial.items():
         if path == src or path.startswith(src + "/") or path == rep:
@@ -91,15 +91,26 @@ def _unrelated(sc: FinalizeScenario, tree: UserTree, when: str) -> list[str]:
 
 
 def _replacement_on_top(sc: FinalizeScenario, state: dict[str, Any], tree: UserTree,
-                        when: str) -> list[str]:
+                        when: str, *, compensating: bool = False) -> list[str]:
     """H11: once the install is journaled (or the task completed), the target holds the
-    staged replacement — never the original source moved over or under it."""
-    rep = (sc.task.get("replacement") or {}).get("stagedPath")
+    staged replacement — never the original source moved over or under it.
+
+    ``compensating``: the crash may fall inside a compensation, which moves the installed
+    replacement back out (and, when source == target, the preserved source back in) before
+    it journals ``cancelled`` (§10.3: recovery checks the recorded phase *and* every
+    adjacent layout).  The target may then be empty or hold the original source again, as
+    long as the replacement's bytes are kept elsewhere — never other bytes."""
+    rep = sc.replacement_path()
     if not rep or sc.initial.get(rep, ("",))[0] != "file":
         return []
     installed = state.get("phase") in ("target_installed", "db_committed", "cleaned") or \
         state.get("status") == "completed"
     got = tree.get(sc.target_in_tree or sc.task["targetPath"])
+    if compensating and state.get("status") != "completed":
+        original = sc.initial.get(sc.task["sourcePath"])
+        kept = any(e == sc.initial[rep] for e in tree.values())
+        if kept and (got is None or (got == original and sc.task["sourcePath"] == sc.task["targetPath"])):
+            return []
     if installed and got != sc.initial[rep]:
         src = sc.initial.get(sc.task["sourcePath"])
         what = "the original source" if got is not None and got == src else \
@@ -117,7 +128,8 @@ def before_recovery(sc: FinalizeScenario, state: dict[str, Any], tree: UserTree,
     §10.3 allows), and every recorded phase must name a durable layout."""
     out: dict[str, list[str]] = {"H10": _writer_kept(sc, fired, tree, "after the crash")
                                  + _unrelated(sc, tree, "after the crash"), "H19": [],
-                                 "H11": _replacement_on_top(sc, state, tree, "after the crash")}
+                                 "H11": _replacement_on_top(sc, state, tree, "after the crash",
+                                                            compensating=not forward)}
     phase = state.get("phase")
     files = {e[1] for e in tree.values() if e[0] == "file"}
     tgt = sc.task["targetPath"]

@@ -117,6 +117,11 @@ class FinalizeScenario:
                    target_in_tree=tgt)
 
     # ---- what the harness sends -------------------------------------------------------
+    def replacement_path(self) -> str | None:
+        """The staged path the plan must select (§10.1): the case's ``task.replacement``, or
+        the staging adapter's record when it holds exactly one mapping; else ``None``."""
+        return _selected_staging(self.task)
+
     def staging(self) -> dict[str, Any] | None:
         """The staging adapter's record for ``finalize.prepare`` (§10.1): the case's
         ``task.staging``, or its ``task.replacement`` as one mapping; each mapping carries
