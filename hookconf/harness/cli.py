@@ -237,6 +237,9 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
                          help="list only the cases of this second profile")
     listing.add_argument("--seed", type=_seed, default=0, metavar="N",
                          help="list the generated cases of run --seed N (default 0)")
+    listing.add_argument("--shard", type=_shard, metavar="I/N",
+                         help="list only the cases run --shard I/N takes up; a last column, share, says "
+                              "whether it runs a case whole or its part of an explorer case's units")
 
     serve_cmd = commands.add_parser(
         "serve", help="serve an in-process candidate as JSON lines on stdin/stdout",
@@ -344,10 +347,14 @@ def _list(args: argparse.Namespace) -> int:
     cases = select(corpus.cases, args.case, args.profile)
     if not cases:
         return _no_match(args.case, errors, args.profile)
+    shard = args.shard
+    if shard is not None:
+        cases = [c for c in cases if in_shard(c.id, *shard) or splittable(c)]
     try:
-        print("id\tkind\tpolarity\tinvariants\tspec")
+        print("id\tkind\tpolarity\tinvariants\tspec" + ("\tshare" if shard else ""))
         for case in cases:
-            print(f"{case.id}\t{case.kind}\t{case.polarity}\t{','.join(case.invariants)}\t{case.spec}")
+            share = "" if shard is None else "\tpart" if shard[1] > 1 and splittable(case) else "\twhole"
+            print(f"{case.id}\t{case.kind}\t{case.polarity}\t{','.join(case.invariants)}\t{case.spec}{share}")
         sys.stdout.flush()
     except BrokenPipeError:  # `hookconf list | head`: the reader has all it wanted
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
