@@ -37,11 +37,16 @@ from typing import Any
 
 from hookconf.harness.corpus import Case
 
-__all__ = ["EXPLORER_KINDS", "Ledger", "Part", "PartError", "merge_results", "record_key", "splittable", "unit_hash"]
+__all__ = ["EXPLORER_KINDS", "Ledger", "Part", "PartError", "PartsDisagree", "join", "merge_record",
+           "merge_results", "record_key", "splittable", "unit_hash"]
 
 
 class PartError(ValueError):
     """A part's record that cannot be merged (from a hostile shard report): what is wrong."""
+
+
+class PartsDisagree(PartError):
+    """The parts' recording runs differ: the candidate answered the same requests differently."""
 
 
 def unit_hash(case_id: str, unit: int) -> int:
@@ -161,6 +166,13 @@ class Ledger:
             stop = None if data["stop"] is None else _int(data["stop"])
         except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
             raise PartError(f"not a part's ledger: {type(exc).__name__}: {exc}"[:300]) from exc
+        if not (1 <= part.shard[0] <= part.shard[1] and 1 <= part.worker[0] <= part.worker[1]):
+            raise PartError(f"not a part's ledger: no part {part.shard} {part.worker}")
+        units = {*tallies, *seen.values(), *(n[0] for n in notes), *([] if stop is None else [stop])}
+        foreign = sorted(u for u in units if u >= 0 and not part.takes(case_id, u))
+        if foreign:
+            raise PartError(f"the ledger of part {part.shard[0]}/{part.shard[1]} holds unit {foreign[0]}, "
+                            "which another part runs")
         return cls(case_id, part, tallies, seen, notes, stop)
 
 
@@ -251,6 +263,14 @@ def merge_record(case: Case, records: Sequence[dict[str, Any]], part: Part | Non
     joined = join(ledgers, part)
     module = importlib.import_module(_KINDS[case.kind][2])
     try:
+        shared = [{k: r[k] for k in module.SHARED} for r in records]
+    except (KeyError, TypeError) as exc:
+        raise PartError(f"a part's {key} record cannot be merged: {type(exc).__name__}: {exc}"[:300]) from exc
+    differ = next((k for k in module.SHARED for s in shared[1:] if s[k] != shared[0][k]), None)
+    if differ is not None:
+        raise PartsDisagree(f"its parts' recording runs differ ({key} record's {differ!r}): the candidate "
+                            "answered the same requests differently, so its units cannot be joined")
+    try:
         record, metrics = module.merge_record(case, list(records), joined)
     except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
         raise PartError(f"a part's {key} record cannot be merged: {type(exc).__name__}: {exc}"[:300]) from exc
@@ -294,7 +314,10 @@ def merge_results(case: Case, results: Sequence[Any], part: Part | None = None) 
         first = results[0]                      # configuration): every part is the whole
         return CaseResult(case, first.status, list(first.judgements), first.reason, duration,
                           first.observation, part=part)
-    record, metrics = merge_record(case, records, part)
+    try:
+        record, metrics = merge_record(case, records, part)
+    except PartsDisagree as exc:  # the candidate's doing: this case is errored, stated
+        return CaseResult(case, "errored", [], str(exc), duration, None, part=part)
     obs = Observation(extra={key: record}, metrics=metrics)
     try:
         judgements = [judge(inv, case, obs) for inv in case.invariants]

@@ -73,8 +73,8 @@ def test_a_failing_explorer_case_split_over_shards_and_workers_is_the_unsplit_ru
 
 def test_three_shards_one_in_two_workers_merge_into_the_unsplit_counts(tmp_path, monkeypatch, corpus):
     monkeypatch.chdir(ROOT)
-    argv = ["--no-embedded", "--corpus", str(corpus), "--case", "fin.matrix.tree.distinct.appears", "--case", "rt.gen.policy-programs.population.0",
-            "--case", "perm.ipv6.*"]
+    argv = ["--no-embedded", "--corpus", str(corpus), "--case", "fin.matrix.tree.distinct.appears",
+            "--case", "rt.gen.policy-programs.population.0", "--case", "perm.ipv6.*"]
     code, whole = run(tmp_path, "whole", *argv)
     for i in (1, 2, 3):
         run(tmp_path, f"s{i}", *argv, "--shard", f"{i}/3", *(["-j", "2"] if i == 2 else []))

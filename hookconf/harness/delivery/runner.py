@@ -200,6 +200,10 @@ def _program_record(ledger: Ledger, base: dict[str, Any]) -> dict[str, Any]:
             "problems": ledger.problems}
 
 
+#: What every part's record holds the same (its recording run): parts that differ are not joined.
+SHARED = ("reset", "config")
+
+
 def merge_record(case: Case, records: list[dict[str, Any]], ledger: Ledger
                  ) -> tuple[dict[str, Any], dict[str, Any]]:
     """The record and metrics of the run the parts' ``records`` make up (``ledger``: their

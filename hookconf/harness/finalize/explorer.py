@@ -278,6 +278,10 @@ def _record(base: dict[str, Any], ledger: Ledger) -> tuple[dict[str, Any], dict[
     return record, metrics
 
 
+#: What every part's record holds the same (its recording run): parts that differ are not joined.
+SHARED = ("prepared", "run", "outcome", "identity", "pointsTotal", "variants")
+
+
 def merge_record(case: Case, records: list[dict[str, Any]], ledger: Ledger
                  ) -> tuple[dict[str, Any], dict[str, Any]]:
     """The record and metrics of the run the parts' ``records`` make up, ``ledger`` being

@@ -278,6 +278,10 @@ def _record(ledger: Ledger, seed: int) -> dict[str, Any]:
             "queries": ledger.count("queries"), "seed": seed, "violations": ledger.problems}
 
 
+#: What every part's record holds the same (its recording run): parts that differ are not joined.
+SHARED = ("seed",)
+
+
 def merge_record(case: Case, records: list[dict[str, Any]], ledger: Ledger
                  ) -> tuple[dict[str, Any], dict[str, Any]]:
     """The record and metrics of the run the parts' ``records`` make up (``ledger``: their
