@@ -33,8 +33,8 @@ from hookconf.harness import __version__
 from hookconf.harness.corpus import Case, Corpus, load_corpus
 from hookconf.harness.engine import CaseResult, run_cases
 from hookconf.harness.expect import ExpectError, load_expectations
+from hookconf.harness.ledger import splittable
 from hookconf.harness.parallel import MAX_JOBS, WorkersUnreachable, run_parallel
-from hookconf.harness.parts import splittable
 from hookconf.harness.profiles import PROFILES
 from hookconf.harness.protocol import (
     CandidateSpecError,

@@ -19,8 +19,8 @@ from hookconf.harness.expect import Expectation
 from hookconf.harness.fixtures import FixtureError
 from hookconf.harness.judgement import Judgement
 from hookconf.harness.kinds import KINDS
+from hookconf.harness.ledger import Part, splittable
 from hookconf.harness.oracles import judge
-from hookconf.harness.parts import Part, splittable
 from hookconf.harness.protocol import (
     CandidateError,
     CandidateReplyError,

@@ -32,7 +32,8 @@ from typing import Any
 from hookconf.harness.corpus import Case
 from hookconf.harness.engine import CaseResult, run_one
 from hookconf.harness.judgement import Judgement
-from hookconf.harness.parts import Part, PartError, merge_results, record_key, splittable
+from hookconf.harness.ledger import Part, PartError, record_key, splittable
+from hookconf.harness.parts import merge_results
 from hookconf.harness.protocol import CandidateSpecError, CandidateUnreachable, Hello, connect
 from hookconf.harness.runners import Observation
 

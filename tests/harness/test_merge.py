@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from hookconf.harness.cli import main
-from hookconf.harness.parts import Part
+from hookconf.harness.ledger import Part
 from hookconf.harness.report import merge
 from hookconf.harness.report.merge import MergeError, merge_reports
 from hookconf.harness.selection import in_shard

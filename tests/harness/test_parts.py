@@ -11,7 +11,7 @@ import pytest
 
 from hookconf.harness.cli import main
 from hookconf.harness.corpus import load_corpus
-from hookconf.harness.parts import Ledger, Part, PartError, join, splittable, unit_hash
+from hookconf.harness.ledger import Ledger, Part, PartError, join, splittable, unit_hash
 from tests.conftest import ROOT
 from tests.harness.test_parallel import untimed
 

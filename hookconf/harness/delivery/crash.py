@@ -48,7 +48,7 @@ from hookconf.faultinject.snapshot import digest, snapshot
 from hookconf.harness.delivery import checks
 from hookconf.harness.delivery.driver import Driver
 from hookconf.harness.delivery.model import ROW_CHARGE, canonical_len, dto_of_bytes
-from hookconf.harness.parts import Ledger
+from hookconf.harness.ledger import Ledger
 from hookconf.harness.protocol import CaseSkipped
 
 __all__ = ["DATABASE", "ROOT", "crash_problems", "crash_record", "explore_crashes"]

@@ -36,7 +36,7 @@ from typing import Any
 from hookconf.harness.corpus import Case
 from hookconf.harness.delivery.crash import crash_record, explore_crashes
 from hookconf.harness.delivery.driver import Driver
-from hookconf.harness.parts import Ledger
+from hookconf.harness.ledger import Ledger
 from hookconf.harness.protocol import Connection
 from hookconf.reference.delivery.limits import BOUNDS  # the one §11 table (data only)
 

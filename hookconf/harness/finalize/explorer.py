@@ -70,7 +70,7 @@ from hookconf.harness.finalize.scenario import (
     FinalizeScenario,
     user_tree,
 )
-from hookconf.harness.parts import Ledger
+from hookconf.harness.ledger import Ledger
 from hookconf.harness.protocol import CandidateReplyError, CaseSkipped, Connection
 
 __all__ = ["CaseSkipped", "merge_record", "run_finalize"]

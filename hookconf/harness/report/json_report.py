@@ -12,7 +12,7 @@ from typing import Any
 from hookconf.harness import __version__
 from hookconf.harness.engine import CaseResult
 from hookconf.harness.kinds import families_of
-from hookconf.harness.parts import record_key
+from hookconf.harness.ledger import record_key
 from hookconf.harness.report.model import STATUSES, Report
 from hookconf.harness.report.text import dumps_report
 

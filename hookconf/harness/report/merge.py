@@ -23,7 +23,8 @@ from hookconf.harness.engine import CaseResult
 from hookconf.harness.invariants import INVARIANTS
 from hookconf.harness.judgement import Judgement
 from hookconf.harness.kinds import KINDS
-from hookconf.harness.parts import EXPLORER_KINDS, Part, PartError, merge_results, record_key
+from hookconf.harness.ledger import EXPLORER_KINDS, Part, PartError, record_key
+from hookconf.harness.parts import merge_results
 from hookconf.harness.protocol import Hello
 from hookconf.harness.report.model import Report, build_report
 from hookconf.harness.runners import Observation

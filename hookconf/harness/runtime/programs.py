@@ -41,7 +41,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from hookconf.harness.corpus import Case
-from hookconf.harness.parts import Ledger
+from hookconf.harness.ledger import Ledger
 from hookconf.harness.protocol import Connection
 from hookconf.harness.runtime import checks
 
