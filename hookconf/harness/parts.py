@@ -70,8 +70,11 @@ def merge_results(case: Case, results: Sequence[Any], part: Part | None = None) 
     (each with its ``part`` and, when it ran, its record in ``observation.extra``).
 
     Skipped parts make the case skipped; an errored part makes it errored with the reason of
-    the error at the earliest unit (an error past an explorer's earliest stop is moot); else
-    the merged record is judged by the case's oracles.  Timing is the parts' sum.
+    the error at the earliest unit (also an error past the first failing program of an
+    explorer that stops there, which one run would not have reached: the errored part's
+    units are lost, so no exact record can be joined); parts whose recording runs differ make
+    it errored, stated; else the joined record is judged by the case's oracles.  Timing is the
+    parts' sum.
 
     Raises:
         PartError: a part's record cannot be merged.
@@ -83,10 +86,7 @@ def merge_results(case: Case, results: Sequence[Any], part: Part | None = None) 
     key = record_key(case)
     records = [r.observation.extra[key] for r in results
                if r.observation is not None and key in r.observation.extra]
-    stops = [r["part"].get("stop") for r in records if isinstance(r.get("part"), dict)]
-    stop = min((s for s in stops if isinstance(s, int)), default=None)
-    errors = [r for r in results if r.status == "errored"
-              and (stop is None or (r.part is None or r.part.unit <= stop))]
+    errors = [r for r in results if r.status == "errored"]
     if errors:
         first = min(errors, key=lambda r: -1 if r.part is None else r.part.unit)
         return CaseResult(case, "errored", [], first.reason, duration, None, part=part)

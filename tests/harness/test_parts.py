@@ -10,8 +10,11 @@ from pathlib import Path
 import pytest
 
 from hookconf.harness.cli import main
-from hookconf.harness.corpus import load_corpus
+from hookconf.harness.corpus import Case, load_corpus
+from hookconf.harness.engine import CaseResult
 from hookconf.harness.ledger import Ledger, Part, PartError, join, splittable, unit_hash
+from hookconf.harness.parts import merge_results
+from hookconf.harness.runners import Observation
 from tests.conftest import ROOT
 from tests.harness.test_parallel import untimed
 
@@ -167,3 +170,58 @@ def test_which_cases_split():
                  and not {"crash", "explore"} & set(c.given))
     race = next(c for c in cases.values() if c.kind == "runtime.race")
     assert not any(splittable(c) for c in (plain, race, cases["perm.ipv6.1"]))
+
+
+PROGRAM = Case(id="rt.parts", title="a program case", invariants=("H1",), spec="§6", kind="runtime.program",
+               polarity="positive", given={}, expect={}, source={}, file="cases.json", pointer="/0")
+
+
+def share(worker: int, status: str = "passed", *, unit: int = -1, record: dict | None = None,
+          reason: str = "") -> CaseResult:
+    obs = None if record is None else Observation(extra={"program": record}, metrics={})
+    return CaseResult(PROGRAM, status, [], reason, 2.0, obs, part=Part((1, 1), (worker, 2), unit))
+
+
+def program_record(worker: int, units: dict[int, int], seed: int = 3) -> dict:
+    mine = Ledger(PROGRAM.id, Part((1, 1), (worker, 2)))
+    for unit, queries in units.items():
+        mine.tally(unit, programs=1, actions=1, queries=queries)
+    return {"programs": len(units), "actions": len(units), "queries": sum(units.values()), "seed": seed,
+            "violations": {}, "part": mine.as_json()}
+
+
+def owned(worker: int) -> list[int]:
+    return [u for u in range(40) if Part((1, 1), (worker, 2)).takes(PROGRAM.id, u)][:3]
+
+
+def test_parts_join_into_one_judged_result_or_say_why_not():
+    one, two = ({u: 10 for u in owned(w)} for w in (1, 2))
+    joined = merge_results(PROGRAM, [share(1, record=program_record(1, one)), share(2, record=program_record(2, two))])
+    assert joined.status == "passed" and joined.duration_ms == 4.0
+    assert joined.observation.metrics == {"programs": 6, "actions": 6, "queries": 60, "seed": 3}
+    assert "6 programs, 60 queries" in joined.judgements[0].observed
+    skipped = merge_results(PROGRAM, [share(w, "skipped", reason="no runtime") for w in (1, 2)])
+    assert (skipped.status, skipped.reason) == ("skipped", "no runtime")
+    errored = merge_results(PROGRAM, [share(1, "errored", unit=9, reason="late"),
+                                      share(2, "errored", unit=4, reason="early")])
+    assert (errored.status, errored.reason) == ("errored", "early")  # the error one run meets first
+    differ = merge_results(PROGRAM, [share(1, record=program_record(1, one)),
+                                     share(2, record=program_record(2, two, seed=4))])
+    assert differ.status == "errored" and "recording runs differ" in differ.reason
+    with pytest.raises(PartError, match="has no program record"):
+        merge_results(PROGRAM, [share(1, record=program_record(1, one)), share(2)])
+
+
+def test_parts_whose_exploration_never_began_are_the_whole_case():
+    refused = {"reset": {"accepted": False}, "config": ["refused"], "counts": {}, "problems": {}}
+    case = Case(id="dlv.parts", title="", invariants=("H24",), spec="§11", kind="runtime.delivery",
+                polarity="negative", given={"explore": {}}, expect={}, source={}, file="f", pointer="/0")
+    results = [CaseResult(case, "failed", [], "", 1.0, Observation(extra={"delivery": refused}, metrics={"steps": 0}),
+                          part=Part((1, 1), (w, 2))) for w in (1, 2)]
+    joined = merge_results(case, results)
+    assert joined.status == "failed" and joined.observation.metrics == {"steps": 0}
+
+
+def test_a_ledger_naming_no_part_is_refused():
+    with pytest.raises(PartError, match="no part"):
+        Ledger.from_json("x", {"shard": [3, 2], "worker": [1, 1], "tallies": [], "seen": {}, "notes": [], "stop": None})
