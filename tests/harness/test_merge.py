@@ -109,6 +109,7 @@ def _set(*keys_and_value):
     (_set("selection", "shard", {"index": 1, "count": 3}), "shard 1/3 is also"),
     (_set("selection", "shard", {"index": 4, "count": 3}), "shard 4/3 does not exist"),
     (_set("cases", []), "the part of shard 3 of 3 missing"),  # the explorer case's share first
+    (lambda r: r["cases"].remove(next(c for c in r["cases"] if "part" not in c)), "the shards ran"),
     (_set("cases", 0, "kind", "no.such.kind"), "at /cases/0/kind: unknown kind 'no.such.kind'"),
     (_set("cases", 0, "status", "fine"), "not a hookconf report: at /cases/0/status"),
     (_set("cases", 0, "invariants", ["H26"]), "at /cases/0/invariants: unknown invariant 'H26'"),
@@ -143,6 +144,15 @@ def _ledger(report) -> dict:
 def _foreign(report) -> int:
     """A unit of the explorer case that shard 2/3 does not run."""
     return next(u for u in range(1000) if not Part((2, 3)).takes("fin.matrix.file.same", u))
+
+
+def test_a_case_run_whole_in_one_shard_and_in_parts_in_another_is_refused(runs, tmp_path, capsys):
+    folder, _ = runs
+    whole = next(c for c in load(folder / "shard2.json")["cases"] if "part" not in c)
+    share = {**_part(load(folder / "shard3.json")), "id": whole["id"]}
+    paths = edited(folder, tmp_path, 3, lambda r: r["cases"].append(share))
+    assert main(["merge", *paths, "--out", str(tmp_path / "m.json")]) == 2
+    assert f"case {whole['id']!r} ran whole there and in parts elsewhere" in capsys.readouterr().err
 
 
 def test_parts_whose_recording_runs_differ_make_the_case_errored(runs, tmp_path):

@@ -133,6 +133,7 @@ def test_shrink_runs_count_only_at_the_first_failing_program_per_invariant():
     b.note(1, {"H25": {"program": [1]}, "H14": {"program": [2]}}, costs={"H25": 4, "H14": 5})
     joined = join([a, b], None)
     assert joined.cost() == 9 and joined.problems["H25"] == {"program": [1]}
+    assert joined.has("H14") and not joined.has("H20")
 
 
 def test_an_explorer_that_stops_keeps_nothing_past_the_earliest_stop():
@@ -210,6 +211,12 @@ def test_parts_join_into_one_judged_result_or_say_why_not():
     assert differ.status == "errored" and "recording runs differ" in differ.reason
     with pytest.raises(PartError, match="has no program record"):
         merge_results(PROGRAM, [share(1, record=program_record(1, one)), share(2)])
+    bare = {k: v for k, v in program_record(2, two).items() if k != "part"}
+    with pytest.raises(PartError, match="has no ledger"):
+        merge_results(PROGRAM, [share(1, record=program_record(1, one)), share(2, record=bare)])
+    with pytest.raises(PartError, match="record cannot be merged: ValueError"):
+        merge_results(PROGRAM, [share(1, record=program_record(1, one, seed="x")),
+                                share(2, record=program_record(2, two, seed="x"))])
 
 
 def test_parts_whose_exploration_never_began_are_the_whole_case():
