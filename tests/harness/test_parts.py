@@ -15,6 +15,7 @@ from hookconf.harness.engine import CaseResult
 from hookconf.harness.ledger import Ledger, Part, PartError, join, splittable, unit_hash
 from hookconf.harness.parts import merge_results
 from hookconf.harness.runners import Observation
+from hookconf.harness.selection import in_shard
 from tests.conftest import ROOT
 from tests.harness.test_parallel import untimed
 
@@ -232,3 +233,16 @@ def test_parts_whose_exploration_never_began_are_the_whole_case():
 def test_a_ledger_naming_no_part_is_refused():
     with pytest.raises(PartError, match="no part"):
         Ledger.from_json("x", {"shard": [3, 2], "worker": [1, 1], "tallies": [], "seen": {}, "notes": [], "stop": None})
+
+
+def test_list_shows_what_a_shard_runs_whole_and_in_part(capsys):
+    argv = ["list", "--case", "fin.matrix.file.same", "--case", "perm.ipv6.1*"]
+    assert main(argv) == 0
+    everything = capsys.readouterr().out.splitlines()
+    assert main([*argv, "--shard", "2/3"]) == 0
+    header, *rows = capsys.readouterr().out.splitlines()
+    assert header == everything[0] + "\tshare"
+    shares = dict((row.split("\t")[0], row.split("\t")[-1]) for row in rows)
+    assert shares.pop("fin.matrix.file.same") == "part"  # every shard runs a share of it
+    assert shares and set(shares.values()) == {"whole"}
+    assert set(shares) == {i for i in (r.split("\t")[0] for r in everything[1:]) if in_shard(i, 2, 3)}
