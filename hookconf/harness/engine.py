@@ -45,7 +45,7 @@ class CaseResult:
     observation: Observation | None = None
     #: The ``--expect`` entry that names this case (status ``expected-fail`` when it failed).
     expectation: Expectation | None = None
-    #: The part of an explorer case this result is of (:mod:`hookconf.harness.parts`), or None.
+    #: The part of an explorer case this result is of (:mod:`hookconf.harness.ledger`), or None.
     part: Any = None
 
 
@@ -96,7 +96,7 @@ def run_cases(
 ) -> list[CaseResult]:
     """Run every case in order; ``on_result`` is called after each (progress display).
     With ``shard`` = ``(I, N)``, N > 1, an explorer case runs only shard I's units
-    (:mod:`hookconf.harness.parts`)."""
+    (:mod:`hookconf.harness.ledger`)."""
     results = []
     for case in cases:
         part = Part(shard) if shard is not None and shard[1] > 1 and splittable(case) else None

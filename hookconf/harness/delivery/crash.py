@@ -190,7 +190,7 @@ def explore_crashes(case: Any, conn: Any, obs: Any, limits: dict[str, Any],
                     record: dict[str, Any]) -> None:
     """Record, explore and judge one case with ``given.crash`` (see the module docstring);
     problems go to ``record["problems"]`` (first per invariant), counts to ``obs.metrics``.
-    A unit of work (:mod:`hookconf.harness.parts`) is one chosen crash point: with
+    A unit of work (:mod:`hookconf.harness.ledger`) is one chosen crash point: with
     ``obs.part`` only that part's points are replayed."""
     if not callable(getattr(conn, "attach_vfs", None)):
         raise CaseSkipped("crash-testing the delivery queue needs the harness's file system in "

@@ -207,7 +207,7 @@ SHARED = ("reset", "config")
 def merge_record(case: Case, records: list[dict[str, Any]], ledger: Ledger
                  ) -> tuple[dict[str, Any], dict[str, Any]]:
     """The record and metrics of the run the parts' ``records`` make up (``ledger``: their
-    ledgers joined, :func:`hookconf.harness.parts.join`): of the crash exploration
+    ledgers joined, :func:`hookconf.harness.ledger.join`): of the crash exploration
     (``given.crash``) or of the random programs."""
     first = records[0]
     if "pointsTotal" in first["counts"]:  # (a shard report holds no given of a passing case)

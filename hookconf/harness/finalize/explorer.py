@@ -31,7 +31,7 @@
    that showed them.
 
 A unit of work is one chosen crash point (its position in the chosen list): with
-``obs.part`` (``-j``, ``--shard``; :mod:`hookconf.harness.parts`) the probed run still
+``obs.part`` (``-j``, ``--shard``; :mod:`hookconf.harness.ledger`) the probed run still
 reads every point's states, so identical states are told apart over the whole case, but
 only the part's own points are counted and only the states first met at them are judged;
 the record then carries the part's ledger for the join.
@@ -285,7 +285,7 @@ SHARED = ("prepared", "run", "outcome", "identity", "pointsTotal", "variants")
 def merge_record(case: Case, records: list[dict[str, Any]], ledger: Ledger
                  ) -> tuple[dict[str, Any], dict[str, Any]]:
     """The record and metrics of the run the parts' ``records`` make up, ``ledger`` being
-    their ledgers joined (:func:`hookconf.harness.parts.join`): crash points and generated
+    their ledgers joined (:func:`hookconf.harness.ledger.join`): crash points and generated
     states add up, a state counts once, the first problem per invariant in point order."""
     return _record(records[0], ledger)
 
