@@ -95,6 +95,7 @@ def run(argv: list[str] | None = None) -> None:
     if args.certify:
         print(f"certification goal (at most 300 s on 2 cores): serial {serial_s:.0f} s, -j {args.jobs} "
               f"{parallel_s:.0f} s — {'met' if parallel_s <= 300 else 'NOT met'} with -j {args.jobs}")
+    print(f"verdict: {serial['verdict']['summary']}")
     same = _untimed(serial) == _untimed(parallel)
     print(f"reports identical apart from timing: {'yes' if same else 'NO'}")
 
