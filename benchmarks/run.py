@@ -8,9 +8,9 @@ processes (default 2), each writing a JSON report; prints the wall time of each 
 corpus is loaded once beforehand, as a process caches it, so neither run pays for it; worker
 start-up is included), the speed-up ratio, and whether the two reports
 agree once their timing fields are left out.  Goal: close to N× on N free cores (a busy
-machine shows less).  Under ``-j`` an explorer case is split into one part per worker (its
-crash points or programs by a stable hash, :mod:`hookconf.harness.ledger`); the count of
-such cases is printed.  ``--certify`` times ``hookconf certify`` (the full certification:
+machine shows less).  Under ``-j`` with few cases an explorer case is split into one part per
+worker (its crash points or programs by a stable hash, :mod:`hookconf.harness.ledger`); the
+count of such cases is printed.  ``--certify`` times ``hookconf certify`` (the full certification:
 the same run, plus the certificate's digests) instead, against its goal of at most 5 minutes
 on 2 cores.  Prints figures; asserts nothing.
 """
@@ -32,6 +32,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from hookconf.harness.cli import main  # noqa: E402
 from hookconf.harness.corpus import load_corpus  # noqa: E402
 from hookconf.harness.ledger import splittable  # noqa: E402
+from hookconf.harness.parallel import SPLIT_BELOW  # noqa: E402
 from hookconf.harness.selection import select  # noqa: E402
 
 TIMING = frozenset({"duration_ms", "started_at"})
@@ -74,7 +75,8 @@ def run(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     common = ["--candidate", args.candidate, *[x for glob in args.case for x in ("--case", glob)]]
     corpus = load_corpus([], embedded_corpus=True, seed=0)
-    split = sum(1 for case in select(corpus.cases, args.case) if splittable(case))
+    selected = select(corpus.cases, args.case)
+    split = sum(1 for case in selected if splittable(case)) if len(selected) < SPLIT_BELOW * args.jobs else 0
     load = " ".join(f"{x:.1f}" for x in os.getloadavg())
     with tempfile.TemporaryDirectory() as folder:
         serial_s, serial_cpu, serial_code, serial = _run(common, Path(folder) / "serial.json", args.certify)

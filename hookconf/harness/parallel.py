@@ -7,10 +7,13 @@ each outcome back.  The results come back in the order of the cases given, whate
 the workers finished them in, so a report is the one a serial run with the same seed writes
 (timing fields aside).
 
-An explorer case (:func:`hookconf.harness.parts.splittable`) is handed out as N parts, one
-per worker share of its units (crash points, programs); the parent joins the parts'
-records into the record one process writes (:func:`hookconf.harness.parts.merge_results`)
-and judges it again.  Under ``--shard I/N`` the parts are those of shard I's units.
+When the cases alone cannot keep the workers busy (fewer than :data:`SPLIT_BELOW` per
+worker), an explorer case (:func:`hookconf.harness.ledger.splittable`) is handed out as N
+parts, one per worker share of its units (crash points, programs); the parent joins the
+parts' records into the record one process writes
+(:func:`hookconf.harness.parts.merge_results`) and judges it again.  With many cases each
+runs whole: every part repeats the case's recording run, which costs more than it saves
+there.  Under ``--shard I/N`` an explorer case's result is shard I's part.
 
 A worker that dies (killed, a crash of an in-process candidate, ``os._exit``) makes the case
 (or part) it was running **errored** with the reason stated; a new worker takes the remaining cases.
@@ -43,6 +46,9 @@ __all__ = ["MAX_JOBS", "WorkersUnreachable", "run_parallel"]
 MAX_JOBS = 256
 #: At most this many cases are handed to a worker at once (fewer near the end of a run).
 MAX_CHUNK = 32
+#: Explorer cases are split over the workers when the run has fewer than this many cases per
+#: worker (a few large explorations); above it, whole cases keep every worker busy.
+SPLIT_BELOW = 4
 
 
 class WorkersUnreachable(Exception):
@@ -172,8 +178,9 @@ def run_parallel(
     in_shard = shard if shard is not None and shard[1] > 1 else None
     # work items: (case index, part); an explorer case gives one part per worker share
     items: list[tuple[int, Part | None]] = []
+    split = jobs > 1 and len(cases) < SPLIT_BELOW * jobs
     for number, case in enumerate(cases):
-        if jobs > 1 and splittable(case):
+        if split and splittable(case):
             items += [(number, Part(in_shard or (1, 1), (w, jobs))) for w in range(1, jobs + 1)]
         else:
             items.append((number, Part(in_shard) if in_shard and splittable(case) else None))
