@@ -33,6 +33,7 @@ from hookconf.harness import __version__
 from hookconf.harness.corpus import Case, Corpus, load_corpus
 from hookconf.harness.engine import CaseResult, run_cases
 from hookconf.harness.expect import ExpectError, load_expectations
+from hookconf.harness.ledger import splittable
 from hookconf.harness.parallel import MAX_JOBS, WorkersUnreachable, run_parallel
 from hookconf.harness.profiles import PROFILES
 from hookconf.harness.protocol import (
@@ -236,6 +237,9 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
                          help="list only the cases of this second profile")
     listing.add_argument("--seed", type=_seed, default=0, metavar="N",
                          help="list the generated cases of run --seed N (default 0)")
+    listing.add_argument("--shard", type=_shard, metavar="I/N",
+                         help="list only the cases run --shard I/N takes up; a last column, share, says "
+                              "whether it runs a case whole or its part of an explorer case's units")
 
     serve_cmd = commands.add_parser(
         "serve", help="serve an in-process candidate as JSON lines on stdin/stdout",
@@ -343,10 +347,14 @@ def _list(args: argparse.Namespace) -> int:
     cases = select(corpus.cases, args.case, args.profile)
     if not cases:
         return _no_match(args.case, errors, args.profile)
+    shard = args.shard
+    if shard is not None:
+        cases = [c for c in cases if in_shard(c.id, *shard) or splittable(c)]
     try:
-        print("id\tkind\tpolarity\tinvariants\tspec")
+        print("id\tkind\tpolarity\tinvariants\tspec" + ("\tshare" if shard else ""))
         for case in cases:
-            print(f"{case.id}\t{case.kind}\t{case.polarity}\t{','.join(case.invariants)}\t{case.spec}")
+            share = "" if shard is None else "\tpart" if shard[1] > 1 and splittable(case) else "\twhole"
+            print(f"{case.id}\t{case.kind}\t{case.polarity}\t{','.join(case.invariants)}\t{case.spec}{share}")
         sys.stdout.flush()
     except BrokenPipeError:  # `hookconf list | head`: the reader has all it wanted
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -495,8 +503,9 @@ def _execute(args: argparse.Namespace, errors: Console) -> tuple[Report, dict[st
     shard = getattr(args, "shard", None)
     other_shards: list[Case] = []
     if shard is not None:
-        other_shards = [c for c in cases if not in_shard(c.id, *shard)]
-        cases = [c for c in cases if in_shard(c.id, *shard)]
+        # an explorer case runs in every shard, each taking its share of the units
+        other_shards = [c for c in cases if not in_shard(c.id, *shard) and not splittable(c)]
+        cases = [c for c in cases if in_shard(c.id, *shard) or splittable(c)]
     try:
         conn = connect(args.candidate, timeout_s=args.timeout)
     except CandidateSpecError as exc:
@@ -510,7 +519,8 @@ def _execute(args: argparse.Namespace, errors: Console) -> tuple[Report, dict[st
     if args.jobs > 1:  # each worker connects on its own; this connection is never opened
         try:
             hello, results = _run_with_progress(cases, None, None, errors, quiet=args.quiet,
-                                                parallel=(args.candidate, args.jobs, args.timeout))
+                                                parallel=(args.candidate, args.jobs, args.timeout),
+                                                shard=shard)
         except WorkersUnreachable as exc:
             _say(errors, "candidate unreachable:", exc.reason)
             return EXIT_UNREACHABLE
@@ -521,7 +531,7 @@ def _execute(args: argparse.Namespace, errors: Console) -> tuple[Report, dict[st
             _say(errors, "candidate unreachable:", exc.reason)
             return EXIT_UNREACHABLE
         try:
-            _, results = _run_with_progress(cases, conn, hello, errors, quiet=args.quiet)
+            _, results = _run_with_progress(cases, conn, hello, errors, quiet=args.quiet, shard=shard)
         finally:
             conn.close()
     duration_ms = (time.perf_counter() - started) * 1000
@@ -674,15 +684,18 @@ def _write_reports(writers: Sequence[tuple[str, Callable[[], None]]], errors: Co
 
 def _run_with_progress(
     cases, conn, hello, console: Console, *, quiet: bool, parallel: tuple[str, int, float] | None = None,
+    shard: tuple[int, int] | None = None,
 ) -> tuple[Hello, list[CaseResult]]:
     """Run ``cases`` here through ``conn`` or, with ``parallel`` = (candidate, jobs, timeout),
-    in worker processes; the hello the run used and the results, in case order."""
+    in worker processes (explorer cases split over them); with ``shard``, explorer cases run
+    only that shard's units; the hello the run used and the results, in case order."""
 
     def execute(on_result: Callable[[CaseResult], None] | None) -> tuple[Hello, list[CaseResult]]:
         if parallel is not None:
             spec, jobs, timeout_s = parallel
-            return run_parallel(cases, spec, jobs=jobs, timeout_s=timeout_s, on_result=on_result)
-        return hello, run_cases(cases, conn, hello, on_result=on_result)
+            return run_parallel(cases, spec, jobs=jobs, timeout_s=timeout_s, on_result=on_result,
+                                shard=shard)
+        return hello, run_cases(cases, conn, hello, on_result=on_result, shard=shard)
 
     if quiet or not console.is_terminal:
         return execute(None)

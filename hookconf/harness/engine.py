@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from hookconf.boundedjson import escape_surrogates
 from hookconf.harness.corpus import Case
@@ -18,6 +19,7 @@ from hookconf.harness.expect import Expectation
 from hookconf.harness.fixtures import FixtureError
 from hookconf.harness.judgement import Judgement
 from hookconf.harness.kinds import KINDS
+from hookconf.harness.ledger import Part, splittable
 from hookconf.harness.oracles import judge
 from hookconf.harness.protocol import (
     CandidateError,
@@ -43,10 +45,20 @@ class CaseResult:
     observation: Observation | None = None
     #: The ``--expect`` entry that names this case (status ``expected-fail`` when it failed).
     expectation: Expectation | None = None
+    #: The part of an explorer case this result is of (:mod:`hookconf.harness.ledger`), or None.
+    part: Any = None
 
 
-def run_one(case: Case, conn: Connection, hello: Hello) -> CaseResult:
-    """Run and judge one case; never raises for candidate misbehaviour."""
+def run_one(case: Case, conn: Connection, hello: Hello, part: Any = None) -> CaseResult:
+    """Run and judge one case — only ``part``'s units of an explorer case when given (a
+    :class:`~hookconf.harness.parts.Part`; the result carries it) — never raises for
+    candidate misbehaviour."""
+    result = _run_one(case, conn, hello, part)
+    result.part = part
+    return result
+
+
+def _run_one(case: Case, conn: Connection, hello: Hello, part: Any) -> CaseResult:
     kind = KINDS[case.kind]
     if not kind.runnable:
         return CaseResult(case, "skipped", reason=f"this hookconf has no runner for {case.kind}")
@@ -56,7 +68,7 @@ def run_one(case: Case, conn: Connection, hello: Hello) -> CaseResult:
         )
     started = time.perf_counter()
     try:
-        obs = observe(case, conn)
+        obs = observe(case, conn, part)
     except CaseSkipped as exc:
         return CaseResult(case, "skipped", reason=str(exc))
     except CandidateReplyError as exc:
@@ -80,11 +92,15 @@ def run_cases(
     conn: Connection,
     hello: Hello,
     on_result: Callable[[CaseResult], None] | None = None,
+    shard: tuple[int, int] | None = None,
 ) -> list[CaseResult]:
-    """Run every case in order; ``on_result`` is called after each (progress display)."""
+    """Run every case in order; ``on_result`` is called after each (progress display).
+    With ``shard`` = ``(I, N)``, N > 1, an explorer case runs only shard I's units
+    (:mod:`hookconf.harness.ledger`)."""
     results = []
     for case in cases:
-        result = run_one(case, conn, hello)
+        part = Part(shard) if shard is not None and shard[1] > 1 and splittable(case) else None
+        result = run_one(case, conn, hello, part)
         results.append(result)
         if on_result is not None:
             on_result(result)

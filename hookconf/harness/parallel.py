@@ -7,8 +7,16 @@ each outcome back.  The results come back in the order of the cases given, whate
 the workers finished them in, so a report is the one a serial run with the same seed writes
 (timing fields aside).
 
+When the cases alone cannot keep the workers busy (fewer than :data:`SPLIT_BELOW` per
+worker), an explorer case (:func:`hookconf.harness.ledger.splittable`) is handed out as N
+parts, one per worker share of its units (crash points, programs); the parent joins the
+parts' records into the record one process writes
+(:func:`hookconf.harness.parts.merge_results`) and judges it again.  With many cases each
+runs whole: every part repeats the case's recording run, which costs more than it saves
+there.  Under ``--shard I/N`` an explorer case's result is shard I's part.
+
 A worker that dies (killed, a crash of an in-process candidate, ``os._exit``) makes the case
-it was running **errored** with the reason stated; a new worker takes the remaining cases.
+(or part) it was running **errored** with the reason stated; a new worker takes the remaining cases.
 The parent never sees a traceback from a worker: every failure there is an outcome.
 """
 
@@ -27,6 +35,8 @@ from typing import Any
 from hookconf.harness.corpus import Case
 from hookconf.harness.engine import CaseResult, run_one
 from hookconf.harness.judgement import Judgement
+from hookconf.harness.ledger import Part, PartError, record_key, splittable
+from hookconf.harness.parts import merge_results
 from hookconf.harness.protocol import CandidateSpecError, CandidateUnreachable, Hello, connect
 from hookconf.harness.runners import Observation
 
@@ -36,6 +46,9 @@ __all__ = ["MAX_JOBS", "WorkersUnreachable", "run_parallel"]
 MAX_JOBS = 256
 #: At most this many cases are handed to a worker at once (fewer near the end of a run).
 MAX_CHUNK = 32
+#: Explorer cases are split over the workers when the run has fewer than this many cases per
+#: worker (a few large explorations); above it, whole cases keep every worker busy.
+SPLIT_BELOW = 4
 
 
 class WorkersUnreachable(Exception):
@@ -73,39 +86,50 @@ def _worker_main(pipe: Pipe, spec: str, timeout_s: float) -> None:  # pragma: no
             message = pipe.recv()
             if message[0] != "cases":
                 break
-            for index, case in message[1]:
-                pipe.send(("result", index, _outcome(case, conn, hello)))
+            for index, case, part in message[1]:
+                pipe.send(("result", index, _outcome(case, conn, hello, part)))
     except (EOFError, OSError):
         pass
     finally:
         conn.close()
 
 
-def _outcome(case: Case, conn: Any, hello: Hello) -> tuple[Any, ...]:  # pragma: no cover - runs in a child
-    """One case's outcome as plain data (the case itself stays with the parent)."""
+def _outcome(case: Case, conn: Any, hello: Hello, part: Part | None
+             ) -> tuple[Any, ...]:  # pragma: no cover - runs in a child
+    """One case's (or part's) outcome as plain data (the case itself stays with the parent):
+    status, judgements, reason, duration, metrics, the part's record and the unit it was at."""
     try:
-        result = run_one(case, conn, hello)
+        result = run_one(case, conn, hello, part)
     except Exception as exc:  # noqa: BLE001 - a harness bug is this case's error, not a lost run
         where = traceback.extract_tb(exc.__traceback__)[-1]
         return ("errored", [], f"hookconf failed on this case: {type(exc).__name__}: {exc} "
-                f"(at {where.name}:{where.lineno})", 0.0, None)
-    metrics = None if result.observation is None else dict(result.observation.metrics)
-    outcome = (result.status, list(result.judgements), result.reason, result.duration_ms, metrics)
+                f"(at {where.name}:{where.lineno})", 0.0, None, None, -1 if part is None else part.unit)
+    obs = result.observation
+    metrics = None if obs is None else dict(obs.metrics)
+    record = None if part is None or obs is None else obs.extra.get(record_key(case))
+    outcome = (result.status, list(result.judgements), result.reason, result.duration_ms, metrics,
+               record, -1 if part is None else part.unit)
     try:
         import pickle
 
         pickle.dumps(outcome)
     except Exception as exc:  # noqa: BLE001 - an oracle's value that cannot cross processes
         return ("errored", [], f"this case's outcome cannot be sent back from its worker: {exc}",
-                result.duration_ms, None)
+                result.duration_ms, None, None, -1)
     return outcome
 
 
-def _result(case: Case, outcome: tuple[Any, ...]) -> CaseResult:
-    status, judgements, reason, duration_ms, metrics = outcome
-    observation = None if metrics is None else Observation(metrics=metrics)
+def _result(case: Case, outcome: tuple[Any, ...], part: Part | None) -> CaseResult:
+    status, judgements, reason, duration_ms, metrics, record, unit = outcome
+    observation = None
+    if metrics is not None:
+        observation = Observation(metrics=metrics)
+        if record is not None:
+            observation.extra[record_key(case)] = record
+    if part is not None:
+        part = Part(part.shard, part.worker, unit)
     return CaseResult(case, status, [j for j in judgements if isinstance(j, Judgement)], reason,
-                      duration_ms, observation)
+                      duration_ms, observation, part=part)
 
 
 def _death(worker: _Worker) -> str:
@@ -129,6 +153,7 @@ def run_parallel(
     jobs: int,
     timeout_s: float = 10.0,
     on_result: Callable[[CaseResult], None] | None = None,
+    shard: tuple[int, int] | None = None,
 ) -> tuple[Hello, list[CaseResult]]:
     """Run ``cases`` in ``jobs`` worker processes against the candidate ``spec``.
 
@@ -139,6 +164,8 @@ def run_parallel(
             fewer cases).
         timeout_s: per-request timeout of ``cmd:`` candidates, in seconds.
         on_result: called in this process after each case, in the order cases finish.
+        shard: ``(I, N)`` of ``--shard I/N``: an explorer case's result is then its part
+            of shard I (its record keeps the part's ledger for ``hookconf merge``).
 
     Returns:
         The first worker's hello and one result per case, in the order of ``cases``.
@@ -148,7 +175,17 @@ def run_parallel(
     """
     context = multiprocessing.get_context("spawn")
     results: list[CaseResult | None] = [None] * len(cases)
-    pending = deque(range(len(cases)))
+    in_shard = shard if shard is not None and shard[1] > 1 else None
+    # work items: (case index, part); an explorer case gives one part per worker share
+    items: list[tuple[int, Part | None]] = []
+    split = jobs > 1 and len(cases) < SPLIT_BELOW * jobs
+    for number, case in enumerate(cases):
+        if split and splittable(case):
+            items += [(number, Part(in_shard or (1, 1), (w, jobs))) for w in range(1, jobs + 1)]
+        else:
+            items.append((number, Part(in_shard) if in_shard and splittable(case) else None))
+    parts: dict[int, list[CaseResult]] = {}
+    pending = deque(range(len(items)))
     workers: list[_Worker] = []
     numbers = iter(range(1, 1 << 30))
     done = 0
@@ -160,8 +197,19 @@ def run_parallel(
         child.close()
         return _Worker(process, parent, next(numbers))
 
-    def finish(index: int, result: CaseResult) -> None:
+    def finish(item: int, result: CaseResult) -> None:
         nonlocal done
+        index, part = items[item]
+        if part is not None and part.worker[1] > 1:  # one share of a split case
+            got = parts.setdefault(index, [])
+            got.append(result)
+            if len(got) < part.worker[1]:
+                return
+            got.sort(key=lambda r: r.part.worker[0])
+            try:
+                result = merge_results(cases[index], got, Part(in_shard) if in_shard else None)
+            except PartError as exc:  # pragma: no cover - the records come from our workers
+                result = CaseResult(cases[index], "errored", reason=f"its parts cannot be merged: {exc}")
         results[index] = result
         done += 1
         if on_result is not None:
@@ -174,7 +222,7 @@ def run_parallel(
         size = max(1, min(MAX_CHUNK, len(pending) // (4 * len(workers) or 1)))
         chunk = [pending.popleft() for _ in range(min(size, len(pending)))]
         worker.running.extend(chunk)
-        worker.pipe.send(("cases", [(index, cases[index]) for index in chunk]))
+        worker.pipe.send(("cases", [(item, cases[items[item][0]], items[item][1]) for item in chunk]))
 
     def stop(worker: _Worker) -> None:
         if worker.running:  # interrupted mid-run (Ctrl-C): its case will not be waited for
@@ -191,7 +239,7 @@ def run_parallel(
 
     run_hello: Hello | None = None
     try:
-        workers = [start() for _ in range(max(1, min(jobs, len(cases))))]
+        workers = [start() for _ in range(max(1, min(jobs, len(items))))]
         for worker in workers:  # every worker's hello before the first case: unreachable is exit 3
             message = _receive(worker)
             if message is None or message[0] != "hello":
@@ -219,7 +267,7 @@ def run_parallel(
                     _, index, outcome = message
                     if worker.running and worker.running[0] == index:
                         worker.running.popleft()
-                        finish(index, _result(cases[index], outcome))
+                        finish(index, _result(cases[items[index][0]], outcome, items[index][1]))
                         if not worker.running:
                             dispatch(worker)
                         continue
@@ -230,7 +278,8 @@ def run_parallel(
                     pending.extendleft(reversed(worker.running))
                     worker.running.clear()
                     worker.process.kill()
-                    finish(index, CaseResult(cases[index], "errored", reason=_death(worker)))
+                    finish(index, CaseResult(cases[items[index][0]], "errored", reason=_death(worker),
+                                             part=items[index][1]))
                 else:
                     worker.process.join(timeout=5)
                 del live[worker.pipe]
@@ -242,7 +291,8 @@ def run_parallel(
                     if isinstance(replacement, str):
                         while pending:
                             index = pending.popleft()
-                            finish(index, CaseResult(cases[index], "errored", reason=replacement))
+                            finish(index, CaseResult(cases[items[index][0]], "errored", reason=replacement,
+                                                     part=items[index][1]))
                     else:
                         workers.append(replacement)
                         live[replacement.pipe] = replacement

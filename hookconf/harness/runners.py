@@ -36,12 +36,15 @@ class Observation:
     """Everything a candidate answered for one case; ``calls[0]`` is the primary answer.
 
     ``extra`` holds what a runtime runner derived (settle status, events, state, race
-    record); ``metrics`` holds numbers the report prints (interleavings explored).
+    record); ``metrics`` holds numbers the report prints (interleavings explored); ``part``
+    (a :class:`~hookconf.harness.parts.Part`) says which units of an explorer case to run,
+    None for all.
     """
 
     calls: list[Call] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
     metrics: dict[str, Any] = field(default_factory=dict)
+    part: Any = None
 
     @property
     def primary(self) -> Call:
@@ -197,8 +200,9 @@ RUNNERS: dict[str, Callable[[Case, Connection, Observation], None]] = {
 }
 
 
-def observe(case: Case, conn: Connection) -> Observation:
-    """Run ``case`` against ``conn``; raises the transport's errors unchanged."""
-    obs = Observation()
+def observe(case: Case, conn: Connection, part: Any = None) -> Observation:
+    """Run ``case`` (only ``part``'s units of an explorer case, when given) against ``conn``;
+    raises the transport's errors unchanged."""
+    obs = Observation(part=part)
     RUNNERS[case.kind](case, conn, obs)
     return obs

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from hookconf.harness.cli import main
+from hookconf.harness.ledger import Part
 from hookconf.harness.report import merge
 from hookconf.harness.report.merge import MergeError, merge_reports
 from hookconf.harness.selection import in_shard
@@ -53,8 +54,12 @@ def test_shards_merged_are_one_run(runs, tmp_path, capsys):
     assert merged["selection"]["shard"] is None and merged["totals"]["failed"] > 0
     assert "H5" in capsys.readouterr().out and junit.stat().st_size and html.stat().st_size
     parts = [load(p) for p in shards(folder)]
-    assert sum(p["totals"]["selected"] for p in parts) == whole["totals"]["selected"]
-    assert all(p["totals"]["selected"] for p in parts)  # the hash spreads even this small selection
+    whole_ids = sorted(c["id"] for c in whole["cases"])
+    ran = [c["id"] for p in parts for c in p["cases"] if "part" not in c]
+    # the explorer case runs in every shard, a share of its crash points in each
+    shared = {c["id"] for p in parts for c in p["cases"] if "part" in c}
+    assert shared == {"fin.matrix.file.same"} and sorted(ran + sorted(shared)) == whole_ids
+    assert all(len(p["cases"]) > 1 for p in parts)  # the hash spreads even this small selection
 
 
 def test_a_shard_says_which_invariants_its_siblings_cover(runs):
@@ -103,11 +108,12 @@ def _set(*keys_and_value):
     (_set("selection", "shard", None), "not a shard report"),
     (_set("selection", "shard", {"index": 1, "count": 3}), "shard 1/3 is also"),
     (_set("selection", "shard", {"index": 4, "count": 3}), "shard 4/3 does not exist"),
-    (_set("cases", []), "the shards ran"),
+    (_set("cases", []), "the part of shard 3 of 3 missing"),  # the explorer case's share first
+    (lambda r: r["cases"].remove(next(c for c in r["cases"] if "part" not in c)), "the shards ran"),
     (_set("cases", 0, "kind", "no.such.kind"), "at /cases/0/kind: unknown kind 'no.such.kind'"),
     (_set("cases", 0, "status", "fine"), "not a hookconf report: at /cases/0/status"),
     (_set("cases", 0, "invariants", ["H26"]), "at /cases/0/invariants: unknown invariant 'H26'"),
-    (lambda report: report["cases"].append(report["cases"][0]), "also ran in"),
+    (lambda report: report["cases"].append(report["cases"][-1]), "also ran in"),
 ])
 def test_reports_that_do_not_belong_together_are_refused(runs, tmp_path, capsys, change, message):
     folder, _ = runs
@@ -119,12 +125,65 @@ def test_reports_that_do_not_belong_together_are_refused(runs, tmp_path, capsys,
 
 def test_a_case_in_the_wrong_shard_is_refused(runs, tmp_path, capsys):
     folder, _ = runs
-    moved = load(folder / "shard1.json")["cases"][0]
+    moved = next(c for c in load(folder / "shard1.json")["cases"] if "part" not in c)
 
     def change(report):
         report["cases"].insert(0, moved)
     assert main(["merge", *edited(folder, tmp_path, 2, change), "--out", str(tmp_path / "m.json")]) == 2
     assert f"case {moved['id']!r} does not belong to shard 2/3" in capsys.readouterr().err
+
+
+def _part(report) -> dict:
+    return next(c for c in report["cases"] if "part" in c)
+
+
+def _ledger(report) -> dict:
+    return _part(report)["part"]["record"]["part"]
+
+
+def _foreign(report) -> int:
+    """A unit of the explorer case that shard 2/3 does not run."""
+    return next(u for u in range(1000) if not Part((2, 3)).takes("fin.matrix.file.same", u))
+
+
+def test_a_case_run_whole_in_one_shard_and_in_parts_in_another_is_refused(runs, tmp_path, capsys):
+    folder, _ = runs
+    whole = next(c for c in load(folder / "shard2.json")["cases"] if "part" not in c)
+    share = {**_part(load(folder / "shard3.json")), "id": whole["id"]}
+    paths = edited(folder, tmp_path, 3, lambda r: r["cases"].append(share))
+    assert main(["merge", *paths, "--out", str(tmp_path / "m.json")]) == 2
+    assert f"case {whole['id']!r} ran whole there and in parts elsewhere" in capsys.readouterr().err
+
+
+def test_parts_whose_recording_runs_differ_make_the_case_errored(runs, tmp_path):
+    folder, _ = runs
+    out = tmp_path / "m.json"
+    paths = edited(folder, tmp_path, 2, lambda r: _part(r)["part"]["record"].update(run={"status": "other"}))
+    assert main(["merge", *paths, "--out", str(out)]) == 1
+    case = next(c for c in load(out)["cases"] if c["id"] == "fin.matrix.file.same")
+    assert case["status"] == "errored" and "recording runs differ" in case["reason"]
+
+
+def _drop_part(report):
+    report["cases"].remove(_part(report))
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (_drop_part, "explorer case 'fin.matrix.file.same': the part of shard 2 of 3 missing"),
+    (lambda r: _part(r)["part"].update(shard=[1, 3]), "the part of shard [1, 3], in the report of shard 2/3"),
+    (lambda r: _part(r)["part"]["record"].update(part={"shard": "x"}), "not a part's ledger"),
+    (lambda r: _part(r)["part"]["record"].pop("pointsTotal"), "record cannot be merged: KeyError"),
+    (lambda r: _ledger(r)["notes"].append([_ledger(r)["tallies"][0][0], 0, None, "H13", "text", 0]),
+     "the merged finalize record cannot be judged"),
+    (lambda r: _ledger(r)["tallies"].append([_foreign(r), {"crashPoints": 1}]), "which another part runs"),
+    (lambda r: r["cases"].append(_part(r)), "explorer case 'fin.matrix.file.same' twice in shard 2/3"),
+    (lambda r: _part(r).update(kind="permissions.match"), "a permissions.match case is not split into parts"),
+])
+def test_an_explorer_case_part_that_does_not_fit_is_refused(runs, tmp_path, capsys, change, message):
+    folder, _ = runs
+    assert main(["merge", *edited(folder, tmp_path, 2, change), "--out", str(tmp_path / "m.json")]) == 2
+    err = capsys.readouterr().err
+    assert "cannot merge:" in err and message in err
 
 
 def test_a_missing_shard_or_an_unreadable_file_is_refused(runs, tmp_path, capsys):

@@ -48,9 +48,10 @@ from hookconf.faultinject.snapshot import digest, snapshot
 from hookconf.harness.delivery import checks
 from hookconf.harness.delivery.driver import Driver
 from hookconf.harness.delivery.model import ROW_CHARGE, canonical_len, dto_of_bytes
+from hookconf.harness.ledger import Ledger
 from hookconf.harness.protocol import CaseSkipped
 
-__all__ = ["DATABASE", "ROOT", "crash_problems", "explore_crashes"]
+__all__ = ["DATABASE", "ROOT", "crash_problems", "crash_record", "explore_crashes"]
 
 ROOT = "mem:delivery"
 DATABASE = "delivery.db"
@@ -188,7 +189,9 @@ def _points(trace: list[Any], start: int, crash: dict[str, Any]) -> tuple[list[t
 def explore_crashes(case: Any, conn: Any, obs: Any, limits: dict[str, Any],
                     record: dict[str, Any]) -> None:
     """Record, explore and judge one case with ``given.crash`` (see the module docstring);
-    problems go to ``record["problems"]`` (first per invariant), counts to ``obs.metrics``."""
+    problems go to ``record["problems"]`` (first per invariant), counts to ``obs.metrics``.
+    A unit of work (:mod:`hookconf.harness.ledger`) is one chosen crash point: with
+    ``obs.part`` only that part's points are replayed."""
     if not callable(getattr(conn, "attach_vfs", None)):
         raise CaseSkipped("crash-testing the delivery queue needs the harness's file system in "
                           "the candidate (attach_vfs): in-process today")
@@ -197,13 +200,15 @@ def explore_crashes(case: Any, conn: Any, obs: Any, limits: dict[str, Any],
     run = _Run(conn.call)
     start = _play(case, conn, vfs, limits, run)
     assert run.driver is not None
-    problems: dict[str, dict[str, Any]] = dict(run.driver.problems)
-    counts = dict(run.driver.counts)
+    ledger = Ledger(case.id, obs.part)
+    ledger.note(-1, dict(run.driver.problems))
+    ledger.tally(-1, **run.driver.counts)
     trace = list(vfs.trace)
     chosen, total = _points(trace, start, crash)
-    seen: set[bytes] = set()
-    generated = states = 0
-    for k, when in chosen:
+    for unit, (k, when) in enumerate(chosen):  # a unit of work: one crash point
+        if not ledger.takes(unit):
+            continue
+        ledger.tally(unit, crashPoints=1)
         model = ModelVfs()
         faulty = FaultyVfs(model, FaultPlan((Fault(f"crash-{when}", k),)))
         replay = _Run(conn.call)
@@ -216,27 +221,35 @@ def explore_crashes(case: Any, conn: Any, obs: Any, limits: dict[str, Any],
                 raise
         label = f"crash {when} #{k} {trace[k].op}({', '.join(trace[k].paths)})"
         if faulty.crashed is None or replay.driver is None:
-            problems.setdefault("H14", {"at": label, "problems": [
+            ledger.note(unit, {"H14": {"at": label, "problems": [
                 "the candidate never reached this operation on replay: the queue is not "
-                "deterministic"]})
+                "deterministic"]}})
             continue
         for variant, state_vfs in model.crash_states(explore=True):
             if variant not in ("durable", "all"):
                 continue
-            generated += 1
+            ledger.tally(unit, statesGenerated=1)
             key = digest(snapshot(state_vfs))
-            if key in seen:
+            if not ledger.sighted(unit, key):  # identical states are judged once, at the first
                 continue
-            seen.add(key)
-            states += 1
             found = _judge(conn, replay, state_vfs)
-            for inv, items in found.items():
-                if items and inv not in problems:
-                    problems[inv] = {"at": f"{label}, variant {variant}", "problems": items[:3]}
-    counts.update({"crashPoints": len(chosen), "pointsTotal": total, "crashStates": states,
-                   "statesGenerated": generated})
-    record["counts"], record["problems"] = counts, problems
-    obs.metrics.update(counts)
+            ledger.note(unit, {inv: {"at": f"{label}, variant {variant}", "problems": items[:3]}
+                               for inv, items in found.items() if items}, key=key)
+    record.update(crash_record(ledger, record, total))
+    if obs.part is not None:
+        record["part"] = ledger.as_json()
+    obs.metrics.update(record["counts"])
+
+
+def crash_record(ledger: Ledger, base: dict[str, Any], total: int) -> dict[str, Any]:
+    """The record's ``counts`` and ``problems`` for the crash points in ``ledger`` (the
+    recording run's counts at unit -1, then crash points and states); ``base`` holds
+    ``reset`` and ``config``."""
+    counts = dict(ledger.tallies.get(-1, {}))
+    counts.update({"crashPoints": ledger.count("crashPoints"), "pointsTotal": total,
+                   "crashStates": len(ledger.seen), "statesGenerated": ledger.count("statesGenerated")})
+    return {"reset": base["reset"], "config": base["config"], "counts": counts,
+            "problems": ledger.problems}
 
 
 def _judge(conn: Any, run: _Run, state_vfs: ModelVfs) -> dict[str, list[str]]:

@@ -34,12 +34,13 @@ import random
 from typing import Any
 
 from hookconf.harness.corpus import Case
-from hookconf.harness.delivery.crash import explore_crashes
+from hookconf.harness.delivery.crash import crash_record, explore_crashes
 from hookconf.harness.delivery.driver import Driver
+from hookconf.harness.ledger import Ledger
 from hookconf.harness.protocol import Connection
 from hookconf.reference.delivery.limits import BOUNDS  # the one §11 table (data only)
 
-__all__ = ["run_delivery"]
+__all__ = ["merge_record", "run_delivery"]
 
 _GRANTS = ("http", "storage", "notify")
 _MAX_SHRINK_RUNS = 200
@@ -163,25 +164,55 @@ def run_delivery(case: Case, conn: Connection, obs: Any) -> None:
     pids = [p["plugin"] for p in case.given.get("plugins", [])]
     seed = int(explore.get("seed", 0))
     lease_ms = int(case.given.get("config", {}).get("leaseMs", 120_000))
-    totals = {"programs": 0, "steps": 0, "terminals": 0, "replays": 0, "claims": 0, "fenced": 0,
-              "skipped": 0, "failing": 0, "shrinkRuns": 0}
-    for index in range(int(explore.get("programs", 10))):
+    ledger = Ledger(case.id, obs.part)
+    for index in range(int(explore.get("programs", 10))):  # a unit of work: one program
+        if not ledger.takes(index):
+            continue
         rng = random.Random(seed * 1_000_003 + index)
         steps = _draw(rng, pids, int(explore.get("length", 12)), lease_ms)
         driver = _play(case, conn, steps)
-        totals["programs"] += 1
-        for key, value in driver.counts.items():
-            totals[key] += value
+        ledger.tally(index, programs=1, **driver.counts)
         if not driver.problems:
             continue
-        totals["failing"] += 1
+        ledger.tally(index, failing=1)
         for inv in sorted(driver.problems):
-            if inv in record["problems"]:
+            if ledger.has(inv):  # an earlier program already showed it: shrunk once
                 continue
             shrunk, small, runs = _shrink(case, conn, steps, inv)
-            totals["shrinkRuns"] += runs
             found = small.problems.get(inv, driver.problems[inv])
-            record["problems"][inv] = {**found, "program": shrunk,
-                                       "seed": f"seed {seed}, program {index}"}
-    record["counts"] = totals
-    obs.metrics.update(totals)
+            ledger.note(index, {inv: {**found, "program": shrunk,
+                                      "seed": f"seed {seed}, program {index}"}}, costs={inv: runs})
+    record.update(_program_record(ledger, record))
+    if obs.part is not None:
+        record["part"] = ledger.as_json()
+    obs.metrics.update(record["counts"])
+
+
+_TOTALS = ("programs", "steps", "terminals", "replays", "claims", "fenced", "skipped", "failing")
+
+
+def _program_record(ledger: Ledger, base: dict[str, Any]) -> dict[str, Any]:
+    """The record of the programs in ``ledger``: counts add up, shrink runs are those of the
+    first failing program per invariant, whose shrunk program the record keeps."""
+    counts = {name: ledger.count(name) for name in _TOTALS}
+    counts["shrinkRuns"] = ledger.cost()
+    return {"reset": base["reset"], "config": base["config"], "counts": counts,
+            "problems": ledger.problems}
+
+
+#: What every part's record holds the same (its recording run): parts that differ are not joined.
+SHARED = ("reset", "config")
+
+
+def merge_record(case: Case, records: list[dict[str, Any]], ledger: Ledger
+                 ) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The record and metrics of the run the parts' ``records`` make up (``ledger``: their
+    ledgers joined, :func:`hookconf.harness.ledger.join`): of the crash exploration
+    (``given.crash``) or of the random programs."""
+    first = records[0]
+    if "pointsTotal" in first["counts"]:  # (a shard report holds no given of a passing case)
+        total = int(first["counts"]["pointsTotal"])
+        record = crash_record(ledger, first, total)
+    else:
+        record = _program_record(ledger, first)
+    return record, dict(record["counts"])

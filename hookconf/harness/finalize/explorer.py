@@ -30,6 +30,12 @@
    changes nothing (H9).  The first problems per invariant are kept with the crash point
    that showed them.
 
+A unit of work is one chosen crash point (its position in the chosen list): with
+``obs.part`` (``-j``, ``--shard``; :mod:`hookconf.harness.ledger`) the probed run still
+reads every point's states, so identical states are told apart over the whole case, but
+only the part's own points are counted and only the states first met at them are judged;
+the record then carries the part's ledger for the join.
+
 The record (``obs.extra["finalize"]``; counts also in ``obs.metrics``)::
 
     {"prepared": {...}, "run": {...}, "outcome": [...], "identity": [...],
@@ -64,9 +70,10 @@ from hookconf.harness.finalize.scenario import (
     FinalizeScenario,
     user_tree,
 )
+from hookconf.harness.ledger import Ledger
 from hookconf.harness.protocol import CandidateReplyError, CaseSkipped, Connection
 
-__all__ = ["CaseSkipped", "run_finalize"]
+__all__ = ["CaseSkipped", "merge_record", "run_finalize"]
 
 _MAX_POINTS = 400
 
@@ -86,15 +93,16 @@ class _Run:
         self.attach = attach
         self.sc = FinalizeScenario.from_given(case.given)
         self.task = self.sc.task
-        self.problems: dict[str, dict[str, Any]] = {}
+        self.ledger = Ledger(case.id)
         self.expect_completed = case.expect.get("outcome") == "completed"
         self.forward = False  # set once the uncrashed run is known to complete
         self.prepare_end = 0  # trace length when finalize.prepare answered (last drive)
 
-    def note(self, found: dict[str, list[str]], at: str) -> None:
-        for inv, items in found.items():
-            if items and inv not in self.problems:
-                self.problems[inv] = {"at": at, "problems": items[:3]}
+    def note(self, found: dict[str, list[str]], at: str, unit: int = -1, key: bytes | None = None) -> None:
+        """Note the problems ``found`` at ``unit`` (-1: the uncrashed run), on the state ``key``."""
+        entries = {inv: {"at": at, "problems": items[:3]} for inv, items in found.items() if items}
+        if entries:
+            self.ledger.note(unit, entries, key=key)
 
     def drive(self, vfs: Any, obs: Any = None, *, prepare_only: bool = False
               ) -> tuple[dict[str, Any], dict[str, Any] | None]:
@@ -140,8 +148,10 @@ class _Run:
             return prepared, None
         return prepared, call("finalize.run", {"taskId": self.task["taskId"]})
 
-    def judge_state(self, state_vfs: Any, fired: bool, at: str) -> None:
-        """Check a post-crash (or end) state, recover it twice, check again."""
+    def judge_state(self, state_vfs: Any, fired: bool, at: str, unit: int = -1,
+                    key: bytes | None = None) -> None:
+        """Check a post-crash (or end) state, recover it twice, check again (problems noted
+        at ``unit`` on the state ``key``)."""
         ask = {"root": ROOT, "stateDir": STATE_DIR, "database": DATABASE}
         self.conn.call("finalize.crash", {})
         traced = FaultyVfs(state_vfs)  # no fault: recovery's operations are recorded (H10)
@@ -152,14 +162,14 @@ class _Run:
         found = checks.before_recovery(self.sc, before, crash_tree, fired, self.forward)
         found["H12"] = checks.transaction_problems(self.sc, before, crash_tree, "after the crash")
         found["H8"] = checks.tamper_kept(self.sc, crash_tree, "after the crash")
-        self.note(found, at)
+        self.note(found, at, unit, key)
         try:
             first = self.conn.call("finalize.recover", ask)
             snap1 = snapshot(state_vfs)
             second = self.conn.call("finalize.recover", ask)
         except CandidateReplyError as exc:
             self.note({"H13": [f"recovery failed: {exc.code}: {exc.message}"[:300]],
-                       "H10": checks.plain_renames(traced.trace, "recovery")}, at)
+                       "H10": checks.plain_renames(traced.trace, "recovery")}, at, unit, key)
             return
         snap2 = snapshot(state_vfs)
         after = self.conn.call("finalize.state", {**ask, "taskId": self.task["taskId"]})
@@ -174,7 +184,7 @@ class _Run:
         elif _tasks(first) != _tasks(second):
             found["H13"].append(f"recovery is not idempotent: it answered {_tasks(first)} "
                                 f"then {_tasks(second)}")
-        self.note(found, at)
+        self.note(found, at, unit, key)
 
 
 def _tasks(answer: dict[str, Any]) -> list[tuple]:
@@ -204,6 +214,7 @@ def run_finalize(case: Case, conn: Connection, obs: Any, *, replay: bool = False
         run.sc.fresh()
     except (OSError, KeyError, ValueError, TypeError) as exc:
         raise CaseSkipped(f"the case's scenario cannot be built: {exc}") from exc
+    run.ledger.part = obs.part
     if "identityPair" in case.given:
         _identity_pair(run, obs)
         return
@@ -237,18 +248,46 @@ def run_finalize(case: Case, conn: Connection, obs: Any, *, replay: bool = False
 
     points = [(ev.index, when) for ev in trace if ev.mutating for when in ("before", "after")]
     chosen = _spread(points, limit)
+    for unit in range(len(chosen)):  # a unit of work: one crash point
+        if run.ledger.takes(unit):
+            run.ledger.tally(unit, crashPoints=1)
     crashed = _replay if replay else _capture
-    captured, generated = crashed(run, faults, trace, chosen, variants)
-    for label, variant, state, outsiders in captured:
+    captured = crashed(run, faults, trace, chosen, variants)
+    for label, variant, state, outsiders, unit, key in captured:
         fired = outsiders.restore(sc)
-        run.judge_state(state, fired, f"{label}, variant {variant}")
-    states = len(captured)
-    record = {"prepared": prepared, "run": answer, "outcome": outcome, "identity": identity,
-              "crashPoints": len(chosen), "pointsTotal": len(points), "crashStates": states,
-              "statesGenerated": generated, "variants": variants, "problems": run.problems}
+        run.ledger.takes(unit)
+        run.judge_state(state, fired, f"{label}, variant {variant}", unit, key)
+    base = {"prepared": prepared, "run": answer, "outcome": outcome, "identity": identity,
+            "pointsTotal": len(points), "variants": variants}
+    record, metrics = _record(base, run.ledger)
+    if obs.part is not None:
+        record["part"] = run.ledger.as_json()
     obs.extra["finalize"] = record
-    obs.metrics.update({"crashPoints": len(chosen), "crashStates": states,
-                        "statesGenerated": generated})
+    obs.metrics.update(metrics)
+
+
+def _record(base: dict[str, Any], ledger: Ledger) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The record (see the module docstring) and metrics of the crash points in ``ledger``."""
+    metrics = {"crashPoints": ledger.count("crashPoints"), "crashStates": len(ledger.seen),
+               "statesGenerated": ledger.count("statesGenerated")}
+    record = {"prepared": base["prepared"], "run": base["run"], "outcome": base["outcome"],
+              "identity": base["identity"], "crashPoints": metrics["crashPoints"],
+              "pointsTotal": base["pointsTotal"], "crashStates": metrics["crashStates"],
+              "statesGenerated": metrics["statesGenerated"], "variants": base["variants"],
+              "problems": ledger.problems}
+    return record, metrics
+
+
+#: What every part's record holds the same (its recording run): parts that differ are not joined.
+SHARED = ("prepared", "run", "outcome", "identity", "pointsTotal", "variants")
+
+
+def merge_record(case: Case, records: list[dict[str, Any]], ledger: Ledger
+                 ) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The record and metrics of the run the parts' ``records`` make up, ``ledger`` being
+    their ledgers joined (:func:`hookconf.harness.ledger.join`): crash points and generated
+    states add up, a state counts once, the first problem per invariant in point order."""
+    return _record(records[0], ledger)
 
 
 @dataclass(frozen=True)
@@ -274,9 +313,12 @@ class _Outsiders:
         return bool(self.fired)
 
 
+#: A post-crash state to judge: label, variant, state, outsiders, unit and digest.
+_Captured = tuple[str, str, Any, "_Outsiders", int, bytes]
+
+
 def _capture(run: _Run, faults: tuple[Fault, ...], trace: list[Any],
-             chosen: list[tuple[int, str]], variants: str
-             ) -> tuple[list[tuple[str, str, Any, _Outsiders]], int]:
+             chosen: list[tuple[int, str]], variants: str) -> list[_Captured]:
     """Every post-crash state of the ``chosen`` crash points, from one more run.
 
     The run is the recorded one again (same faults, same outsiders) with a probe at each
@@ -287,16 +329,18 @@ def _capture(run: _Run, faults: tuple[Fault, ...], trace: list[Any],
     without replaying each prefix; a point the run does not reach, or reaches with
     another operation, is the nondeterminism the crashed runs reported.
 
-    Returns the distinct states in point order, each with its label, variant and the
-    outsiders' doings at the crash, and the number of states generated before the
-    duplicates were dropped."""
+    Returns the distinct states of the points the run's part takes (all unsplit), in point
+    order, each with its label, variant, the outsiders' doings at the crash, its unit and
+    its digest; states generated are tallied per unit.  Every point's states are read, so
+    a state is judged at the first point of the whole case that produces it."""
     sc = run.sc
+    ledger = run.ledger
     model = sc.fresh()
     seen: set[bytes] = set()
-    captured: list[tuple[str, str, Any, _Outsiders]] = []
+    captured: list[_Captured] = []
     reached: set[tuple[int, str]] = set()
-    generated = 0
     ops = {ev.index: ev.op for ev in trace}
+    units = {point: unit for unit, point in reversed(list(enumerate(chosen)))}
 
     failed: list[BaseException] = []
 
@@ -307,23 +351,27 @@ def _capture(run: _Run, faults: tuple[Fault, ...], trace: list[Any],
             failed.append(exc)  # after the run, never into the candidate's handlers
 
     def read_states(index: int, when: str) -> None:
-        nonlocal generated
         reached.add((index, when))
         if index >= len(vfs.trace) or vfs.trace[index].op != ops.get(index):
             return
+        unit = units[(index, when)]
+        mine = ledger.takes(unit)
         label = f"crash {when} {trace[index]}"
-        run.note({"H10": checks.plain_renames(vfs.trace[:index + 1], "the run")}, label)
+        if mine:
+            run.note({"H10": checks.plain_renames(vfs.trace[:index + 1], "the run")}, label, unit)
         outsiders = _Outsiders.of(sc)
         in_db = all(p.startswith(DATABASE) for p in trace[index].paths)
         for variant, state in model.crash_states(explore=variants == "all"):
             if in_db and variant not in ("durable", "all"):
                 continue  # SQLite's own atomic commit: faultinject's tests, not this case's
-            generated += 1
+            if mine:
+                ledger.tally(unit, statesGenerated=1)
             key = digest(snapshot(state)) + bytes([bool(outsiders.fired)])
             if key in seen:
                 continue
             seen.add(key)
-            captured.append((label, variant, state, outsiders))
+            if mine and ledger.sighted(unit, key):
+                captured.append((label, variant, state, outsiders, unit, key))
 
     vfs = FaultyVfs(model, FaultPlan(faults), probe=probe, probe_at=frozenset(chosen))
     try:
@@ -332,23 +380,27 @@ def _capture(run: _Run, faults: tuple[Fault, ...], trace: list[Any],
         pass
     if failed:
         raise failed[0]
-    for k, when in chosen:
+    for unit, (k, when) in enumerate(chosen):
+        if not ledger.takes(unit):
+            continue
         if (k, when) not in reached or k >= len(vfs.trace) or vfs.trace[k].op != ops.get(k):
             run.note({"H13": ["the candidate never reached this operation: the finalization "
-                              "is not deterministic"]}, f"crash {when} {trace[k]}")
-    return captured, generated
+                              "is not deterministic"]}, f"crash {when} {trace[k]}", unit)
+    return captured
 
 
 def _replay(run: _Run, faults: tuple[Fault, ...], trace: list[Any],
-            chosen: list[tuple[int, str]], variants: str
-            ) -> tuple[list[tuple[str, str, Any, _Outsiders]], int]:
+            chosen: list[tuple[int, str]], variants: str) -> list[_Captured]:
     """What :func:`_capture` returns, from one run per point crashed there (a
-    ``crash-<when>`` fault) after replaying the whole prefix."""
+    ``crash-<when>`` fault) after replaying the whole prefix (split, only the part's points:
+    a state another part's point met first is then judged here too, and the join keeps
+    the judgement at its first point)."""
     sc = run.sc
-    seen: set[bytes] = set()
-    captured: list[tuple[str, str, Any, _Outsiders]] = []
-    generated = 0
-    for k, when in chosen:
+    ledger = run.ledger
+    captured: list[_Captured] = []
+    for unit, (k, when) in enumerate(chosen):
+        if not ledger.takes(unit):
+            continue
         model = sc.fresh()
         vfs = FaultyVfs(model, FaultPlan(faults + (Fault(f"crash-{when}", k),)))
         try:
@@ -361,21 +413,19 @@ def _replay(run: _Run, faults: tuple[Fault, ...], trace: list[Any],
         label = f"crash {when} {trace[k]}"
         if vfs.crashed is None:
             run.note({"H13": ["the candidate never reached this operation: the finalization "
-                              "is not deterministic"]}, label)
+                              "is not deterministic"]}, label, unit)
             continue
         outsiders = _Outsiders.of(sc)
-        run.note({"H10": checks.plain_renames(vfs.trace, "the run")}, label)
+        run.note({"H10": checks.plain_renames(vfs.trace, "the run")}, label, unit)
         in_db = all(p.startswith(DATABASE) for p in trace[k].paths)
         for variant, state in model.crash_states(explore=variants == "all"):
             if in_db and variant not in ("durable", "all"):
                 continue
-            generated += 1
+            ledger.tally(unit, statesGenerated=1)
             key = digest(snapshot(state)) + bytes([bool(outsiders.fired)])
-            if key in seen:
-                continue
-            seen.add(key)
-            captured.append((label, variant, state, outsiders))
-    return captured, generated
+            if ledger.sighted(unit, key):
+                captured.append((label, variant, state, outsiders, unit, key))
+    return captured
 
 
 def _identity_pair(run: _Run, obs: Any) -> None:

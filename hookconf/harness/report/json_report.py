@@ -12,6 +12,7 @@ from typing import Any
 from hookconf.harness import __version__
 from hookconf.harness.engine import CaseResult
 from hookconf.harness.kinds import families_of
+from hookconf.harness.ledger import record_key
 from hookconf.harness.report.model import STATUSES, Report
 from hookconf.harness.report.text import dumps_report
 
@@ -101,6 +102,10 @@ def _case_json(report: Report, result: CaseResult) -> dict[str, Any]:
         entry["metrics"] = dict(result.observation.metrics)
     if result.expectation is not None:
         entry["expectation"] = result.expectation.as_dict()
+    if result.part is not None:  # a --shard report's share of an explorer case, for merge
+        obs = result.observation
+        entry["part"] = {"shard": list(result.part.shard), "unit": result.part.unit,
+                         "record": None if obs is None else obs.extra.get(record_key(case))}
     if result.status in ("failed", "errored", "expected-fail"):
         entry["rerun"] = report.rerun(case.id)
         entry["given"] = case.given

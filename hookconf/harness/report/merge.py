@@ -23,6 +23,8 @@ from hookconf.harness.engine import CaseResult
 from hookconf.harness.invariants import INVARIANTS
 from hookconf.harness.judgement import Judgement
 from hookconf.harness.kinds import KINDS
+from hookconf.harness.ledger import EXPLORER_KINDS, Part, PartError, record_key
+from hookconf.harness.parts import merge_results
 from hookconf.harness.protocol import Hello
 from hookconf.harness.report.model import Report, build_report
 from hookconf.harness.runners import Observation
@@ -133,17 +135,32 @@ def merge_reports(paths: Sequence[Path]) -> Report:
     if missing:
         raise MergeError(f"shard{'s' if len(missing) > 1 else ''} {', '.join(missing)} of {count} missing")
     entries: dict[str, tuple[Path, dict[str, Any]]] = {}
+    shares: dict[str, dict[int, tuple[Path, dict[str, Any]]]] = {}  # explorer cases: shard → part
     for path, report in zip(paths, reports, strict=True):
         index = report["selection"]["shard"]["index"]
-        for entry in report["cases"]:
+        for number, entry in enumerate(report["cases"]):
+            if "part" in entry:
+                _share(path, number, entry, index, count, shares)
+                continue
             if not in_shard(entry["id"], index, count):
                 raise MergeError(f"{path}: case {entry['id']!r} does not belong to shard {index}/{count}")
-            if entry["id"] in entries:
-                raise MergeError(f"{path}: case {entry['id']!r} also ran in {entries[entry['id']][0]}")
+            if entry["id"] in entries or entry["id"] in shares:
+                raise MergeError(f"{path}: case {entry['id']!r} also ran in "
+                                 f"{entries[entry['id']][0] if entry['id'] in entries else 'another shard'}")
             entries[entry["id"]] = (path, entry)
-    if len(entries) != first["corpus"]["selected"]:
-        raise MergeError(f"the shards ran {len(entries)} cases, the selection has {first['corpus']['selected']}")
-    results = [_result(entry) for _, entry in sorted(entries.values(), key=lambda item: natural_key(item[1]["id"]))]
+    for case_id, got in shares.items():
+        if case_id in entries:
+            raise MergeError(f"{entries[case_id][0]}: case {case_id!r} ran whole there and in parts elsewhere")
+        if len(got) != count:
+            lacking = ", ".join(str(i) for i in range(1, count + 1) if i not in got)
+            raise MergeError(f"explorer case {case_id!r}: the part{'s' if ',' in lacking else ''} of shard "
+                             f"{lacking} of {count} missing")
+    if len(entries) + len(shares) != first["corpus"]["selected"]:
+        raise MergeError(f"the shards ran {len(entries) + len(shares)} cases, the selection has "
+                         f"{first['corpus']['selected']}")
+    whole = [(entry["id"], _result(entry)) for _, entry in entries.values()]
+    whole += [(case_id, _joined(got)) for case_id, got in shares.items()]
+    results = [result for _, result in sorted(whole, key=lambda item: natural_key(item[0]))]
     candidate = first["candidate"]
     hello = Hello(candidate["name"], candidate["version"], first["hookconf"]["protocol"],
                   tuple(candidate["families"]))
@@ -161,6 +178,41 @@ def merge_reports(paths: Sequence[Path]) -> Report:
         expectations=None if first["expect"] is None else first["expect"]["entries"],
         profile_only=first["verdict"].get("profile", ""),
     )
+
+
+def _share(path: Path, number: int, entry: dict[str, Any], index: int, count: int,
+           shares: dict[str, dict[int, tuple[Path, dict[str, Any]]]]) -> None:
+    """Keep shard ``index``'s part of an explorer case, refusing one that does not fit."""
+    where = f"{path}: at /cases/{number}/part"
+    if entry["kind"] not in EXPLORER_KINDS:
+        raise MergeError(f"{where}: a {entry['kind']} case is not split into parts")
+    if entry["part"]["shard"] != [index, count]:
+        raise MergeError(f"{where}: the part of shard {entry['part']['shard']}, in the report of shard {index}/{count}")
+    got = shares.setdefault(entry["id"], {})
+    if index in got:
+        raise MergeError(f"{path}: explorer case {entry['id']!r} twice in shard {index}/{count}")
+    got[index] = (path, entry)
+
+
+def _joined(got: dict[int, tuple[Path, dict[str, Any]]]) -> CaseResult:
+    """One explorer case from its shards' parts, as one run gives it."""
+    ordered = [got[i] for i in sorted(got)]
+    # a failed or errored part holds the case's given and expect, which the judgements cite
+    _, entry = next(((p, e) for p, e in ordered if "given" in e), ordered[0])
+    case = _result(entry).case
+    results = []
+    for _, part_entry in ordered:
+        result = _result(part_entry)
+        part = part_entry["part"]
+        result.part = Part(tuple(part["shard"]), (1, 1), part["unit"])  # type: ignore[arg-type]
+        if part["record"] is not None and result.observation is not None:
+            result.observation.extra[record_key(case)] = part["record"]
+        result.case = case
+        results.append(result)
+    try:
+        return merge_results(case, results)
+    except PartError as exc:
+        raise MergeError(f"explorer case {case.id!r} ({', '.join(str(p) for p, _ in ordered)}): {exc}") from exc
 
 
 def _short(value: Any) -> str:

@@ -41,10 +41,11 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from hookconf.harness.corpus import Case
+from hookconf.harness.ledger import Ledger
 from hookconf.harness.protocol import Connection
 from hookconf.harness.runtime import checks
 
-__all__ = ["HOOKS", "HOST_MATCHES", "Model", "run_program"]
+__all__ = ["HOOKS", "HOST_MATCHES", "Model", "merge_record", "run_program"]
 
 HOOKS = ("beforeCreate", "beforeFinalize", "afterComplete", "onError")
 #: §5.2 role bands in chain order.
@@ -250,20 +251,40 @@ def run_program(case: Case, conn: Connection, obs: Any) -> None:
     seed = int(explore.get("seed", 0))
     rng = random.Random(seed)
     pids = [p["manifest"]["id"] for p in case.given["plugins"]]
-    record: dict[str, Any] = {"programs": 0, "actions": 0, "queries": 0, "seed": seed,
-                              "violations": {}}
-    for number in range(int(explore.get("programs", 20))):
-        program = _draw(rng, pids, int(explore.get("length", 8)))
+    ledger = Ledger(case.id, obs.part)
+    for number in range(int(explore.get("programs", 20))):  # a unit of work: one program
+        program = _draw(rng, pids, int(explore.get("length", 8)))  # every draw: one stream
+        if not ledger.takes(number):
+            continue
         outcome = _play(case, conn, program)
-        record["programs"] += 1
-        record["actions"] += outcome.actions
-        record["queries"] += outcome.queries
+        ledger.tally(number, programs=1, actions=outcome.actions, queries=outcome.queries)
         judged = [inv for inv in case.invariants if inv in outcome.violations]
         if judged:
             for inv in judged:
                 shrunk, result = _shrink(case, conn, program, inv)
-                record["violations"][inv] = {"program": shrunk, "number": number + 1,
-                                             "violations": result.violations[inv][:3]}
+                ledger.note(number, {inv: {"program": shrunk, "number": number + 1,
+                                           "violations": result.violations[inv][:3]}})
+            ledger.stop = number  # the exploration ends at its first failing program
             break
+    record = _record(ledger, seed)
+    if obs.part is not None:
+        record["part"] = ledger.as_json()
     obs.extra["program"] = record
     obs.metrics.update({k: record[k] for k in ("programs", "actions", "queries", "seed")})
+
+
+def _record(ledger: Ledger, seed: int) -> dict[str, Any]:
+    return {"programs": ledger.count("programs"), "actions": ledger.count("actions"),
+            "queries": ledger.count("queries"), "seed": seed, "violations": ledger.problems}
+
+
+#: What every part's record holds the same (its recording run): parts that differ are not joined.
+SHARED = ("seed",)
+
+
+def merge_record(case: Case, records: list[dict[str, Any]], ledger: Ledger
+                 ) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The record and metrics of the run the parts' ``records`` make up (``ledger``: their
+    ledgers joined, programs past the earliest failing one dropped)."""
+    record = _record(ledger, int(records[0]["seed"]))
+    return record, {k: record[k] for k in ("programs", "actions", "queries", "seed")}
