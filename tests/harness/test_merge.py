@@ -225,3 +225,20 @@ def test_shards_of_a_profile_run_merge_into_its_verdict(tmp_path, monkeypatch):
     assert main(["merge", str(paths[0]), str(paths[1]), "--out", str(merged)]) == code
     result = load(merged)
     assert result["verdict"]["profile"] == "lease" and untimed(result) == untimed(load(paths[2]))
+
+
+def test_a_shard_never_gives_a_verdict_only_the_merge_does(runs, monkeypatch):
+    folder, _ = runs
+    for i, path in enumerate(shards(folder), start=1):
+        summary = load(path)["verdict"]["summary"]
+        assert summary.startswith(f"shard {i}/3, not a verdict: ") and "CONFORMANT" not in summary
+        assert summary.endswith("`hookconf merge` of all 3 shards' reports gives the verdict")
+    # even a shard whose own cases cover and pass every invariant says so, not CONFORMANT
+    from hookconf.harness.protocol import Hello
+    from hookconf.harness.report import Report, build_report
+
+    monkeypatch.setattr(Report, "conformant", property(lambda self: True))
+    hello = Hello(name="c", version="1", protocol=1, families=("permissions",))
+    report = build_report([], candidate_spec="x", hello=hello, corpus={}, seed=0, started_at="", duration_ms=0,
+                          rerun_prefix=["hookconf"], loaded=[], shard=(2, 2))
+    assert report.summary().startswith("shard 2/2, not a verdict: every case of this shard passed")

@@ -256,7 +256,17 @@ class Report:
 
     def summary(self) -> str:
         """The verdict in one line: CONFORMANT, "conformant except N expected failures …" or
-        NOT CONFORMANT with what is missing."""
+        NOT CONFORMANT with what is missing.  A shard's report (``--shard I/N``) gives no
+        verdict: it says what its own cases showed and that only the merged report decides."""
+        if self.shard is None:
+            return self._verdict()
+        index, count = self.shard
+        own = ("every case of this shard passed" if self.conformant
+               else self._verdict().removeprefix("NOT CONFORMANT: "))
+        return (f"shard {index}/{count}, not a verdict: {own}; "
+                f"`hookconf merge` of all {count} shards' reports gives the verdict")
+
+    def _verdict(self) -> str:
         stale = self.unexpected_passes()
         flag = (f"; {_cases(sum(len(e['cases']) for e in stale))} expected to fail passed "
                 f"({', '.join(e['pattern'] for e in stale)}): update the --expect file") if stale else ""
