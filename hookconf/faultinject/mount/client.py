@@ -1,0 +1,165 @@
+"""The harness's handle on a mount over the durability model (§10.3).
+
+:class:`ModelMount` starts the server (:mod:`hookconf.faultinject.mount.server`) in a
+process of its own, waits for the mount, and steers it::
+
+    with ModelMount() as mount:                  # a fresh mount point in a temporary folder
+        mount.load(model, crash=(7, "before"))   # serve a ModelVfs; crash at mutating call 7
+        ...                                      # the candidate works under mount.path
+        held = mount.wait_held(timeout_s)        # (index, when, op) once call 7 is held
+        ...                                      # the harness kills the candidate
+        mount.release()                          # the held call fails with EIO
+        model, trace, crashed = mount.take()     # the frozen model, its trace
+
+Robustness: a stale mount at the mount point is detached before mounting; the server mounts
+with ``auto_unmount``, so even a SIGKILLed server (or harness) leaves no mount behind;
+:meth:`close` stops the server, detaches the mount if it is still there (a hung server) and
+kills the process if it does not exit.  Without FUSE (:func:`~hookconf.faultinject.mount.system.fuse_available`)
+the constructor raises :class:`~hookconf.faultinject.mount.system.FuseUnavailable` with the reason.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+from multiprocessing.connection import Connection
+from typing import Any
+
+from hookconf.faultinject.faults import FaultPlan
+from hookconf.faultinject.injector import TraceEvent
+from hookconf.faultinject.model import ModelVfs
+from hookconf.faultinject.mount.system import FuseUnavailable, fuse_available, unmount, wait_mounted
+
+__all__ = ["ModelMount", "MountError"]
+
+#: Seconds the server gets to mount, and to answer a request.
+_MOUNT_S = 20.0
+_ANSWER_S = 30.0
+
+
+class MountError(RuntimeError):
+    """The server did not mount, answer or stop as it should; ``str()`` says how."""
+
+
+class ModelMount:
+    """A mounted model (see the module docstring).  ``path``: the mount point (created
+    in a fresh temporary folder unless given; it must be an empty directory)."""
+
+    def __init__(self, path: str | None = None) -> None:
+        ok, why = fuse_available()
+        if not ok:
+            raise FuseUnavailable(why)
+        self._own_dir = None
+        if path is None:
+            self._own_dir = tempfile.mkdtemp(prefix="hookconf-mount-")
+            path = os.path.join(self._own_dir, "root")
+            os.mkdir(path)
+        self.path = os.path.abspath(path)
+        unmount(self.path)  # a mount left by a killed run of ours: detach it first
+        ours, theirs = socket.socketpair()
+        self._pipe = Connection(ours.detach())
+        self._proc = subprocess.Popen(
+            [sys.executable, "-m", "hookconf.faultinject.mount.server", self.path,
+             str(theirs.fileno())], pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL, stderr=os.environ.get("HOOKCONF_MOUNT_LOG") and open(
+                os.environ["HOOKCONF_MOUNT_LOG"], "ab") or subprocess.DEVNULL,
+            start_new_session=True)
+        theirs.close()
+        if not wait_mounted(self.path, _MOUNT_S, lambda: self._proc.poll() is None):
+            why = self._pending_error() or "the server did not mount in time"
+            self.close()
+            raise MountError(f"cannot mount the model at {self.path}: {why}")
+        self.held: tuple[int, str, str] | None = None
+
+    def _pending_error(self) -> str | None:
+        try:
+            if self._pipe.poll(0.2):
+                msg = self._pipe.recv()
+                if msg and msg[0] == "error":
+                    return str(msg[1])[-500:]
+        except (EOFError, OSError):
+            return None
+        return None
+
+    @property
+    def pid(self) -> int | None:
+        """The server process's id."""
+        return self._proc.pid
+
+    def _ask(self, *request: Any) -> Any:
+        try:
+            self._pipe.send(request)
+            while True:
+                if not self._pipe.poll(_ANSWER_S):
+                    raise MountError(f"the mount server did not answer {request[0]!r}")
+                msg = self._pipe.recv()
+                if msg[0] == "held":
+                    self.held = (msg[1], msg[2], msg[3])
+                    continue
+                if msg[0] == "error":
+                    raise MountError(f"the mount server failed {request[0]!r}: {msg[1]}")
+                return msg[1]
+        except (EOFError, OSError) as exc:
+            raise MountError(f"the mount server is gone ({exc})") from exc
+
+    def load(self, model: ModelVfs, plan: FaultPlan | None = None,
+             crash: tuple[int, str] | None = None) -> None:
+        """Serve ``model`` (it is copied: later changes to it are not seen), ``plan``'s
+        faults armed, a crash ``crash[1]`` (before|after) mutating call ``crash[0]``."""
+        self.held = None
+        self._ask("load", model, plan or FaultPlan(), crash)
+
+    def wait_held(self, timeout_s: float) -> tuple[int, str, str] | None:
+        """``(trace index, when, op)`` once the armed crash point is held, or ``None`` if
+        it is not within ``timeout_s`` seconds."""
+        if self.held is not None:
+            return self.held
+        try:
+            if self._pipe.poll(timeout_s):
+                msg = self._pipe.recv()
+                if msg[0] == "held":
+                    self.held = (msg[1], msg[2], msg[3])
+        except (EOFError, OSError) as exc:
+            raise MountError(f"the mount server is gone ({exc})") from exc
+        return self.held
+
+    def release(self) -> None:
+        """Let the held call go; it (and every later call) fails with ``EIO``."""
+        self._ask("release")
+
+    def take(self) -> tuple[ModelVfs, list[TraceEvent], tuple[int, str] | None]:
+        """The served model now (a copy), its op trace, and ``(index, when)`` of the crash."""
+        return self._ask("take")
+
+    def close(self) -> None:
+        """Stop the server and leave no mount behind (see the module docstring)."""
+        proc = getattr(self, "_proc", None)
+        if proc is not None and proc.poll() is None:
+            try:
+                self._pipe.send(("release",))
+                self._pipe.send(("stop",))
+            except OSError:
+                pass
+            try:
+                proc.wait(5)
+            except subprocess.TimeoutExpired:
+                pass
+        unmount(self.path)
+        if proc is not None and proc.poll() is None:
+            proc.kill()
+            proc.wait(5)
+        unmount(self.path)
+        self._pipe.close()
+        if self._own_dir is not None:
+            shutil.rmtree(self._own_dir, ignore_errors=True)
+            self._own_dir = None
+
+    def __enter__(self) -> ModelMount:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,121 @@
+"""The mount's server process: a FUSE loop over a model, steered by the harness (§10.3).
+
+:func:`main` runs in a process of its own (the harness starts it, see
+:mod:`hookconf.faultinject.mount.client`): it mounts :class:`~hookconf.faultinject.mount.ops.ModelOperations`
+at the mount point with ``auto_unmount`` (``fusermount3`` removes the mount when this process
+dies, however it dies) and answers the harness on a pipe from a second thread.
+
+Requests (tuples; each gets one answer ``("ok", value)`` or ``("error", text)``)::
+
+    ("load", model, plan, crash)  serve ``model`` (a ModelVfs), faults ``plan``, crash point
+                                  ``crash`` = (n, "before"|"after") or None
+    ("take",)                     -> (model, trace, crashed): the served model as it is now,
+                                  the op trace, (index, when) of the crash or None
+    ("release",)                  let the held request go (it fails with EIO)
+    ("stop",)                     unmount and exit
+
+Events sent unasked: ``("held", index, when, op)`` when the armed crash point is reached.
+Mount options: one thread (requests are serialised, so a held request stops the world),
+``hard_remove`` (an unlinked open file is not hidden under another name), no attribute,
+entry or negative caching and ``direct_io`` (every read and write reaches the model; a
+state served after a crash is never shadowed by the kernel's caches).
+"""
+
+from __future__ import annotations
+
+import threading
+import traceback
+from typing import Any
+
+import mfusepy
+
+from hookconf.faultinject.mount.ops import ModelOperations
+
+__all__ = ["main", "MOUNT_OPTIONS"]
+
+#: Options of every mount (see the module docstring).
+MOUNT_OPTIONS: dict[str, Any] = {
+    "foreground": True, "nothreads": True, "hard_remove": True, "direct_io": True,
+    "entry_timeout": 0, "attr_timeout": 0, "negative_timeout": 0, "auto_unmount": True,
+    "fsname": "hookconf-model", "subtype": "hookconf", "default_permissions": False,
+}
+
+
+class _Fuse(mfusepy.FUSE):
+    """mfusepy 3.1 drops ``rename``'s flags and ``truncate``'s file handle; the model needs
+    both (RENAME_NOREPLACE reaches it when an outside writer creates the target between the
+    kernel's lookup and the rename)."""
+
+    def rename_fuse_3(self, old: bytes, new: bytes, flags: int) -> int:
+        return self.operations.rename(old.decode(self.encoding, self.errors),
+                                      new.decode(self.encoding, self.errors), flags)
+
+    def truncate_fuse_3(self, path: bytes | None, length: int, fip: Any) -> int:
+        fh = fip.contents.fh if fip else None
+        return self.operations.truncate(
+            None if path is None else path.decode(self.encoding, self.errors), length, fh)
+
+
+def main(mountpoint: str, pipe: Any) -> None:
+    """Serve at ``mountpoint`` until ``("stop",)`` or the pipe closes (see the module
+    docstring).  Runs in the server process; never returns an error to the caller: a
+    failure to mount is sent on the pipe as ``("error", text)``."""
+    send_lock = threading.Lock()
+    released = threading.Event()
+
+    def send(message: tuple) -> None:
+        with send_lock:
+            pipe.send(message)
+
+    def on_hold(index: int, when: str, op: str) -> None:
+        send(("held", index, when, op))
+        released.wait()
+
+    ops = ModelOperations(on_hold)
+
+    def control() -> None:
+        while True:
+            try:
+                request = pipe.recv()
+            except (EOFError, OSError):
+                request = ("stop",)
+            try:
+                kind = request[0]
+                if kind == "load":
+                    released.clear()
+                    ops.load(*request[1:])
+                    send(("ok", None))
+                elif kind == "take":
+                    with ops.mutex:
+                        send(("ok", (ops.model, list(ops.vfs.trace), ops.crashed)))
+                elif kind == "release":
+                    released.set()
+                    send(("ok", None))
+                elif kind == "stop":
+                    released.set()
+                    send(("ok", None))
+                    from hookconf.faultinject.mount.system import unmount
+                    unmount(mountpoint)
+                    return
+                else:
+                    send(("error", f"unknown request {kind!r}"))
+            except (EOFError, OSError, BrokenPipeError):
+                return
+            except Exception:  # noqa: BLE001 - reported to the harness, which decides
+                try:
+                    send(("error", traceback.format_exc(limit=3)))
+                except OSError:
+                    return
+
+    threading.Thread(target=control, daemon=True).start()
+    try:
+        _Fuse(ops, mountpoint, **MOUNT_OPTIONS)
+    except Exception:  # noqa: BLE001
+        send(("error", "the mount failed: " + traceback.format_exc(limit=2)))
+
+
+if __name__ == "__main__":  # python -m hookconf.faultinject.mount.server MOUNTPOINT FD
+    import sys
+    from multiprocessing.connection import Connection
+
+    main(sys.argv[1], Connection(int(sys.argv[2])))
