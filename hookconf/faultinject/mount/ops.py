@@ -139,8 +139,19 @@ class ModelOperations(mfusepy.Operations):
                 "st_ino": st.ino, "st_uid": uid, "st_gid": gid, "st_atime": 0,
                 "st_mtime": 0, "st_ctime": 0, "st_blocks": (st.size + 511) // 512}
 
-    def readdir(self, path: str, fh: int) -> list[str]:
-        return [".", "..", *self._do("listdir", lambda: self.vfs.listdir(_rel(path)))]
+    def readdir(self, path: str, fh: int) -> list[tuple[str, dict[str, int], int]]:
+        """Each entry with its inode number and type (the mount passes the model's
+        ``st_ino``; an entry without one would read as inode 0, which libc skips)."""
+        rel = _rel(path)
+        names = self._do("listdir", lambda: self.vfs.listdir(rel))
+        out = []
+        with self.mutex:
+            for name in names:
+                st = self.model.lstat(name if rel == "." else f"{rel}/{name}")
+                out.append((name, {"st_ino": st.ino, "st_mode": _MODES[st.kind]}, 0))
+            here = self.model.lstat(rel)
+        return [(".", {"st_ino": here.ino, "st_mode": _MODES[Kind.DIR]}, 0),
+                ("..", {"st_ino": here.ino, "st_mode": _MODES[Kind.DIR]}, 0), *out]
 
     def readlink(self, path: str) -> str:
         return self._do("readlink", lambda: self.vfs.readlink(_rel(path)))

@@ -15,7 +15,8 @@ Requests (tuples; each gets one answer ``("ok", value)`` or ``("error", text)``)
     ("stop",)                     unmount and exit
 
 Events sent unasked: ``("held", index, when, op)`` when the armed crash point is reached.
-Mount options: one thread (requests are serialised, so a held request stops the world),
+Mount options: one thread (requests are serialised, so a held request stops the world), the
+model's inode numbers (``use_ino``: two hard links show one ``st_ino``),
 ``hard_remove`` (an unlinked open file is not hidden under another name), no attribute,
 entry or negative caching and ``direct_io`` (every read and write reaches the model; a
 state served after a crash is never shadowed by the kernel's caches).
@@ -35,7 +36,7 @@ __all__ = ["main", "MOUNT_OPTIONS"]
 
 #: Options of every mount (see the module docstring).
 MOUNT_OPTIONS: dict[str, Any] = {
-    "foreground": True, "nothreads": True, "hard_remove": True, "direct_io": True,
+    "foreground": True, "nothreads": True, "hard_remove": True, "direct_io": True, "use_ino": True,
     "entry_timeout": 0, "attr_timeout": 0, "negative_timeout": 0, "auto_unmount": True,
     "fsname": "hookconf-model", "subtype": "hookconf", "default_permissions": False,
 }

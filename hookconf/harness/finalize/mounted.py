@@ -1,0 +1,283 @@
+"""``runtime.finalize`` against a subprocess candidate: crashes through a mounted model (§10.3).
+
+A candidate that runs in another process (``cmd:``, e.g. ``hookconf serve reference``) cannot
+take a Vfs from the harness; it gets a **mount point** instead, served by
+:class:`~hookconf.faultinject.mount.ModelMount` over the same
+:class:`~hookconf.faultinject.model.ModelVfs` the in-process route uses, and does its ordinary
+file calls and its own SQLite there.  ``root`` in every ``finalize.*`` request is the mount
+point's absolute path; ``stateDir`` and ``database`` are the same relative names.
+
+1. **Record.**  The case's tree is served; ``finalize.prepare`` and ``finalize.run`` go to the
+   candidate; the mount's op trace is the trace.  The end state is judged like a crash state.
+2. **Crash.**  For each chosen crash point — the Nth *mutating* request of the recorded trace,
+   ``before`` or ``after`` it — the tree is served afresh with that point armed and the
+   finalization is driven again.  When the server holds the request, the harness SIGKILLs the
+   candidate's process group, lets the held request fail, and takes the frozen model.
+3. **Recover.**  For each post-crash state the persistence model allows, the state is served,
+   a fresh candidate process (the transport restarts it) reads ``finalize.state``, runs
+   ``finalize.recover`` twice and is read again; the checks are those of the in-process route
+   (:mod:`hookconf.harness.finalize.checks`).
+
+Crash points are spread evenly over the trace: at most ``given.explore.maxPoints`` and at
+most :data:`MOUNT_POINTS` (each point restarts the candidate), or every point with
+``HOOKCONF_MOUNT_POINTS=all`` (a number sets the cap).  ``HOOKCONF_MOUNT=off`` turns the
+route off.  Without FUSE, or with it off, the case is **skipped** with the reason: its
+invariants stay *not covered*, never pass.
+
+Not reached through a mount (the case is skipped, saying so): an engine or host writers
+(the host port is in process only), outside writers and tampers (they act on the model between
+two requests from inside the harness), extra device roots (one mount per device, not built).
+The H8 lease-order check reads host calls from the trace, so it is not made on this route.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from typing import Any
+
+from hookconf.faultinject.faults import FaultPlan
+from hookconf.faultinject.snapshot import digest, snapshot
+from hookconf.harness.corpus import Case
+from hookconf.harness.finalize import checks
+from hookconf.harness.finalize.explorer import _MAX_POINTS, _Run, _spread, _tasks
+from hookconf.harness.finalize.scenario import DATABASE, STATE_DIR, user_tree
+from hookconf.harness.protocol import CandidateReplyError, CaseSkipped, Connection
+
+__all__ = ["MOUNT_POINTS", "mount_route", "run_finalize_mounted"]
+
+#: Default cap on crash points per case through the mount (each restarts the candidate).
+MOUNT_POINTS = 6
+#: Seconds to wait for the armed crash point to be held before giving up on it.
+_HOLD_S = 30.0
+_UNSUPPORTED = {"engine": "an engine to quiesce", "hostWriters": "host writers",
+                "outsideWriter": "an outside writer", "tamper": "an outside tamper",
+                "devices": "extra device roots"}
+
+
+def mount_route() -> tuple[bool, str]:
+    """Whether finalize cases of a subprocess candidate go through a mount here, and if
+    not, why (``HOOKCONF_MOUNT=off``, or :func:`~hookconf.faultinject.mount.fuse_available`)."""
+    if os.environ.get("HOOKCONF_MOUNT", "").lower() in ("off", "0", "no"):
+        return False, "the mount route is turned off (HOOKCONF_MOUNT=off)"
+    from hookconf.faultinject.mount import fuse_available
+
+    return fuse_available()
+
+
+def _points_cap(explore: dict[str, Any]) -> int:
+    limit = int(explore.get("maxPoints", _MAX_POINTS))
+    wanted = os.environ.get("HOOKCONF_MOUNT_POINTS", "").strip().lower()
+    if wanted == "all":
+        return limit
+    if wanted.isdigit() and int(wanted) > 0:
+        return min(limit, int(wanted))
+    return min(limit, MOUNT_POINTS)
+
+
+class _MountRun(_Run):
+    """A :class:`~hookconf.harness.finalize.explorer._Run` whose file system is a mount."""
+
+    def __init__(self, case: Case, conn: Connection, mount: Any, plan: FaultPlan) -> None:
+        super().__init__(case, conn, None)
+        self.mount = mount
+        self.plan = plan
+        self.root = mount.path
+
+    def drive(self, vfs: Any, obs: Any = None, *, prepare_only: bool = False
+              ) -> tuple[dict[str, Any], dict[str, Any] | None]:
+        """As in process, on the model ``vfs`` (or a FaultyVfs's ``inner``) served at the
+        mount.  ``vfs=None``: the model is already served (a crash run, in a thread)."""
+        if vfs is not None:
+            self.mount.load(getattr(vfs, "inner", vfs), self.plan)
+
+        def call(op: str, args: dict[str, Any]) -> dict[str, Any]:
+            if obs is None:
+                return self.conn.call(op, args)
+            return obs.ask(self.conn, op.split(".")[1], op, args)
+
+        limits = self.sc.limits()
+        prepared = call("finalize.prepare", self.prepare_args(self.root))
+        if limits is not None and prepared.get("limits") != limits:
+            raise CaseSkipped(f"the candidate did not take the entry-limit override "
+                              f"{limits} (finalize.prepare answered limits="
+                              f"{prepared.get('limits')!r:.100}); this case needs it")
+        if obs is not None:
+            self.prepare_end = len(self.mount.take()[1])
+        if not prepared.get("planned") or prepare_only:
+            return prepared, None
+        return prepared, call("finalize.run", {"taskId": self.task["taskId"]})
+
+    def judge_state(self, state_vfs: Any, fired: bool, at: str) -> None:
+        """Serve ``state_vfs``; a fresh candidate reads, recovers twice, is read again."""
+        ask = {"root": self.root, "stateDir": STATE_DIR, "database": DATABASE}
+        self.mount.load(state_vfs)
+        self.conn.call("finalize.crash", {})
+        crash_tree = user_tree(state_vfs)
+        before = self.conn.call("finalize.state", {**ask, "taskId": self.task["taskId"]})
+        found = checks.before_recovery(self.sc, before, crash_tree, fired, self.forward)
+        found["H12"] = checks.transaction_problems(self.sc, before, crash_tree, "after the crash")
+        found["H8"] = checks.tamper_kept(self.sc, crash_tree, "after the crash")
+        self.note(found, at)
+        try:
+            first = self.conn.call("finalize.recover", ask)
+            snap1 = snapshot(self.mount.take()[0])
+            second = self.conn.call("finalize.recover", ask)
+        except CandidateReplyError as exc:
+            trace = self.mount.take()[1]
+            self.note({"H13": [f"recovery failed: {exc.code}: {exc.message}"[:300]],
+                       "H10": checks.plain_renames(trace, "recovery")}, at)
+            return
+        model, trace, _ = self.mount.take()
+        tree = user_tree(model)
+        after = self.conn.call("finalize.state", {**ask, "taskId": self.task["taskId"]})
+        found = checks.after_recovery(self.sc, after, tree, fired, self.expect_completed)
+        found["H12"] = checks.transaction_problems(self.sc, after, tree, "after recovery")
+        found["H8"] = checks.tamper_kept(self.sc, tree, "after recovery")
+        found["H10"] += checks.plain_renames(trace, "recovery")
+        if snap1 != snapshot(model):
+            found["H13"].append("recovery is not idempotent: the second run changed the files "
+                                "or the journal")
+        elif _tasks(first) != _tasks(second):
+            found["H13"].append(f"recovery is not idempotent: it answered {_tasks(first)} "
+                                f"then {_tasks(second)}")
+        self.note(found, at)
+
+    def crash_run(self, n: int, when: str) -> Any:
+        """Serve the case afresh with a crash ``when`` mutating request ``n``, drive the
+        finalization in a thread, SIGKILL the candidate once the request is held.
+        Returns the frozen model, or ``None`` when the point was never reached."""
+        self.mount.load(self.sc.fresh(), self.plan, (n, when))
+        errors: list[BaseException] = []
+
+        def work() -> None:
+            try:
+                self.drive(None)
+            except BaseException as exc:  # noqa: BLE001 - the kill ends the call this way
+                errors.append(exc)
+
+        worker = threading.Thread(target=work, name="hookconf-finalize-crash", daemon=True)
+        worker.start()
+        held = None
+        waited = 0.0
+        while held is None and worker.is_alive() and waited < _HOLD_S:
+            held = self.mount.wait_held(0.02)
+            waited += 0.02
+        if held is None:
+            held = self.mount.wait_held(0)
+        if held is not None:
+            pid = getattr(self.conn, "pid", None)
+            if pid:
+                try:
+                    os.killpg(pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+            self.mount.release()
+        worker.join(_HOLD_S)
+        model, _, crashed = self.mount.take()
+        return model if crashed is not None else None
+
+
+def _refusal(given: dict[str, Any]) -> str | None:
+    for key, what in _UNSUPPORTED.items():
+        if given.get(key):
+            return (f"this case needs {what}, which a mounted file system does not give a "
+                    f"subprocess candidate; it is crash-tested in process only")
+    return None
+
+
+def run_finalize_mounted(case: Case, conn: Connection, obs: Any) -> None:
+    """Record, crash and check one ``runtime.finalize`` case through a mount (see the
+    module docstring).  Raises :class:`CaseSkipped` when the route is not available or the
+    case needs what it cannot give."""
+    if getattr(conn, "pid", None) is None and not hasattr(conn, "argv"):
+        raise CaseSkipped("crash-testing a finalization needs the harness's file system in "
+                          "the candidate: in process, or a subprocess under a mount")
+    ok, why = mount_route()
+    if not ok:
+        raise CaseSkipped(f"crash-testing a subprocess candidate needs a FUSE mount over the "
+                          f"durability model: {why}")
+    refusal = _refusal(case.given)
+    if refusal is not None:
+        raise CaseSkipped(refusal)
+    from hookconf.faultinject.mount import ModelMount, MountError
+
+    try:
+        from hookconf.harness.finalize.scenario import FinalizeScenario
+
+        sc = FinalizeScenario.from_given(case.given)
+        plan = FaultPlan(sc.faults())
+        sc.fresh()
+    except (OSError, KeyError, ValueError, TypeError) as exc:
+        raise CaseSkipped(f"the case's scenario cannot be built: {exc}") from exc
+    try:
+        mount = ModelMount()
+    except (MountError, OSError, RuntimeError) as exc:
+        raise CaseSkipped(f"the model could not be mounted: {exc}") from exc
+    with mount:
+        run = _MountRun(case, conn, mount, plan)
+        try:
+            _explore(run, case, obs)
+        except MountError as exc:
+            raise CaseSkipped(f"the mount failed during the case: {exc}") from exc
+
+
+def _explore(run: _MountRun, case: Case, obs: Any) -> None:
+    sc = run.sc
+    if "identityPair" in case.given:
+        from hookconf.harness.finalize.explorer import _identity_pair
+
+        _identity_pair(run, obs)
+        obs.extra["finalize"]["route"] = "mount"
+        return
+    explore = case.given.get("explore", {})
+    variants = explore.get("variants", "all")
+    try:
+        prepared, answer = run.drive(sc.fresh(), obs)
+    except CandidateReplyError as exc:
+        if exc.code == "protocol.unknown_op":
+            raise CaseSkipped(f"the candidate does not implement finalize.*: {exc.message}") from exc
+        if sc.limits() is not None:
+            raise CaseSkipped(f"the candidate refused finalize.prepare with limits "
+                              f"{sc.limits()}: {exc.code}: {exc.message}"[:300]) from exc
+        raise
+    model, trace, _ = run.mount.take()
+    run.forward = answer is not None and answer.get("status") == "completed"
+    outcome = checks.outcome_problems(sc, case.expect, prepared, answer)
+    run.note({"H10": checks.plain_renames(trace, "the run"),
+              "H9": checks.planning_problems(trace[:run.prepare_end])
+              + checks.selection_problems(sc, prepared)}, "the uncrashed run")
+    identity = checks.identity_problems(sc, prepared)
+    run.judge_state(model, False, "the uncrashed run")
+
+    mutating = [ev for ev in trace if ev.mutating]
+    points = [(n, when) for n in range(len(mutating)) for when in ("before", "after")]
+    chosen = _spread(points, _points_cap(explore))
+    seen: set[bytes] = set()
+    generated = states = 0
+    for n, when in chosen:
+        label = f"crash {when} {mutating[n]} (through the mount)"
+        crashed = run.crash_run(n, when)
+        if crashed is None:
+            run.note({"H13": ["the candidate never reached this operation: the finalization "
+                              "is not deterministic"]}, label)
+            continue
+        in_db = all(p.startswith(DATABASE) for p in mutating[n].paths)
+        for variant, state in crashed.crash_states(explore=variants == "all"):
+            if in_db and variant not in ("durable", "all"):
+                continue  # SQLite's own atomic commit: faultinject's tests, not this case's
+            generated += 1
+            key = digest(snapshot(state))
+            if key in seen:
+                continue
+            seen.add(key)
+            states += 1
+            run.judge_state(state, False, f"{label}, variant {variant}")
+    obs.extra["finalize"] = {
+        "prepared": prepared, "run": answer, "outcome": outcome, "identity": identity,
+        "crashPoints": len(chosen), "pointsTotal": len(points), "crashStates": states,
+        "statesGenerated": generated, "variants": variants, "problems": run.problems,
+        "route": "mount"}
+    obs.metrics.update({"crashPoints": len(chosen), "crashStates": states,
+                        "statesGenerated": generated})
