@@ -24,6 +24,7 @@ state served after a crash is never shadowed by the kernel's caches).
 
 from __future__ import annotations
 
+import os
 import threading
 import traceback
 from typing import Any
@@ -97,7 +98,10 @@ def main(mountpoint: str, pipe: Any) -> None:
                     send(("ok", None))
                     from hookconf.faultinject.mount.system import unmount
                     unmount(mountpoint)
-                    return
+                    # the loop would wait for the last open file under the detached mount
+                    # (a live candidate's directory handle): leave now, the kernel aborts
+                    # the connection when /dev/fuse closes
+                    os._exit(0)
                 else:
                     send(("error", f"unknown request {kind!r}"))
             except (EOFError, OSError, BrokenPipeError):

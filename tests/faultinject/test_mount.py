@@ -1,0 +1,162 @@
+"""The FUSE mount over ModelVfs: every request in the model and the trace, crash points held,
+no mount ever left behind, a clear word when FUSE is missing (§10.3)."""
+
+from __future__ import annotations
+
+import errno
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from hookconf.faultinject.faults import Fault, FaultPlan
+from hookconf.faultinject.model import ModelVfs
+from hookconf.faultinject.mount import FuseUnavailable, ModelMount, fuse_available, mounted, unmount
+from hookconf.faultinject.mount import system as mount_system
+from hookconf.faultinject.osvfs import RENAME_NOREPLACE, _RENAMEAT2
+
+AVAILABLE, WHY = fuse_available()
+needs_fuse = pytest.mark.skipif(not AVAILABLE, reason=f"no FUSE mount on this machine: {WHY}")
+
+
+def _renameat2(src: str, dst: str) -> int:
+    rc = _RENAMEAT2(-100, os.fsencode(src), -100, os.fsencode(dst), RENAME_NOREPLACE)
+    return 0 if rc == 0 else __import__("ctypes").get_errno()
+
+
+@pytest.fixture
+def mount():
+    with ModelMount() as m:
+        yield m
+    assert not mounted(m.path)
+
+
+def _model() -> ModelVfs:
+    vfs = ModelVfs()
+    vfs.mkdir("d")
+    vfs.sync()
+    return vfs
+
+
+@needs_fuse
+def test_every_mutating_request_lands_in_the_model_and_its_trace(mount):
+    mount.load(_model())
+    p = mount.path
+    fd = os.open(f"{p}/d/f", os.O_CREAT | os.O_EXCL | os.O_RDWR, 0o644)
+    os.write(fd, b"hello world")
+    os.ftruncate(fd, 5)
+    os.fsync(fd)
+    os.close(fd)
+    dfd = os.open(f"{p}/d", os.O_RDONLY | os.O_DIRECTORY)
+    os.fsync(dfd)
+    os.close(dfd)
+    os.link(f"{p}/d/f", f"{p}/d/g")
+    assert _renameat2(f"{p}/d/g", f"{p}/d/h") == 0
+    os.rename(f"{p}/d/h", f"{p}/d/i")
+    os.unlink(f"{p}/d/i")
+    os.mkdir(f"{p}/e")
+    os.rmdir(f"{p}/e")
+    assert os.listdir(f"{p}/d") == ["f"]
+    model, trace, crashed = mount.take()
+    assert crashed is None
+    ops = [ev.op for ev in trace if ev.mutating]
+    for op in ("open", "write", "truncate", "fsync", "fsync_dir", "link", "rename_noreplace",
+               "rename", "unlink", "mkdir", "rmdir"):
+        assert op in ops, op
+    assert model.snapshot()["d/f"][:2] == ("file", b"hello")
+    # the model decides what a crash keeps: f's name and bytes were synced, nothing after
+    assert model.crash().snapshot()["d/f"][:2] == ("file", b"hello")
+    assert "d/i" not in model.snapshot()
+
+
+@needs_fuse
+def test_rename_noreplace_reaches_the_model_with_its_flag(mount):
+    nfs = _model()
+    nfs.noreplace_native = False  # a file system that refuses the flag, as NFS does
+    fh = nfs.open("d/a", "x")
+    nfs.close(fh)
+    nfs.sync()
+    mount.load(nfs)
+    assert _renameat2(f"{mount.path}/d/a", f"{mount.path}/d/b") == errno.EINVAL
+    os.rename(f"{mount.path}/d/a", f"{mount.path}/d/b")  # no flag: a plain rename
+    trace = mount.take()[1]
+    assert [ev.op for ev in trace if ev.op.startswith("rename")] == ["rename_noreplace", "rename"]
+
+
+@needs_fuse
+def test_faults_of_the_registry_reach_the_caller(mount):
+    mount.load(_model(), FaultPlan.of(Fault("enospc", op="write")))
+    fd = os.open(f"{mount.path}/d/f", os.O_CREAT | os.O_RDWR, 0o644)
+    with pytest.raises(OSError) as err:
+        os.write(fd, b"x")
+    os.close(fd)
+    assert err.value.errno == errno.ENOSPC
+
+
+@needs_fuse
+def test_a_crash_point_is_held_until_the_writer_is_killed_then_the_model_is_frozen(mount):
+    mount.load(_model(), crash=(2, "before"))  # open(create), write, >fsync<
+    script = ("import os,sys; fd=os.open(sys.argv[1]+'/d/f', os.O_CREAT|os.O_RDWR, 0o644); "
+              "os.write(fd, b'data'); os.fsync(fd); print('never', flush=True)")
+    child = subprocess.Popen([sys.executable, "-c", script, mount.path], stdout=subprocess.PIPE)
+    held = mount.wait_held(20)
+    assert held is not None and held[1:] == ("before", "fsync")
+    assert child.poll() is None  # still waiting for the held request
+    child.send_signal(signal.SIGKILL)
+    mount.release()
+    assert child.wait(20) == -signal.SIGKILL and child.stdout.read() == b""
+    model, trace, crashed = mount.take()
+    assert crashed == (held[0], "before")
+    with pytest.raises(OSError) as err:  # frozen: nothing reaches the model any more
+        os.mkdir(f"{mount.path}/late")
+    assert err.value.errno == errno.EIO
+    assert model.snapshot()["d/f"][:2] == ("file", b"data")  # written, never synced
+    assert "d/f" not in model.crash().snapshot()  # so a crash loses it whole
+
+
+@needs_fuse
+def test_a_killed_server_leaves_no_mount_behind(mount):
+    os.kill(mount.pid, signal.SIGKILL)
+    deadline = time.monotonic() + 10
+    while mounted(mount.path) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not mounted(mount.path)
+
+
+@needs_fuse
+def test_a_mount_already_at_the_mount_point_is_detached_first(tmp_path):
+    point = tmp_path / "root"
+    point.mkdir()
+    first = ModelMount(str(point))
+    try:
+        with ModelMount(str(point)) as second:  # the first one's mount is detached
+            second.load(_model())
+            assert os.listdir(point) == ["d"]
+    finally:
+        first.close()
+    assert not mounted(point)
+    assert unmount(point) is True
+
+
+def test_without_fuse_the_reason_is_stated(monkeypatch):
+    monkeypatch.setattr(mount_system.shutil, "which", lambda name: None)
+    ok, why = fuse_available()
+    assert not ok and "fusermount3" in why and "apt-get install fuse3" in why
+    with pytest.raises(FuseUnavailable, match="fusermount3"):
+        ModelMount()
+
+
+def test_without_dev_fuse_the_reason_is_stated(monkeypatch):
+    real = os.path.exists
+    monkeypatch.setattr(mount_system.os.path, "exists",
+                        lambda p: False if p == "/dev/fuse" else real(p))
+    ok, why = fuse_available()
+    assert not ok and "/dev/fuse" in why
+
+
+def test_mountinfo_fields_are_unescaped():
+    assert mount_system._unescape(r"/tmp/a\040b\134c") == "/tmp/a b\\c"
+    assert not mounted("/nonexistent/hookconf/mount/point")
