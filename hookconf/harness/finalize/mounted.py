@@ -181,7 +181,7 @@ class _MountRun(_Run):
 
 def _refusal(given: dict[str, Any]) -> str | None:
     for key, what in _UNSUPPORTED.items():
-        if given.get(key):
+        if given.get(key) or (key == "outsideWriter" and key in given):
             return (f"this case needs {what}, which a mounted file system does not give a "
                     f"subprocess candidate; it is crash-tested in process only")
     return None

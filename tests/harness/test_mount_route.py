@@ -1,0 +1,95 @@
+"""The mount route of runtime.finalize: a subprocess candidate crash-tested through a FUSE mount
+over the durability model must get the in-process route's verdicts, and finalize mutants
+served as subprocesses must be caught (§10.3, the differential proof)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from hookconf.faultinject.mount import fuse_available
+from hookconf.harness.finalize.mounted import _points_cap, mount_route
+from tests.conftest import status
+
+ROOT = Path(__file__).resolve().parents[2]
+CORPUS = str(ROOT / "tests" / "data" / "mount")
+AVAILABLE, WHY = fuse_available()
+needs_fuse = pytest.mark.skipif(not AVAILABLE, reason=f"no FUSE mount on this machine: {WHY}")
+SAMPLE = ("mnt.matrix.file.distinct", "mnt.staging.file.distinct.two")
+
+
+def served(spec: str) -> str:
+    return f"cmd:{sys.executable} -m hookconf.harness serve {spec}"
+
+
+def _verdicts(report: dict) -> dict[str, tuple]:
+    return {c["id"]: (c["status"], tuple(sorted((j["invariant"], j["passed"])
+                                                for j in c.get("judgements", []))))
+            for c in report["cases"]}
+
+
+def _run(hookconf, candidate: str, *cases: str) -> dict:
+    args = ["run", "--no-embedded", "--corpus", CORPUS, "--allow-not-covered",
+            "--candidate", candidate]
+    for case in cases:
+        args += ["--case", case]
+    _, report = hookconf(*args)
+    return report
+
+
+@needs_fuse
+def test_the_reference_over_stdio_through_the_mount_gets_the_in_process_verdicts(hookconf,
+                                                                                  monkeypatch):
+    monkeypatch.setenv("HOOKCONF_MOUNT_POINTS", "2")
+    in_process = _run(hookconf, "reference", *SAMPLE)
+    mounted = _run(hookconf, served("reference"), *SAMPLE)
+    assert _verdicts(mounted) == _verdicts(in_process)
+    assert {c["status"] for c in mounted["cases"]} == {"passed"}
+    matrix = next(c for c in mounted["cases"] if c["id"] == "mnt.matrix.file.distinct")
+    assert matrix["metrics"]["crashPoints"] == 2 and matrix["metrics"]["crashStates"] >= 2
+
+
+@needs_fuse
+@pytest.mark.parametrize(("mutant", "case", "invariant"), [
+    ("plain_rename_install", "mnt.matrix.file.distinct", "H10"),
+    ("two_mappings_accepted", "mnt.staging.file.distinct.two", "H9"),
+    ("orchestrator_promotes", "mnt.staging.file.distinct.one", "H9"),
+])
+def test_a_finalize_mutant_served_as_a_subprocess_is_caught_through_the_mount(
+        hookconf, monkeypatch, mutant, case, invariant):
+    monkeypatch.setenv("HOOKCONF_MOUNT_POINTS", "1")
+    report = _run(hookconf, served(f"tests.mutants.finalize.{mutant}:factory"), case)
+    assert status(report, invariant) == "fail"
+
+
+@needs_fuse
+@pytest.mark.slow
+def test_every_copied_case_at_every_crash_point_gets_the_in_process_verdicts(hookconf,
+                                                                             monkeypatch):
+    monkeypatch.setenv("HOOKCONF_MOUNT_POINTS", "all")
+    in_process = _run(hookconf, "reference", "mnt.*")
+    mounted = _run(hookconf, served("reference"), "mnt.*")
+    assert _verdicts(mounted) == _verdicts(in_process)
+
+
+def test_the_route_can_be_turned_off_and_says_so(monkeypatch):
+    monkeypatch.setenv("HOOKCONF_MOUNT", "off")
+    assert mount_route() == (False, "the mount route is turned off (HOOKCONF_MOUNT=off)")
+
+
+@pytest.mark.parametrize(("env", "max_points", "cap"), [
+    ("", 400, 6), ("all", 400, 400), ("3", 400, 3), ("50", 10, 10), ("junk", 400, 6)])
+def test_the_crash_point_cap(monkeypatch, env, max_points, cap):
+    monkeypatch.setenv("HOOKCONF_MOUNT_POINTS", env)
+    assert _points_cap({"maxPoints": max_points}) == cap
+
+
+@pytest.mark.parametrize("given", [{"engine": {"stop": "fails"}}, {"outsideWriter": {}},
+                                   {"tamper": {"path": "x"}}, {"devices": ["media"]},
+                                   {"hostWriters": ["w"]}])
+def test_cases_the_mount_cannot_express_are_skipped_with_the_reason(given):
+    from hookconf.harness.finalize.mounted import _refusal
+
+    assert "crash-tested in process only" in _refusal(given)
