@@ -16,15 +16,19 @@ from hookconf.faultinject.faults import Fault, FaultPlan
 from hookconf.faultinject.model import ModelVfs
 from hookconf.faultinject.mount import FuseUnavailable, ModelMount, fuse_available, mounted, unmount
 from hookconf.faultinject.mount import system as mount_system
-from hookconf.faultinject.osvfs import RENAME_NOREPLACE, _RENAMEAT2
+from hookconf.faultinject.osvfs import libc_renameat2
 
 AVAILABLE, WHY = fuse_available()
 needs_fuse = pytest.mark.skipif(not AVAILABLE, reason=f"no FUSE mount on this machine: {WHY}")
 
 
 def _renameat2(src: str, dst: str) -> int:
-    rc = _RENAMEAT2(-100, os.fsencode(src), -100, os.fsencode(dst), RENAME_NOREPLACE)
-    return 0 if rc == 0 else __import__("ctypes").get_errno()
+    """``renameat2(RENAME_NOREPLACE)`` on absolute paths; 0 or the errno."""
+    try:
+        libc_renameat2(-100, src, -100, dst)  # AT_FDCWD
+    except OSError as exc:
+        return exc.errno
+    return 0
 
 
 @pytest.fixture

@@ -41,11 +41,12 @@ from hookconf.faultinject.faults import FaultPlan
 from hookconf.faultinject.snapshot import digest, snapshot
 from hookconf.harness.corpus import Case
 from hookconf.harness.finalize import checks
-from hookconf.harness.finalize.explorer import _MAX_POINTS, _Run, _spread, _tasks
+from hookconf.harness.finalize.explorer import _MAX_POINTS, _attach, _Run, _spread, _tasks
+from hookconf.harness.finalize.explorer import run_finalize as run_in_process
 from hookconf.harness.finalize.scenario import DATABASE, STATE_DIR, user_tree
 from hookconf.harness.protocol import CandidateReplyError, CaseSkipped, Connection
 
-__all__ = ["MOUNT_POINTS", "mount_route", "run_finalize_mounted"]
+__all__ = ["MOUNT_POINTS", "mount_route", "run_finalize", "run_finalize_mounted"]
 
 #: Default cap on crash points per case through the mount (each restarts the candidate).
 MOUNT_POINTS = 6
@@ -177,6 +178,16 @@ class _MountRun(_Run):
         worker.join(_HOLD_S)
         model, _, crashed = self.mount.take()
         return model if crashed is not None else None
+
+
+def run_finalize(case: Case, conn: Connection, obs: Any) -> None:
+    """The ``runtime.finalize`` runner: in process when the candidate takes the harness's
+    file system (:func:`hookconf.harness.finalize.explorer.run_finalize`), otherwise through
+    a mount (:func:`run_finalize_mounted`)."""
+    if _attach(conn) is not None:
+        run_in_process(case, conn, obs)
+    else:
+        run_finalize_mounted(case, conn, obs)
 
 
 def _refusal(given: dict[str, Any]) -> str | None:
