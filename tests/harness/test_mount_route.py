@@ -74,6 +74,16 @@ def test_every_copied_case_at_every_crash_point_gets_the_in_process_verdicts(hoo
     assert _verdicts(mounted) == _verdicts(in_process)
 
 
+@needs_fuse
+@pytest.mark.slow
+def test_a_mutant_only_a_crash_point_shows_is_caught_through_the_mount(hookconf, monkeypatch):
+    """Terminal state and phase in two transactions (H12) show only in a crash between them."""
+    monkeypatch.setenv("HOOKCONF_MOUNT_POINTS", "all")
+    report = _run(hookconf, served("tests.mutants.finalize.terminal_apart_from_phase:factory"),
+                  "mnt.matrix.file.distinct")
+    assert status(report, "H12") == "fail"
+
+
 def test_the_route_can_be_turned_off_and_says_so(monkeypatch):
     monkeypatch.setenv("HOOKCONF_MOUNT", "off")
     assert mount_route() == (False, "the mount route is turned off (HOOKCONF_MOUNT=off)")
