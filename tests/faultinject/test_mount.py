@@ -164,3 +164,38 @@ def test_without_dev_fuse_the_reason_is_stated(monkeypatch):
 def test_mountinfo_fields_are_unescaped():
     assert mount_system._unescape(r"/tmp/a\040b\134c") == "/tmp/a b\\c"
     assert not mounted("/nonexistent/hookconf/mount/point")
+
+
+@needs_fuse
+def test_a_mount_point_that_cannot_be_mounted_is_a_stated_error(tmp_path):
+    from hookconf.faultinject.mount import MountError
+
+    with pytest.raises(MountError, match="cannot mount the model"):
+        ModelMount(str(tmp_path / "missing"))
+
+
+@needs_fuse
+def test_a_server_that_dies_is_a_stated_error(mount):
+    from hookconf.faultinject.mount import MountError
+
+    os.kill(mount.pid, signal.SIGKILL)
+    with pytest.raises(MountError, match="gone"):
+        mount.wait_held(5)
+        mount.take()
+
+
+def test_a_binding_that_cannot_load_is_a_stated_reason(monkeypatch):
+    if not os.path.exists("/dev/fuse") or mount_system.shutil.which("fusermount3") is None:
+        pytest.skip("this machine fails earlier, on /dev/fuse or fusermount3")
+    monkeypatch.setitem(sys.modules, "mfusepy", None)
+    ok, why = fuse_available()
+    assert not ok and "hookconf[mount]" in why
+
+
+def test_a_mount_table_that_cannot_be_read_names_no_mount(monkeypatch):
+    def no_table(*args, **kwargs):
+        raise OSError("no /proc")
+
+    monkeypatch.setattr("builtins.open", no_table)
+    assert mounted("/") is False
+    assert mount_system.wait_mounted("/nonexistent", 0.05, lambda: False) is False

@@ -103,3 +103,57 @@ def test_cases_the_mount_cannot_express_are_skipped_with_the_reason(given):
     from hookconf.harness.finalize.mounted import _refusal
 
     assert "crash-tested in process only" in _refusal(given)
+
+
+@needs_fuse
+def test_identity_pairs_and_lowered_limits_work_through_the_mount(hookconf, monkeypatch):
+    monkeypatch.setenv("HOOKCONF_MOUNT_POINTS", "1")
+    cases = ("mnt.identity.pair.file-name", "mnt.limits.flat.distinct.over")
+    in_process = _run(hookconf, "reference", *cases)
+    mounted = _run(hookconf, served("reference"), *cases)
+    assert _verdicts(mounted) == _verdicts(in_process)
+    assert {c["status"] for c in mounted["cases"]} == {"passed"}
+
+
+class _Obs:
+    def __init__(self):
+        self.extra, self.metrics = {}, {}
+
+
+def _case(**given):
+    from hookconf.harness.corpus import Case
+
+    base = {"tree": [{"path": "save/a.part", "file": "x"}],
+            "task": {"taskId": "t1", "saveDir": "save", "sourcePath": "save/a.part",
+                     "targetPath": "save/a.mkv"}}
+    return Case(id="mnt.unit", title="t", invariants=("H10",), spec="§10.2",
+                kind="runtime.finalize", polarity="positive", given={**base, **given},
+                expect={"outcome": "completed"}, source={"from": "spec"}, file="t.json",
+                pointer="/0")
+
+
+class _Subprocess:
+    argv = ["candidate"]
+    pid = None
+
+
+def test_the_mount_route_states_why_it_does_not_run(monkeypatch):
+    from hookconf.harness.finalize import mounted
+    from hookconf.harness.protocol import CaseSkipped
+
+    with pytest.raises(CaseSkipped, match="in process, or a subprocess under a mount"):
+        mounted.run_finalize_mounted(_case(), object(), _Obs())
+    monkeypatch.setattr(mounted, "mount_route", lambda: (True, ""))
+    with pytest.raises(CaseSkipped, match="an engine to quiesce"):
+        mounted.run_finalize_mounted(_case(engine={"stop": "fails"}), _Subprocess(), _Obs())
+    bad = _case(tree=[{"path": "save/a.part", "file": "x"}, {"path": "save/a.part", "file": "y"}])
+    with pytest.raises(CaseSkipped, match="cannot be built"):
+        mounted.run_finalize_mounted(bad, _Subprocess(), _Obs())
+    from hookconf.faultinject import mount
+
+    def refuse():
+        raise mount.MountError("no mount for you")
+
+    monkeypatch.setattr(mount, "ModelMount", refuse)
+    with pytest.raises(CaseSkipped, match="could not be mounted: no mount for you"):
+        mounted.run_finalize_mounted(_case(), _Subprocess(), _Obs())

@@ -27,13 +27,15 @@ from __future__ import annotations
 import os
 import threading
 import traceback
+from collections.abc import Callable
 from typing import Any
 
 import mfusepy
 
 from hookconf.faultinject.mount.ops import ModelOperations
+from hookconf.faultinject.mount.system import unmount
 
-__all__ = ["main", "MOUNT_OPTIONS"]
+__all__ = ["main", "control", "MOUNT_OPTIONS"]
 
 #: Options of every mount (see the module docstring).
 MOUNT_OPTIONS: dict[str, Any] = {
@@ -58,10 +60,55 @@ class _Fuse(mfusepy.FUSE):
             None if path is None else path.decode(self.encoding, self.errors), length, fh)
 
 
+def control(pipe: Any, ops: ModelOperations, released: threading.Event,
+            send: Callable[[tuple], None], mountpoint: str,
+            leave: Callable[[int], None] = os._exit) -> None:
+    """Answer the harness's requests on ``pipe`` until ``("stop",)`` or the pipe closes
+    (see the module docstring); ``leave`` ends the process once the mount is detached."""
+    while True:
+        try:
+            request = pipe.recv()
+        except (EOFError, OSError):
+            request = ("stop",)
+        try:
+            kind = request[0]
+            if kind == "load":
+                released.clear()
+                ops.load(*request[1:])
+                send(("ok", None))
+            elif kind == "take":
+                with ops.mutex:
+                    send(("ok", (ops.model, list(ops.vfs.trace), ops.crashed)))
+            elif kind == "release":
+                released.set()
+                send(("ok", None))
+            elif kind == "stop":
+                released.set()
+                try:
+                    send(("ok", None))
+                except OSError:
+                    pass
+                unmount(mountpoint)
+                # the loop would wait for the last open file under the detached mount
+                # (a live candidate's directory handle): leave now, the kernel aborts the
+                # connection when /dev/fuse closes
+                leave(0)
+                return
+            else:
+                send(("error", f"unknown request {kind!r}"))
+        except OSError:
+            return
+        except Exception:  # noqa: BLE001 - reported to the harness, which decides
+            try:
+                send(("error", traceback.format_exc(limit=3)))
+            except OSError:
+                return
+
+
 def main(mountpoint: str, pipe: Any) -> None:
     """Serve at ``mountpoint`` until ``("stop",)`` or the pipe closes (see the module
-    docstring).  Runs in the server process; never returns an error to the caller: a
-    failure to mount is sent on the pipe as ``("error", text)``."""
+    docstring).  Runs in the server process; a failure to mount is sent on the pipe as
+    ``("error", text)``."""
     send_lock = threading.Lock()
     released = threading.Event()
 
@@ -74,52 +121,15 @@ def main(mountpoint: str, pipe: Any) -> None:
         released.wait()
 
     ops = ModelOperations(on_hold)
-
-    def control() -> None:
-        while True:
-            try:
-                request = pipe.recv()
-            except (EOFError, OSError):
-                request = ("stop",)
-            try:
-                kind = request[0]
-                if kind == "load":
-                    released.clear()
-                    ops.load(*request[1:])
-                    send(("ok", None))
-                elif kind == "take":
-                    with ops.mutex:
-                        send(("ok", (ops.model, list(ops.vfs.trace), ops.crashed)))
-                elif kind == "release":
-                    released.set()
-                    send(("ok", None))
-                elif kind == "stop":
-                    released.set()
-                    send(("ok", None))
-                    from hookconf.faultinject.mount.system import unmount
-                    unmount(mountpoint)
-                    # the loop would wait for the last open file under the detached mount
-                    # (a live candidate's directory handle): leave now, the kernel aborts
-                    # the connection when /dev/fuse closes
-                    os._exit(0)
-                else:
-                    send(("error", f"unknown request {kind!r}"))
-            except (EOFError, OSError, BrokenPipeError):
-                return
-            except Exception:  # noqa: BLE001 - reported to the harness, which decides
-                try:
-                    send(("error", traceback.format_exc(limit=3)))
-                except OSError:
-                    return
-
-    threading.Thread(target=control, daemon=True).start()
+    threading.Thread(target=control, args=(pipe, ops, released, send, mountpoint),
+                     daemon=True).start()
     try:
         _Fuse(ops, mountpoint, **MOUNT_OPTIONS)
     except Exception:  # noqa: BLE001
         send(("error", "the mount failed: " + traceback.format_exc(limit=2)))
 
 
-if __name__ == "__main__":  # python -m hookconf.faultinject.mount.server MOUNTPOINT FD
+if __name__ == "__main__":  # pragma: no cover - python -m …mount.server MOUNTPOINT FD
     import sys
     from multiprocessing.connection import Connection
 
