@@ -4,13 +4,16 @@ served as subprocesses must be caught (§10.3, the differential proof)."""
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
+import jsonschema
 import pytest
 
 from hookconf.faultinject.mount import fuse_available
 from hookconf.harness.finalize.mounted import _points_cap, mount_route
+from hookconf.harness.report import REPORT_SCHEMA
 from tests.conftest import status
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -49,6 +52,22 @@ def test_the_reference_over_stdio_through_the_mount_gets_the_in_process_verdicts
     assert {c["status"] for c in mounted["cases"]} == {"passed"}
     matrix = next(c for c in mounted["cases"] if c["id"] == "mnt.matrix.file.distinct")
     assert matrix["metrics"]["crashPoints"] == 2 and matrix["metrics"]["crashStates"] >= 2
+    assert matrix["metrics"]["crashRoute"] == "mount"
+    assert matrix["metrics"]["pointsTotal"] > 2  # sampled: the cap took 2 of them
+    jsonschema.Draft202012Validator(json.loads(REPORT_SCHEMA.read_text())).validate(mounted)
+
+
+@needs_fuse
+def test_the_terminal_and_html_reports_count_the_mount_route(tmp_path, monkeypatch, capsys):
+    from hookconf.harness.cli import main
+
+    monkeypatch.setenv("HOOKCONF_MOUNT_POINTS", "1")
+    monkeypatch.chdir(ROOT)
+    page = tmp_path / "r.html"
+    main(["run", "--no-embedded", "--corpus", CORPUS, "--case", "mnt.matrix.file.distinct",
+          "--allow-not-covered", "--candidate", served("reference"), "--html", str(page)])
+    assert "through a FUSE mount: 1 scenarios, 1 of" in capsys.readouterr().out
+    assert "1 scenario through a FUSE mount (1 of" in page.read_text()
 
 
 @needs_fuse

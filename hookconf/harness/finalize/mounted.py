@@ -291,4 +291,5 @@ def _explore(run: _MountRun, case: Case, obs: Any) -> None:
         "statesGenerated": generated, "variants": variants, "problems": run.problems,
         "route": "mount"}
     obs.metrics.update({"crashPoints": len(chosen), "crashStates": states,
-                        "statesGenerated": generated})
+                        "statesGenerated": generated, "pointsTotal": len(points),
+                        "crashRoute": "mount"})
