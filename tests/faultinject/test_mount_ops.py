@@ -99,6 +99,16 @@ def test_the_namespace_requests_and_rename_flags():
     assert ops_trace.count("rename_noreplace") == 2 and "rename" in ops_trace
 
 
+def test_a_file_past_the_bound_is_refused_with_efbig():
+    from hookconf.faultinject.mount.ops import MAX_FILE_BYTES
+
+    ops, _ = _ops()
+    fh = ops.open("/d/a", os.O_RDWR)
+    assert _errno(ops.write, "/d/a", b"x", MAX_FILE_BYTES, fh) == errno.EFBIG
+    assert _errno(ops.truncate, "/d/a", MAX_FILE_BYTES + 1, fh) == errno.EFBIG
+    assert ops.model.snapshot()["d/a"][:2] == ("file", b"abc")
+
+
 def test_a_file_system_without_no_replace_refuses_the_flag_and_the_fault_does_too():
     ops, _ = _ops(native=False)
     assert _errno(ops.rename, "/d/a", "/d/b", RENAME_NOREPLACE) == errno.EINVAL

@@ -42,8 +42,11 @@ from hookconf.faultinject.injector import FaultyVfs
 from hookconf.faultinject.model import ModelVfs
 from hookconf.faultinject.port import FileHandle, Kind, fs_error
 
-__all__ = ["ModelOperations", "RENAME_NOREPLACE", "RENAME_EXCHANGE"]
+__all__ = ["ModelOperations", "MAX_FILE_BYTES", "RENAME_NOREPLACE", "RENAME_EXCHANGE"]
 
+#: The largest file the mount holds (bytes); a write past it fails with ``EFBIG`` (the
+#: model is in the server's memory, and the candidate is someone else's program).
+MAX_FILE_BYTES = 256 * 1024 * 1024
 RENAME_NOREPLACE = 1
 RENAME_EXCHANGE = 2
 T = TypeVar("T")
@@ -200,9 +203,13 @@ class ModelOperations(mfusepy.Operations):
 
     def write(self, path: str, data: bytes, offset: int, fh: int) -> int:
         handle = self._fh(fh)
+        if offset + len(data) > MAX_FILE_BYTES:  # the model lives in memory: a bound
+            raise fs_error(errno.EFBIG, handle.path)
         return self._do("write", lambda: self.vfs.write(handle, bytes(data), offset))
 
     def truncate(self, path: str | None, length: int, fh: int | None = None) -> int:
+        if length > MAX_FILE_BYTES:
+            raise fs_error(errno.EFBIG, str(path))
         if fh is not None and fh in self.files:
             handle = self.files[fh]
             self._do("truncate", lambda: self.vfs.truncate(handle, length))
