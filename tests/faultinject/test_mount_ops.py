@@ -11,7 +11,10 @@ from multiprocessing import Pipe
 
 import pytest
 
-pytest.importorskip("mfusepy", reason="the mount extra (mfusepy) is not installed")
+try:
+    import mfusepy  # noqa: F401
+except (ImportError, OSError) as exc:  # OSError: the binding is there, libfuse 3 is not
+    pytest.skip(f"the mount's FUSE binding cannot load here: {exc}", allow_module_level=True)
 
 from hookconf.faultinject.faults import Fault, FaultPlan  # noqa: E402
 from hookconf.faultinject.model import ModelVfs  # noqa: E402
