@@ -199,3 +199,26 @@ def test_a_mount_table_that_cannot_be_read_names_no_mount(monkeypatch):
     monkeypatch.setattr("builtins.open", no_table)
     assert mounted("/") is False
     assert mount_system.wait_mounted("/nonexistent", 0.05, lambda: False) is False
+
+
+@needs_fuse
+def test_an_outside_writer_between_the_kernels_lookup_and_the_rename_meets_the_flag(mount):
+    """The kernel finds no target and sends the rename; the writer creates the target just
+    before it reaches the model, which must refuse it because RENAME_NOREPLACE came along."""
+    from hookconf.harness.finalize.scenario import OutsideWriter
+
+    fired: dict[str, bool] = {}
+    writer = OutsideWriter("d/b", b"outside", False, fired)
+    plan = FaultPlan.of(Fault("mutate-tree", op="rename_noreplace", path="d/b", mutate=writer))
+    model = _model()
+    fh = model.open("d/a", "x")
+    model.write(fh, b"ours", 0)
+    model.close(fh)
+    model.sync()
+    mount.load(model, plan)
+    assert _renameat2(f"{mount.path}/d/a", f"{mount.path}/d/b") == errno.EEXIST
+    served, _, _ = mount.take()
+    assert served.snapshot()["d/b"][:2] == ("file", b"outside")
+    assert served.snapshot()["d/a"][:2] == ("file", b"ours")
+    (fault,) = mount.plan.faults
+    assert fault.mutate.fired == {"writer": True} and fired == {}  # it acted in the server

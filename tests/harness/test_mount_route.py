@@ -115,13 +115,25 @@ def test_the_crash_point_cap(monkeypatch, env, max_points, cap):
     assert _points_cap({"maxPoints": max_points}) == cap
 
 
-@pytest.mark.parametrize("given", [{"engine": {"stop": "fails"}}, {"outsideWriter": {}},
-                                   {"tamper": {"path": "x"}}, {"devices": ["media"]},
+@pytest.mark.parametrize("given", [{"engine": {"stop": "fails"}}, {"devices": ["media"]},
                                    {"hostWriters": ["w"]}])
 def test_cases_the_mount_cannot_express_are_skipped_with_the_reason(given):
     from hookconf.harness.finalize.mounted import _refusal
 
     assert "crash-tested in process only" in _refusal(given)
+
+
+@needs_fuse
+def test_outside_writers_and_tampers_act_through_the_mount_with_the_in_process_verdicts(
+        hookconf, monkeypatch):
+    """An unrelated target appearing just before the install, where hard links are refused
+    too (NFS-like, §10.1), and a tamper before the cleanup deletion (§10.3)."""
+    monkeypatch.setenv("HOOKCONF_MOUNT_POINTS", "1")
+    cases = ("mnt.matrix.file.distinct.appears.link", "mnt.quiesce.tamper.distinct.staged.source")
+    in_process = _run(hookconf, "reference", *cases)
+    mounted = _run(hookconf, served("reference"), *cases)
+    assert _verdicts(mounted) == _verdicts(in_process)
+    assert {c["status"] for c in mounted["cases"]} == {"passed"}
 
 
 @needs_fuse

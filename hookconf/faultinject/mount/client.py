@@ -74,6 +74,7 @@ class ModelMount:
             self.close()
             raise MountError(f"cannot mount the model at {self.path}: {why}")
         self.held: tuple[int, str, str] | None = None
+        self.plan = FaultPlan()
 
     def _pending_error(self) -> str | None:
         try:
@@ -132,8 +133,11 @@ class ModelMount:
         self._ask("release")
 
     def take(self) -> tuple[ModelVfs, list[TraceEvent], tuple[int, str] | None]:
-        """The served model now (a copy), its op trace, and ``(index, when)`` of the crash."""
-        return self._ask("take")
+        """The served model now (a copy), its op trace, and ``(index, when)`` of the crash.
+        The fault plan as the run left it (a ``mutate-tree`` mutator's record of what it
+        did) is kept as :attr:`plan`."""
+        model, trace, crashed, self.plan = self._ask("take")
+        return model, trace, crashed
 
     def close(self) -> None:
         """Stop the server and leave no mount behind (see the module docstring)."""

@@ -9,8 +9,9 @@ Requests (tuples; each gets one answer ``("ok", value)`` or ``("error", text)``)
 
     ("load", model, plan, crash)  serve ``model`` (a ModelVfs), faults ``plan``, crash point
                                   ``crash`` = (n, "before"|"after") or None
-    ("take",)                     -> (model, trace, crashed): the served model as it is now,
-                                  the op trace, (index, when) of the crash or None
+    ("take",)                     -> (model, trace, crashed, plan): the served model as it is
+                                  now, the op trace, (index, when) of the crash or None, and
+                                  the fault plan as the run left it (its mutators' state)
     ("release",)                  let the held request go (it fails with EIO)
     ("stop",)                     unmount and exit
 
@@ -78,7 +79,7 @@ def control(pipe: Any, ops: ModelOperations, released: threading.Event,
                 send(("ok", None))
             elif kind == "take":
                 with ops.mutex:
-                    send(("ok", (ops.model, list(ops.vfs.trace), ops.crashed)))
+                    send(("ok", (ops.model, list(ops.vfs.trace), ops.crashed, ops.vfs.plan)))
             elif kind == "release":
                 released.set()
                 send(("ok", None))

@@ -24,9 +24,11 @@ most :data:`MOUNT_POINTS` (each point restarts the candidate), or every point wi
 route off.  Without FUSE, or with it off, the case is **skipped** with the reason: its
 invariants stay *not covered*, never pass.
 
+Outside writers and tampers act in the mount's server, between two requests of the candidate
+(a writer creating the target after the kernel's lookup and before the rename reaches the
+model: why ``RENAME_NOREPLACE`` must reach it); what they did is read back after each run.
 Not reached through a mount (the case is skipped, saying so): an engine or host writers
-(the host port is in process only), outside writers and tampers (they act on the model between
-two requests from inside the harness), extra device roots (one mount per device, not built).
+(the host port is in process only) and extra device roots (one mount per device, not built).
 The H8 lease-order check reads host calls from the trace, so it is not made on this route.
 """
 
@@ -43,7 +45,7 @@ from hookconf.harness.corpus import Case
 from hookconf.harness.finalize import checks
 from hookconf.harness.finalize.explorer import _MAX_POINTS, _attach, _Run, _spread, _tasks
 from hookconf.harness.finalize.explorer import run_finalize as run_in_process
-from hookconf.harness.finalize.scenario import DATABASE, STATE_DIR, user_tree
+from hookconf.harness.finalize.scenario import DATABASE, STATE_DIR, OutsideWriter, Tamper, user_tree
 from hookconf.harness.protocol import CandidateReplyError, CaseSkipped, Connection
 
 __all__ = ["MOUNT_POINTS", "mount_route", "run_finalize", "run_finalize_mounted"]
@@ -53,7 +55,6 @@ MOUNT_POINTS = 6
 #: Seconds to wait for the armed crash point to be held before giving up on it.
 _HOLD_S = 30.0
 _UNSUPPORTED = {"engine": "an engine to quiesce", "hostWriters": "host writers",
-                "outsideWriter": "an outside writer", "tamper": "an outside tamper",
                 "devices": "extra device roots"}
 
 
@@ -110,6 +111,18 @@ class _MountRun(_Run):
             return prepared, None
         return prepared, call("finalize.run", {"taskId": self.task["taskId"]})
 
+    def take(self) -> tuple[Any, list, Any]:
+        """The mount's model, trace and crash, the scenario's record of its outsiders (the
+        writer, the tamper: they acted in the server) brought up to date."""
+        model, trace, crashed = self.mount.take()
+        for fault in self.mount.plan.faults:
+            if isinstance(fault.mutate, OutsideWriter):
+                self.sc.fired.update(fault.mutate.fired)
+            elif isinstance(fault.mutate, Tamper):
+                self.sc.tampered.update(fault.mutate.tampered)
+                self.sc.renamed.update(fault.mutate.renamed)
+        return model, trace, crashed
+
     def judge_state(self, state_vfs: Any, fired: bool, at: str) -> None:
         """Serve ``state_vfs``; a fresh candidate reads, recovers twice, is read again."""
         ask = {"root": self.root, "stateDir": STATE_DIR, "database": DATABASE}
@@ -145,10 +158,10 @@ class _MountRun(_Run):
                                 f"then {_tasks(second)}")
         self.note(found, at)
 
-    def crash_run(self, n: int, when: str) -> Any:
+    def crash_run(self, n: int, when: str) -> tuple[Any, list]:
         """Serve the case afresh with a crash ``when`` mutating request ``n``, drive the
         finalization in a thread, SIGKILL the candidate once the request is held.
-        Returns the frozen model, or ``None`` when the point was never reached."""
+        Returns the frozen model (``None`` when the point was never reached) and the trace."""
         self.mount.load(self.sc.fresh(), self.plan, (n, when))
         errors: list[BaseException] = []
 
@@ -176,8 +189,8 @@ class _MountRun(_Run):
                     pass
             self.mount.release()
         worker.join(_HOLD_S)
-        model, _, crashed = self.mount.take()
-        return model if crashed is not None else None
+        model, trace, crashed = self.take()
+        return (model if crashed is not None else None), trace
 
 
 def run_finalize(case: Case, conn: Connection, obs: Any) -> None:
@@ -192,7 +205,7 @@ def run_finalize(case: Case, conn: Connection, obs: Any) -> None:
 
 def _refusal(given: dict[str, Any]) -> str | None:
     for key, what in _UNSUPPORTED.items():
-        if given.get(key) or (key == "outsideWriter" and key in given):
+        if given.get(key):
             return (f"this case needs {what}, which a mounted file system does not give a "
                     f"subprocess candidate; it is crash-tested in process only")
     return None
@@ -253,14 +266,14 @@ def _explore(run: _MountRun, case: Case, obs: Any) -> None:
             raise CaseSkipped(f"the candidate refused finalize.prepare with limits "
                               f"{sc.limits()}: {exc.code}: {exc.message}"[:300]) from exc
         raise
-    model, trace, _ = run.mount.take()
+    model, trace, _ = run.take()
     run.forward = answer is not None and answer.get("status") == "completed"
     outcome = checks.outcome_problems(sc, case.expect, prepared, answer)
     run.note({"H10": checks.plain_renames(trace, "the run"),
               "H9": checks.planning_problems(trace[:run.prepare_end])
               + checks.selection_problems(sc, prepared)}, "the uncrashed run")
     identity = checks.identity_problems(sc, prepared)
-    run.judge_state(model, False, "the uncrashed run")
+    run.judge_state(model, bool(sc.fired), "the uncrashed run")
 
     mutating = [ev for ev in trace if ev.mutating]
     points = [(n, when) for n in range(len(mutating)) for when in ("before", "after")]
@@ -269,22 +282,24 @@ def _explore(run: _MountRun, case: Case, obs: Any) -> None:
     generated = states = 0
     for n, when in chosen:
         label = f"crash {when} {mutating[n]} (through the mount)"
-        crashed = run.crash_run(n, when)
+        crashed, crash_trace = run.crash_run(n, when)
         if crashed is None:
             run.note({"H13": ["the candidate never reached this operation: the finalization "
                               "is not deterministic"]}, label)
             continue
+        fired = bool(sc.fired)
+        run.note({"H10": checks.plain_renames(crash_trace, "the run")}, label)
         in_db = all(p.startswith(DATABASE) for p in mutating[n].paths)
         for variant, state in crashed.crash_states(explore=variants == "all"):
             if in_db and variant not in ("durable", "all"):
                 continue  # SQLite's own atomic commit: faultinject's tests, not this case's
             generated += 1
-            key = digest(snapshot(state))
+            key = digest(snapshot(state)) + bytes([fired])
             if key in seen:
                 continue
             seen.add(key)
             states += 1
-            run.judge_state(state, False, f"{label}, variant {variant}")
+            run.judge_state(state, fired, f"{label}, variant {variant}")
     obs.extra["finalize"] = {
         "prepared": prepared, "run": answer, "outcome": outcome, "identity": identity,
         "crashPoints": len(chosen), "pointsTotal": len(points), "crashStates": states,
