@@ -222,3 +222,15 @@ def test_an_outside_writer_between_the_kernels_lookup_and_the_rename_meets_the_f
     assert served.snapshot()["d/a"][:2] == ("file", b"ours")
     (fault,) = mount.plan.faults
     assert fault.mutate.fired == {"writer": True} and fired == {}  # it acted in the server
+
+
+@needs_fuse
+def test_a_hung_server_is_detached_and_killed(monkeypatch):
+    from hookconf.faultinject.mount import client
+
+    monkeypatch.setattr(client, "_STOP_S", 0.3)
+    mount = ModelMount()
+    os.kill(mount.pid, signal.SIGSTOP)  # hung: it answers nothing any more
+    mount.close()
+    assert not mounted(mount.path)
+    assert mount._proc.poll() is not None

@@ -39,6 +39,8 @@ __all__ = ["ModelMount", "MountError"]
 #: Seconds the server gets to mount, and to answer a request.
 _MOUNT_S = 20.0
 _ANSWER_S = 30.0
+#: Seconds a stopping server gets to exit before its mount is detached and it is killed.
+_STOP_S = 5.0
 
 
 class MountError(RuntimeError):
@@ -149,7 +151,7 @@ class ModelMount:
             except OSError:
                 pass
             try:
-                proc.wait(5)
+                proc.wait(_STOP_S)
             except subprocess.TimeoutExpired:
                 pass
         unmount(self.path)
