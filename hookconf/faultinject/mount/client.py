@@ -16,6 +16,8 @@ with ``auto_unmount``, so even a SIGKILLed server (or harness) leaves no mount b
 :meth:`close` stops the server, detaches the mount if it is still there (a hung server) and
 kills the process if it does not exit.  Without FUSE (:func:`~hookconf.faultinject.mount.system.fuse_available`)
 the constructor raises :class:`~hookconf.faultinject.mount.system.FuseUnavailable` with the reason.
+The server's own diagnostics (libfuse's and the binding's) go nowhere unless
+``HOOKCONF_MOUNT_LOG`` names a file to append them to.
 """
 
 from __future__ import annotations
@@ -64,13 +66,18 @@ class ModelMount:
         unmount(self.path)  # a mount left by a killed run of ours: detach it first
         ours, theirs = socket.socketpair()
         self._pipe = Connection(ours.detach())
-        self._proc = subprocess.Popen(
-            [sys.executable, "-m", "hookconf.faultinject.mount.server", self.path,
-             str(theirs.fileno())], pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL, stderr=os.environ.get("HOOKCONF_MOUNT_LOG") and open(
-                os.environ["HOOKCONF_MOUNT_LOG"], "ab") or subprocess.DEVNULL,
-            start_new_session=True)
-        theirs.close()
+        log_path = os.environ.get("HOOKCONF_MOUNT_LOG")
+        log = open(log_path, "ab") if log_path else None  # noqa: SIM115 - closed below
+        try:
+            self._proc = subprocess.Popen(
+                [sys.executable, "-m", "hookconf.faultinject.mount.server", self.path,
+                 str(theirs.fileno())], pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL, stderr=log or subprocess.DEVNULL,
+                start_new_session=True)
+        finally:
+            theirs.close()
+            if log is not None:
+                log.close()
         if not wait_mounted(self.path, _MOUNT_S, lambda: self._proc.poll() is None):
             why = self._pending_error() or "the server did not mount in time"
             self.close()
