@@ -159,8 +159,9 @@ def test_the_control_loop_loads_takes_releases_and_stops():
     ours.send(("load", fresh, FaultPlan(), None))
     assert ours.recv() == ("ok", None)
     ours.send(("take",))
-    kind, (model, trace, crashed) = ours.recv()
+    kind, (model, trace, crashed, plan) = ours.recv()
     assert kind == "ok" and "z" in model.snapshot() and trace == [] and crashed is None
+    assert plan == FaultPlan()
     ours.send(("release",))
     assert ours.recv() == ("ok", None) and released.is_set()
     ours.send(("what",))
