@@ -95,6 +95,22 @@ def test_every_copied_case_at_every_crash_point_gets_the_in_process_verdicts(hoo
 
 @needs_fuse
 @pytest.mark.slow
+def test_every_embedded_finalize_case_through_the_mount_gets_the_in_process_verdicts(hookconf):
+    """The whole finalize corpus, at the mount's default crash-point cap; cases the mount
+    cannot express are skipped there, saying why, and every other one must agree."""
+    _, in_process = hookconf("run", "--allow-not-covered", "--case", "fin.*")
+    _, mounted = hookconf("run", "--allow-not-covered", "--case", "fin.*",
+                          "--candidate", served("reference"))
+    theirs, ours = _verdicts(in_process), _verdicts(mounted)
+    judged = {case for case, (state, _) in ours.items() if state != "skipped"}
+    assert len(judged) > len(ours) // 2
+    assert {case: ours[case] for case in judged} == {case: theirs[case] for case in judged}
+    assert all("in process only" in c["reason"] for c in mounted["cases"]
+               if c["status"] == "skipped")
+
+
+@needs_fuse
+@pytest.mark.slow
 def test_a_mutant_only_a_crash_point_shows_is_caught_through_the_mount(hookconf, monkeypatch):
     """Terminal state and phase in two transactions (H12) show only in a crash between them."""
     monkeypatch.setenv("HOOKCONF_MOUNT_POINTS", "all")
