@@ -13,10 +13,11 @@ point's absolute path; ``stateDir`` and ``database`` are the same relative names
    ``before`` or ``after`` it — the tree is served afresh with that point armed and the
    finalization is driven again.  When the server holds the request, the harness SIGKILLs the
    candidate's process group, lets the held request fail, and takes the frozen model.
-3. **Recover.**  For each post-crash state the persistence model allows, the state is served,
-   a fresh candidate process (the transport restarts it) reads ``finalize.state``, runs
-   ``finalize.recover`` twice and is read again; the checks are those of the in-process route
-   (:mod:`hookconf.harness.finalize.checks`).
+3. **Recover.**  For each post-crash state the persistence model allows, the state is served
+   and the candidate gets ``finalize.crash``, reads ``finalize.state``, runs
+   ``finalize.recover`` twice and is read again — the first state of a point in the process
+   the transport starts after the kill, the point's other states in that same process; the
+   checks are those of the in-process route (:mod:`hookconf.harness.finalize.checks`).
 
 Crash points are spread evenly over the trace: at most ``given.explore.maxPoints`` and at
 most :data:`MOUNT_POINTS` (each point restarts the candidate), or every point with
