@@ -234,3 +234,28 @@ def test_a_hung_server_is_detached_and_killed(monkeypatch):
     mount.close()
     assert not mounted(mount.path)
     assert mount._proc.poll() is not None
+
+
+@needs_fuse
+def test_a_device_root_is_a_mount_of_its_own_over_the_same_model():
+    with ModelMount(devices=("media",)) as mount:
+        model = ModelVfs(devices=("media",))
+        model.mkdir("save")
+        fh = model.open("save/a", "x")
+        model.close(fh)
+        model.sync()
+        mount.load(model)
+        root, media = f"{mount.path}/save", f"{mount.path}/media"
+        assert os.stat(root).st_dev != os.stat(media).st_dev  # the kernel sees two devices
+        with pytest.raises(OSError) as err:
+            os.rename(f"{root}/a", f"{media}/a")
+        assert err.value.errno == errno.EXDEV
+        fd = os.open(f"{media}/b", os.O_CREAT | os.O_RDWR, 0o644)
+        os.write(fd, b"copy")
+        os.fsync(fd)
+        os.close(fd)
+        served, trace, _ = mount.take()
+        assert served.snapshot()["media/b"][:2] == ("file", b"copy")
+        assert ("fsync", ("media/b",)) in [(ev.op, ev.paths) for ev in trace]
+        assert mounted(media)
+    assert not mounted(media) and not mounted(mount.path)

@@ -131,8 +131,7 @@ def test_the_crash_point_cap(monkeypatch, env, max_points, cap):
     assert _points_cap({"maxPoints": max_points}) == cap
 
 
-@pytest.mark.parametrize("given", [{"engine": {"stop": "fails"}}, {"devices": ["media"]},
-                                   {"hostWriters": ["w"]}])
+@pytest.mark.parametrize("given", [{"engine": {"stop": "fails"}}, {"hostWriters": ["w"]}])
 def test_cases_the_mount_cannot_express_are_skipped_with_the_reason(given):
     from hookconf.harness.finalize.mounted import _refusal
 
@@ -140,12 +139,14 @@ def test_cases_the_mount_cannot_express_are_skipped_with_the_reason(given):
 
 
 @needs_fuse
-def test_outside_writers_and_tampers_act_through_the_mount_with_the_in_process_verdicts(
+def test_outsiders_and_other_devices_through_the_mount_get_the_in_process_verdicts(
         hookconf, monkeypatch):
     """An unrelated target appearing just before the install, where hard links are refused
-    too (NFS-like, §10.1), and a tamper before the cleanup deletion (§10.3)."""
+    too (NFS-like, §10.1), a tamper before the cleanup deletion (§10.3), and a cross-device
+    install (§10.2's private copy) onto a device root that is a mount of its own."""
     monkeypatch.setenv("HOOKCONF_MOUNT_POINTS", "1")
-    cases = ("mnt.matrix.file.distinct.appears.link", "mnt.quiesce.tamper.distinct.staged.source")
+    cases = ("mnt.matrix.file.distinct.appears.link", "mnt.quiesce.tamper.distinct.staged.source",
+             "mnt.matrix.file.cross-device.staged")
     in_process = _run(hookconf, "reference", *cases)
     mounted = _run(hookconf, served("reference"), *cases)
     assert _verdicts(mounted) == _verdicts(in_process)
@@ -198,7 +199,7 @@ def test_the_mount_route_states_why_it_does_not_run(monkeypatch):
         mounted.run_finalize_mounted(bad, _Subprocess(), _Obs())
     from hookconf.faultinject import mount
 
-    def refuse():
+    def refuse(**kwargs):
         raise mount.MountError("no mount for you")
 
     monkeypatch.setattr(mount, "ModelMount", refuse)

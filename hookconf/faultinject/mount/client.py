@@ -51,9 +51,11 @@ class MountError(RuntimeError):
 
 class ModelMount:
     """A mounted model (see the module docstring).  ``path``: the mount point (created
-    in a fresh temporary folder unless given; it must be an empty directory)."""
+    in a fresh temporary folder unless given; it must be an empty directory).  ``devices``:
+    the served models' device roots (``ModelVfs(devices=...)``), each mounted at
+    ``<path>/<name>`` so that the kernel sees another device there (``st_dev``, ``EXDEV``)."""
 
-    def __init__(self, path: str | None = None) -> None:
+    def __init__(self, path: str | None = None, *, devices: tuple[str, ...] = ()) -> None:
         ok, why = fuse_available()
         if not ok:
             raise FuseUnavailable(why)
@@ -71,14 +73,16 @@ class ModelMount:
         try:
             self._proc = subprocess.Popen(
                 [sys.executable, "-m", "hookconf.faultinject.mount.server", self.path,
-                 str(theirs.fileno())], pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL,
+                 str(theirs.fileno()), *devices], pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL, stderr=log or subprocess.DEVNULL,
                 start_new_session=True)
         finally:
             theirs.close()
             if log is not None:
                 log.close()
-        if not wait_mounted(self.path, _MOUNT_S, lambda: self._proc.poll() is None):
+        self.devices = tuple(devices)
+        points = [self.path] + [os.path.join(self.path, name) for name in self.devices]
+        if not all(wait_mounted(p, _MOUNT_S, lambda: self._proc.poll() is None) for p in points):
             why = self._pending_error() or "the server did not mount in time"
             self.close()
             raise MountError(f"cannot mount the model at {self.path}: {why}")
@@ -161,15 +165,20 @@ class ModelMount:
                 proc.wait(_STOP_S)
             except subprocess.TimeoutExpired:
                 pass
-        unmount(self.path)
+        self._unmount_all()
         if proc is not None and proc.poll() is None:
             proc.kill()
             proc.wait(5)
-        unmount(self.path)
+        self._unmount_all()
         self._pipe.close()
         if self._own_dir is not None:
             shutil.rmtree(self._own_dir, ignore_errors=True)
             self._own_dir = None
+
+    def _unmount_all(self) -> None:
+        for name in getattr(self, "devices", ()):
+            unmount(os.path.join(self.path, name))
+        unmount(self.path)
 
     def __enter__(self) -> ModelMount:
         return self

@@ -42,7 +42,7 @@ from hookconf.faultinject.injector import FaultyVfs
 from hookconf.faultinject.model import ModelVfs
 from hookconf.faultinject.port import FileHandle, Kind, fs_error
 
-__all__ = ["ModelOperations", "MAX_FILE_BYTES", "RENAME_NOREPLACE", "RENAME_EXCHANGE"]
+__all__ = ["ModelOperations", "DeviceRoot", "MAX_FILE_BYTES", "RENAME_NOREPLACE", "RENAME_EXCHANGE"]
 
 #: The largest file the mount holds (bytes); a write past it fails with ``EFBIG`` (the
 #: model is in the server's memory, and the candidate is someone else's program).
@@ -72,6 +72,8 @@ class ModelOperations(mfusepy.Operations):
     """
 
     use_ns = True
+    #: the model directory this mount serves (``""``: the model's root)
+    prefix = ""
 
     def __init__(self, on_hold: Callable[[int, str, Any], None]) -> None:
         self.mutex = threading.RLock()
@@ -90,6 +92,13 @@ class ModelOperations(mfusepy.Operations):
             self.crashed: tuple[int, str] | None = None
             self.files: dict[int, FileHandle] = {}
             self.next_fh = 1
+
+    def _rel(self, path: str | None) -> str:
+        """A FUSE path of this mount as a path of the model (under :attr:`prefix`)."""
+        rel = _rel(path)
+        if not self.prefix:
+            return rel
+        return self.prefix if rel == "." else f"{self.prefix}/{rel}"
 
     # ---- one interception point ---------------------------------------------------------
     def _do(self, op: str, fn: Callable[[], T]) -> T:
@@ -136,7 +145,7 @@ class ModelOperations(mfusepy.Operations):
             handle = self.files[fh]
             st = self._do("fstat", lambda: self.vfs.fstat(handle))
         else:
-            st = self._do("lstat", lambda: self.vfs.lstat(_rel(path)))
+            st = self._do("lstat", lambda: self.vfs.lstat(self._rel(path)))
         uid, gid = os.getuid(), os.getgid()
         return {"st_mode": _MODES[st.kind], "st_size": st.size, "st_nlink": st.nlink,
                 "st_ino": st.ino, "st_uid": uid, "st_gid": gid, "st_atime": 0,
@@ -145,7 +154,7 @@ class ModelOperations(mfusepy.Operations):
     def readdir(self, path: str, fh: int) -> list[tuple[str, dict[str, int], int]]:
         """Each entry with its inode number and type (the mount passes the model's
         ``st_ino``; an entry without one would read as inode 0, which libc skips)."""
-        rel = _rel(path)
+        rel = self._rel(path)
         names = self._do("listdir", lambda: self.vfs.listdir(rel))
         out = []
         with self.mutex:
@@ -157,10 +166,10 @@ class ModelOperations(mfusepy.Operations):
                 ("..", {"st_ino": here.ino, "st_mode": _MODES[Kind.DIR]}, 0), *out]
 
     def readlink(self, path: str) -> str:
-        return self._do("readlink", lambda: self.vfs.readlink(_rel(path)))
+        return self._do("readlink", lambda: self.vfs.readlink(self._rel(path)))
 
     def access(self, path: str, amode: int) -> int:
-        self._do("lstat", lambda: self.vfs.lstat(_rel(path)))
+        self._do("lstat", lambda: self.vfs.lstat(self._rel(path)))
         return 0
 
     def chmod(self, path: str, mode: int) -> int:
@@ -179,12 +188,12 @@ class ModelOperations(mfusepy.Operations):
     # ---- files ------------------------------------------------------------------------------
     def open(self, path: str, flags: int) -> int:
         mode = "r" if flags & os.O_ACCMODE == os.O_RDONLY else "r+"
-        handle = self._do("open", lambda: self.vfs.open(_rel(path), mode))
+        handle = self._do("open", lambda: self.vfs.open(self._rel(path), mode))
         with self.mutex:
             return self._keep(handle)
 
     def create(self, path: str, mode: int, flags: int = os.O_RDWR | os.O_CREAT) -> int:
-        rel = _rel(path)
+        rel = self._rel(path)
         if not stat_mod.S_ISREG(mode) and stat_mod.S_IFMT(mode):
             raise fs_error(errno.EPERM, rel)
         try:
@@ -214,7 +223,7 @@ class ModelOperations(mfusepy.Operations):
             handle = self.files[fh]
             self._do("truncate", lambda: self.vfs.truncate(handle, length))
             return 0
-        rel = _rel(path)
+        rel = self._rel(path)
         with self.mutex:
             if self.crashed is not None:
                 raise fs_error(errno.EIO, rel)
@@ -245,40 +254,40 @@ class ModelOperations(mfusepy.Operations):
         return 0
 
     def fsyncdir(self, path: str, datasync: int, fh: int) -> int:
-        self._do("fsync_dir", lambda: self.vfs.fsync_dir(_rel(path)))
+        self._do("fsync_dir", lambda: self.vfs.fsync_dir(self._rel(path)))
         return 0
 
     # ---- the namespace ------------------------------------------------------------------------
     def mkdir(self, path: str, mode: int) -> int:
-        self._do("mkdir", lambda: self.vfs.mkdir(_rel(path)))
+        self._do("mkdir", lambda: self.vfs.mkdir(self._rel(path)))
         return 0
 
     def rmdir(self, path: str) -> int:
-        self._do("rmdir", lambda: self.vfs.rmdir(_rel(path)))
+        self._do("rmdir", lambda: self.vfs.rmdir(self._rel(path)))
         return 0
 
     def unlink(self, path: str) -> int:
-        self._do("unlink", lambda: self.vfs.unlink(_rel(path)))
+        self._do("unlink", lambda: self.vfs.unlink(self._rel(path)))
         return 0
 
     def symlink(self, target: str, source: str) -> int:
         """``target`` is the new link's path, ``source`` its text (mfusepy's naming)."""
-        self._do("symlink", lambda: self.vfs.symlink(source, _rel(target)))
+        self._do("symlink", lambda: self.vfs.symlink(source, self._rel(target)))
         return 0
 
     def link(self, target: str, source: str) -> int:
         """``target`` is the new name, ``source`` the existing file (mfusepy's naming)."""
-        self._do("link", lambda: self.vfs.link(_rel(source), _rel(target)))
+        self._do("link", lambda: self.vfs.link(self._rel(source), self._rel(target)))
         return 0
 
     def mknod(self, path: str, mode: int, dev: int) -> int:
         if stat_mod.S_ISFIFO(mode):
-            self._do("mkfifo", lambda: self.vfs.mkfifo(_rel(path)))
+            self._do("mkfifo", lambda: self.vfs.mkfifo(self._rel(path)))
             return 0
         raise fs_error(errno.EPERM, path)
 
     def rename(self, old: str, new: str, flags: int = 0) -> int:
-        src, dst = _rel(old), _rel(new)
+        src, dst = self._rel(old), self._rel(new)
         if flags & ~RENAME_NOREPLACE:
             raise fs_error(errno.EINVAL, src, dst)  # RENAME_EXCHANGE, RENAME_WHITEOUT
         if not flags:
@@ -297,3 +306,22 @@ class ModelOperations(mfusepy.Operations):
         self._do("rename_noreplace", lambda: self.vfs._call(
             "rename_noreplace", (src, dst), native, refused))
         return 0
+
+
+class DeviceRoot(ModelOperations):
+    """The operations of a second mount serving the model's device root ``prefix`` (a
+    top-level directory of another device, :class:`~hookconf.faultinject.model.ModelVfs`
+    ``devices``): the same model, trace, crash point and handles as ``base`` — its every
+    attribute is ``base``'s — with paths under ``prefix``.  Two mounts are two devices to the
+    kernel, so a rename or link between them is ``EXDEV`` before it reaches the model and
+    ``st_dev`` tells them apart, as on the model's devices."""
+
+    def __init__(self, base: ModelOperations, prefix: str) -> None:
+        object.__setattr__(self, "_base", base)
+        object.__setattr__(self, "prefix", prefix.strip("/"))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(object.__getattribute__(self, "_base"), name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        setattr(object.__getattribute__(self, "_base"), name, value)

@@ -33,7 +33,9 @@ from typing import Any
 
 import mfusepy
 
-from hookconf.faultinject.mount.ops import ModelOperations
+from hookconf.faultinject.faults import FaultPlan
+from hookconf.faultinject.model import ModelVfs
+from hookconf.faultinject.mount.ops import DeviceRoot, ModelOperations
 from hookconf.faultinject.mount.system import unmount
 
 __all__ = ["main", "control", "MOUNT_OPTIONS"]
@@ -63,7 +65,7 @@ class _Fuse(mfusepy.FUSE):
 
 def control(pipe: Any, ops: ModelOperations, released: threading.Event,
             send: Callable[[tuple], None], mountpoint: str,
-            leave: Callable[[int], None] = os._exit) -> None:
+            leave: Callable[[int], None] = os._exit, devices: tuple[str, ...] = ()) -> None:
     """Answer the harness's requests on ``pipe`` until ``("stop",)`` or the pipe closes
     (see the module docstring); ``leave`` ends the process once the mount is detached."""
     while True:
@@ -89,6 +91,8 @@ def control(pipe: Any, ops: ModelOperations, released: threading.Event,
                     send(("ok", None))
                 except OSError:
                     pass
+                for name in devices:
+                    unmount(os.path.join(mountpoint, name))
                 unmount(mountpoint)
                 # the loop would wait for the last open file under the detached mount
                 # (a live candidate's directory handle): leave now, the kernel aborts the
@@ -106,10 +110,30 @@ def control(pipe: Any, ops: ModelOperations, released: threading.Event,
                 return
 
 
-def main(mountpoint: str, pipe: Any) -> None:
+def _serve_devices(ops: ModelOperations, mountpoint: str, devices: tuple[str, ...],
+                   send: Callable[[tuple], None]) -> None:
+    """Once the root is mounted, mount each device root at ``<mountpoint>/<name>``, each
+    with a FUSE loop of its own in a thread (:class:`~hookconf.faultinject.mount.ops.DeviceRoot`)."""
+    from hookconf.faultinject.mount.system import wait_mounted
+
+    if not wait_mounted(mountpoint, 20.0):
+        return
+    for name in devices:
+        def loop(name: str = name) -> None:
+            try:
+                _Fuse(DeviceRoot(ops, name), os.path.join(mountpoint, name), **MOUNT_OPTIONS)
+            except Exception:  # noqa: BLE001
+                send(("error", f"the device mount {name!r} failed: "
+                      + traceback.format_exc(limit=2)))
+
+        threading.Thread(target=loop, daemon=True, name=f"hookconf-mount-{name}").start()
+
+
+def main(mountpoint: str, pipe: Any, devices: tuple[str, ...] = ()) -> None:
     """Serve at ``mountpoint`` until ``("stop",)`` or the pipe closes (see the module
-    docstring).  Runs in the server process; a failure to mount is sent on the pipe as
-    ``("error", text)``."""
+    docstring); each of ``devices`` (top-level device roots of the served models) is a mount
+    of its own at ``<mountpoint>/<name>``.  Runs in the server process; a failure to mount is
+    sent on the pipe as ``("error", text)``."""
     send_lock = threading.Lock()
     released = threading.Event()
 
@@ -122,16 +146,20 @@ def main(mountpoint: str, pipe: Any) -> None:
         released.wait()
 
     ops = ModelOperations(on_hold)
-    threading.Thread(target=control, args=(pipe, ops, released, send, mountpoint),
-                     daemon=True).start()
+    ops.load(ModelVfs(devices=devices), FaultPlan(), None)  # the device mount points exist
+    threading.Thread(target=control, args=(pipe, ops, released, send, mountpoint, os._exit,
+                                           devices), daemon=True).start()
+    if devices:
+        threading.Thread(target=_serve_devices, args=(ops, mountpoint, devices, send),
+                         daemon=True).start()
     try:
         _Fuse(ops, mountpoint, **MOUNT_OPTIONS)
     except Exception:  # noqa: BLE001
         send(("error", "the mount failed: " + traceback.format_exc(limit=2)))
 
 
-if __name__ == "__main__":  # pragma: no cover - python -m …mount.server MOUNTPOINT FD
+if __name__ == "__main__":  # pragma: no cover - python -m …mount.server MOUNTPOINT FD [DEVICE…]
     import sys
     from multiprocessing.connection import Connection
 
-    main(sys.argv[1], Connection(int(sys.argv[2])))
+    main(sys.argv[1], Connection(int(sys.argv[2])), tuple(sys.argv[3:]))

@@ -28,8 +28,10 @@ invariants stay *not covered*, never pass.
 Outside writers and tampers act in the mount's server, between two requests of the candidate
 (a writer creating the target after the kernel's lookup and before the rename reaches the
 model: why ``RENAME_NOREPLACE`` must reach it); what they did is read back after each run.
-Not reached through a mount (the case is skipped, saying so): an engine or host writers
-(the host port is in process only) and extra device roots (one mount per device, not built).
+Extra device roots (``given.devices``) are mounts of their own below the root, so the kernel
+sees other devices there (``st_dev``; a rename or link across is ``EXDEV``).  Not reached
+through a mount (the case is skipped, saying so): an engine or host writers (the host port
+is in process only).
 The H8 lease-order check reads host calls from the trace, so it is not made on this route.
 """
 
@@ -55,8 +57,7 @@ __all__ = ["MOUNT_POINTS", "mount_route", "run_finalize", "run_finalize_mounted"
 MOUNT_POINTS = 6
 #: Seconds to wait for the armed crash point to be held before giving up on it.
 _HOLD_S = 30.0
-_UNSUPPORTED = {"engine": "an engine to quiesce", "hostWriters": "host writers",
-                "devices": "extra device roots"}
+_UNSUPPORTED = {"engine": "an engine to quiesce", "hostWriters": "host writers"}
 
 
 def mount_route() -> tuple[bool, str]:
@@ -237,7 +238,7 @@ def run_finalize_mounted(case: Case, conn: Connection, obs: Any) -> None:
     except (OSError, KeyError, ValueError, TypeError) as exc:
         raise CaseSkipped(f"the case's scenario cannot be built: {exc}") from exc
     try:
-        mount = ModelMount()
+        mount = ModelMount(devices=tuple(case.given.get("devices", ())))
     except (MountError, OSError, RuntimeError) as exc:
         raise CaseSkipped(f"the model could not be mounted: {exc}") from exc
     with mount:
