@@ -206,10 +206,6 @@ def bench_finalize() -> None:
               f"states generated, {states} distinct recovered twice + checked in "
               f"{elapsed:.2f} CPU s -> {states / elapsed:,.0f} checked states/s per core")
     print(f"finalize probed / replayed: {rates['probed run'] / rates['replayed per point']:.1f}x")
-    if not args.no_mount:
-        from crash_mount import bench_mount  # benchmarks/crash_mount.py, beside this file
-
-        bench_mount()
 
 
 if __name__ == "__main__":
