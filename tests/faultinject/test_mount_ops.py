@@ -184,3 +184,26 @@ def test_the_control_loop_stops_when_the_harness_goes_away():
     ours.close()
     loop.join(10)
     assert left == [0]
+
+
+def test_the_binding_hands_rename_flags_and_truncate_handles_to_the_table():
+    """mfusepy 3.1 drops both; the server's subclass passes them on."""
+    from hookconf.faultinject.mount.server import _Fuse
+
+    ops, _ = _ops()
+    fuse = _Fuse.__new__(_Fuse)  # the callbacks only, no mount
+    fuse.operations, fuse.encoding, fuse.errors = ops, "utf-8", "surrogateescape"
+    assert fuse.rename_fuse_3(b"/d/a", b"/d/b", RENAME_NOREPLACE) == 0
+    assert [ev.op for ev in ops.vfs.trace if ev.mutating] == ["rename_noreplace"]
+    fh = ops.open("/d/b", os.O_RDWR)
+
+    class _Info:
+        def __init__(self, fh):
+            self.contents = type("fi", (), {"fh": fh})()
+
+        def __bool__(self):
+            return True
+
+    assert fuse.truncate_fuse_3(b"/d/b", 1, _Info(fh)) == 0
+    assert _errno(fuse.truncate_fuse_3, None, 0, None) == errno.EBADF  # no path, no handle
+    assert ops.model.snapshot()["d/b"][:2] == ("file", b"a")

@@ -111,7 +111,7 @@ def control(pipe: Any, ops: ModelOperations, released: threading.Event,
 
 
 def _serve_devices(ops: ModelOperations, mountpoint: str, devices: tuple[str, ...],
-                   send: Callable[[tuple], None]) -> None:
+                   send: Callable[[tuple], None]) -> None:  # pragma: no cover - server process
     """Once the root is mounted, mount each device root at ``<mountpoint>/<name>``, each
     with a FUSE loop of its own in a thread (:class:`~hookconf.faultinject.mount.ops.DeviceRoot`)."""
     from hookconf.faultinject.mount.system import wait_mounted
@@ -129,7 +129,8 @@ def _serve_devices(ops: ModelOperations, mountpoint: str, devices: tuple[str, ..
         threading.Thread(target=loop, daemon=True, name=f"hookconf-mount-{name}").start()
 
 
-def main(mountpoint: str, pipe: Any, devices: tuple[str, ...] = ()) -> None:
+def main(mountpoint: str, pipe: Any,
+         devices: tuple[str, ...] = ()) -> None:  # pragma: no cover - the server process itself
     """Serve at ``mountpoint`` until ``("stop",)`` or the pipe closes (see the module
     docstring); each of ``devices`` (top-level device roots of the served models) is a mount
     of its own at ``<mountpoint>/<name>``.  Runs in the server process; a failure to mount is
