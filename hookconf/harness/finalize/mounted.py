@@ -218,8 +218,8 @@ def run_finalize_mounted(case: Case, conn: Connection, obs: Any) -> None:
                           "the candidate: in process, or a subprocess under a mount")
     ok, why = mount_route()
     if not ok:
-        raise CaseSkipped(f"crash-testing a subprocess candidate needs a FUSE mount over the "
-                          f"durability model: {why}")
+        raise CaseSkipped(f"crash-testing a subprocess candidate needs the harness's file "
+                          f"system through a FUSE mount over the durability model: {why}")
     refusal = _refusal(case.given)
     if refusal is not None:
         raise CaseSkipped(refusal)
