@@ -46,7 +46,7 @@ from hookconf.faultinject.faults import FaultPlan
 from hookconf.faultinject.snapshot import digest, snapshot
 from hookconf.harness.corpus import Case
 from hookconf.harness.finalize import checks
-from hookconf.harness.finalize.explorer import _MAX_POINTS, _attach, _Run, _spread, _tasks
+from hookconf.harness.finalize.explorer import _MAX_POINTS, _attach, _record, _Run, _spread, _tasks
 from hookconf.harness.finalize.explorer import run_finalize as run_in_process
 from hookconf.harness.finalize.scenario import DATABASE, STATE_DIR, OutsideWriter, Tamper, user_tree
 from hookconf.harness.protocol import CandidateReplyError, CaseSkipped, Connection
@@ -121,7 +121,8 @@ class _MountRun(_Run):
                 self.sc.renamed.update(fault.mutate.renamed)
         return model, trace, crashed
 
-    def judge_state(self, state_vfs: Any, fired: bool, at: str) -> None:
+    def judge_state(self, state_vfs: Any, fired: bool, at: str, unit: int = -1,
+                    key: bytes | None = None) -> None:
         """Serve ``state_vfs``; a fresh candidate reads, recovers twice, is read again."""
         ask = {"root": self.root, "stateDir": STATE_DIR, "database": DATABASE}
         self.mount.load(state_vfs)
@@ -131,7 +132,7 @@ class _MountRun(_Run):
         found = checks.before_recovery(self.sc, before, crash_tree, fired, self.forward)
         found["H12"] = checks.transaction_problems(self.sc, before, crash_tree, "after the crash")
         found["H8"] = checks.tamper_kept(self.sc, crash_tree, "after the crash")
-        self.note(found, at)
+        self.note(found, at, unit, key)
         try:
             first = self.conn.call("finalize.recover", ask)
             snap1 = snapshot(self.mount.take()[0])
@@ -139,7 +140,7 @@ class _MountRun(_Run):
         except CandidateReplyError as exc:
             trace = self.mount.take()[1]
             self.note({"H13": [f"recovery failed: {exc.code}: {exc.message}"[:300]],
-                       "H10": checks.plain_renames(trace, "recovery")}, at)
+                       "H10": checks.plain_renames(trace, "recovery")}, at, unit, key)
             return
         model, trace, _ = self.mount.take()
         tree = user_tree(model)
@@ -154,7 +155,7 @@ class _MountRun(_Run):
         elif _tasks(first) != _tasks(second):
             found["H13"].append(f"recovery is not idempotent: it answered {_tasks(first)} "
                                 f"then {_tasks(second)}")
-        self.note(found, at)
+        self.note(found, at, unit, key)
 
     def crash_run(self, n: int, when: str) -> tuple[Any, list]:
         """Serve the case afresh with a crash ``when`` mutating request ``n``, drive the
@@ -276,33 +277,32 @@ def _explore(run: _MountRun, case: Case, obs: Any) -> None:
     mutating = [ev for ev in trace if ev.mutating]
     points = [(n, when) for n in range(len(mutating)) for when in ("before", "after")]
     chosen = _spread(points, _points_cap(explore))
-    seen: set[bytes] = set()
-    generated = states = 0
-    for n, when in chosen:
+    ledger = run.ledger
+    ledger.part = getattr(obs, "part", None)
+    for unit, (n, when) in enumerate(chosen):  # a unit of work: one crash point
+        if not ledger.takes(unit):
+            continue
+        ledger.tally(unit, crashPoints=1)
         label = f"crash {when} {mutating[n]} (through the mount)"
         crashed, crash_trace = run.crash_run(n, when)
         if crashed is None:
             run.note({"H13": ["the candidate never reached this operation: the finalization "
-                              "is not deterministic"]}, label)
+                              "is not deterministic"]}, label, unit)
             continue
         fired = bool(sc.fired)
-        run.note({"H10": checks.plain_renames(crash_trace, "the run")}, label)
+        run.note({"H10": checks.plain_renames(crash_trace, "the run")}, label, unit)
         in_db = all(p.startswith(DATABASE) for p in mutating[n].paths)
         for variant, state in crashed.crash_states(explore=variants == "all"):
             if in_db and variant not in ("durable", "all"):
                 continue  # SQLite's own atomic commit: faultinject's tests, not this case's
-            generated += 1
+            ledger.tally(unit, statesGenerated=1)
             key = digest(snapshot(state)) + bytes([fired])
-            if key in seen:
-                continue
-            seen.add(key)
-            states += 1
-            run.judge_state(state, fired, f"{label}, variant {variant}")
-    obs.extra["finalize"] = {
-        "prepared": prepared, "run": answer, "outcome": outcome, "identity": identity,
-        "crashPoints": len(chosen), "pointsTotal": len(points), "crashStates": states,
-        "statesGenerated": generated, "variants": variants, "problems": run.problems,
-        "route": "mount"}
-    obs.metrics.update({"crashPoints": len(chosen), "crashStates": states,
-                        "statesGenerated": generated, "pointsTotal": len(points),
-                        "crashRoute": "mount"})
+            if ledger.sighted(unit, key):
+                run.judge_state(state, fired, f"{label}, variant {variant}", unit, key)
+    base = {"prepared": prepared, "run": answer, "outcome": outcome, "identity": identity,
+            "pointsTotal": len(points), "variants": variants}
+    record, metrics = _record(base, ledger)
+    if ledger.part is not None:
+        record["part"] = ledger.as_json()
+    obs.extra["finalize"] = {**record, "route": "mount"}
+    obs.metrics.update({**metrics, "pointsTotal": len(points), "crashRoute": "mount"})
