@@ -14,6 +14,8 @@ Usage: python benchmarks/crash.py [--rounds N]
    reference, each crash point's states read from one probed run and, in the same
    session, from one run crashed per point (``benchmarks/finalize.py``): checked
    states/s of each (two recoveries per state; goal >= 1,000 per core) and their ratio.
+5. Finalize crash states/s of one case in process and through the FUSE mount (a subprocess
+   reference, restarted at each crash point), in the same run (``benchmarks/crash_mount.py``).
 
 Single process, single thread (one core).  Prints figures; asserts nothing.
 """
@@ -171,11 +173,17 @@ def bench_sqlite(rounds: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5, help="best of N (default 5)")
+    parser.add_argument("--no-mount", action="store_true",
+                        help="skip the finalize states/s in process against through the mount")
     args = parser.parse_args()
     bench_explorer(args.rounds)
     bench_ops(args.rounds)
     bench_sqlite(max(1, args.rounds // 2))
     bench_finalize()
+    if not args.no_mount:
+        from benchmarks.crash_mount import bench_mount
+
+        bench_mount()
 
 
 def bench_finalize() -> None:

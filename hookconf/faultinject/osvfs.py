@@ -107,6 +107,9 @@ class OsVfs:
     def __init__(self, root: str | os.PathLike[str], *,
                  renameat2: Renameat2 = libc_renameat2) -> None:
         self._root = os.open(os.fspath(root), os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        #: the root as given (a library that needs a real path, such as stdlib sqlite3,
+        #: joins a Vfs path to it; every Vfs call goes through the held fd instead)
+        self.root_path = os.fspath(root)
         self._renameat2 = renameat2
         self._open: set[int] = set()
 

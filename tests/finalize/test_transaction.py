@@ -46,7 +46,7 @@ def test_every_crash_inside_the_commit_leaves_all_rows_or_none():
     for k in points:
         vfs = base.crash()
         faulty = FaultyVfs(vfs, FaultPlan.of(Fault("crash-after", k)))
-        with pytest.raises((Crash, db.DbError)):  # SQLite wraps a crash inside its calls
+        with pytest.raises((Crash, *db.DbError)):  # SQLite wraps a crash inside its calls
             finalize(faulty, "state", _plan(faulty))
         state = vfs.crash()
         view = db.view(state, "state/motrix.db", "t1")

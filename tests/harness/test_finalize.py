@@ -27,12 +27,14 @@ def _corpus(tmp_path, *cases):
     return str(path)
 
 
-def test_a_subprocess_candidate_gets_finalize_cases_skipped_never_passed(hookconf):
+def test_a_subprocess_candidate_without_the_mount_gets_finalize_cases_skipped_never_passed(
+        hookconf, monkeypatch):
+    monkeypatch.setenv("HOOKCONF_MOUNT", "off")
     served = f"cmd:{sys.executable} -m hookconf.harness serve reference"
     code, report = hookconf("run", "--candidate", served, "--case", "fin.matrix.file.*")
     cases = report["cases"]
     assert cases and all(c["status"] == "skipped" for c in cases)
-    assert "file system" in cases[0]["reason"]
+    assert "FUSE mount" in cases[0]["reason"] and "HOOKCONF_MOUNT=off" in cases[0]["reason"]
     for inv in ("H10", "H11", "H13", "H19", "H23"):
         assert status(report, inv) == "not_covered"
 

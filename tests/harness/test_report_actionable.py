@@ -90,7 +90,8 @@ def test_not_covered_says_the_candidate_lacks_a_family_or_the_corpus_a_case(hook
     assert "not covered: the corpus has no case yet" in text
 
 
-def test_not_covered_says_when_the_candidate_cannot_run_its_cases(hookconf):
+def test_not_covered_says_when_the_candidate_cannot_run_its_cases(hookconf, monkeypatch):
+    monkeypatch.setenv("HOOKCONF_MOUNT", "off")  # no mount: the finalize cases cannot run
     served = f"cmd:{sys.executable} -m hookconf.harness serve reference"
     _, report = hookconf("run", "--candidate", served, "--case", "fin*", "--timeout", "60")
     h10 = _inv(report, "H10")["not_covered"]

@@ -43,8 +43,10 @@ The record (``obs.extra["finalize"]``; counts also in ``obs.metrics``)::
      "problems": {"H13": {"at": "crash after #12 rename_noreplace(...) variant all",
                           "problems": [...]}}}
 
-A candidate that cannot take a file system from the harness (a subprocess today; later a
-mounted file system) gets the case skipped, so its invariants stay *not covered*.  So does
+A candidate that cannot take a file system from the harness in process (a subprocess) is
+crash-tested through a mounted file system over the same model
+(:mod:`hookconf.harness.finalize.mounted`), or gets the case skipped when this machine
+cannot mount one, so its invariants stay *not covered*.  So does
 a candidate that does not take a case's lowered entry limit (``given.limits``, sent as
 ``finalize.prepare``'s ``limits``): it must echo the limits it applied, and one that
 refuses them or answers without the echo is not judged by that case (§10.1 fixes
@@ -116,7 +118,16 @@ class _Run:
         seed_randomness(0)  # every run writes the same SQLite journal nonces
         self.attach(ROOT, vfs)
         self.conn.attach_host(ROOT, self.sc.new_host(vfs.note))  # type: ignore[attr-defined]
-        args: dict[str, Any] = {"root": ROOT, "stateDir": STATE_DIR, "database": DATABASE,
+        prepared = call("finalize.prepare", self.prepare_args(ROOT))
+        self.check_echo(prepared)
+        self.prepare_end = len(vfs.trace)
+        if not prepared.get("planned") or prepare_only:
+            return prepared, None
+        return prepared, call("finalize.run", {"taskId": self.task["taskId"]})
+
+    def prepare_args(self, root: str) -> dict[str, Any]:
+        """``finalize.prepare``'s arguments for this case with ``root`` as the root."""
+        args: dict[str, Any] = {"root": root, "stateDir": STATE_DIR, "database": DATABASE,
                                 "taskId": self.task["taskId"], "saveDir": self.task["saveDir"],
                                 "sourcePath": self.task["sourcePath"],
                                 "targetPath": self.task["targetPath"],
@@ -132,7 +143,12 @@ class _Run:
         platform = self.sc.platform()
         if platform is not None:
             args["platform"] = platform
-        prepared = call("finalize.prepare", args)
+        return args
+
+    def check_echo(self, prepared: dict[str, Any]) -> None:
+        """Skip the case when ``finalize.prepare`` did not echo the identity model or the
+        lowered entry limit this case needs (raises :class:`CaseSkipped`)."""
+        platform, limits = self.sc.platform(), self.sc.limits()
         if platform is not None and prepared.get("platform") != platform:
             # §10.1 names both encodings; choosing the model is the harness's device
             raise CaseSkipped(f"the candidate did not take the identity model {platform!r} "
@@ -143,10 +159,6 @@ class _Run:
             raise CaseSkipped(f"the candidate did not take the entry-limit override "
                               f"{limits} (finalize.prepare answered limits="
                               f"{prepared.get('limits')!r:.100}); this case needs it")
-        self.prepare_end = len(vfs.trace)
-        if not prepared.get("planned") or prepare_only:
-            return prepared, None
-        return prepared, call("finalize.run", {"taskId": self.task["taskId"]})
 
     def judge_state(self, state_vfs: Any, fired: bool, at: str, unit: int = -1,
                     key: bytes | None = None) -> None:
@@ -200,15 +212,16 @@ def _spread(points: list[tuple[int, str]], limit: int) -> list[tuple[int, str]]:
 
 
 def run_finalize(case: Case, conn: Connection, obs: Any, *, replay: bool = False) -> None:
-    """Record, explore and check one ``runtime.finalize`` case (see the module docstring).
+    """Record, explore and check one ``runtime.finalize`` case in process (see the module
+    docstring).
 
     The post-crash states come from one probed re-run (:func:`_capture`); with ``replay``
     from one run crashed at each point (:func:`_replay`, the slow way, kept to show that
     both give the same points and states)."""
     attach = _attach(conn)
-    if attach is None:
-        raise CaseSkipped("crash-testing a finalization needs the harness's file system in "
-                          "the candidate: in-process today, a mounted file system later")
+    if attach is None:  # hookconf.harness.finalize.run_finalize sends these through a mount
+        raise CaseSkipped("crash-testing a finalization in process needs the harness's file "
+                          "system in the candidate (attach_vfs, attach_host)")
     try:
         run = _Run(case, conn, attach)
         run.sc.fresh()

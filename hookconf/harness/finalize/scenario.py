@@ -31,7 +31,8 @@ from hookconf.faultinject.model import ModelVfs, fold_name
 from hookconf.faultinject.port import Vfs
 from hookconf.faultinject.snapshot import snapshot
 
-__all__ = ["DATABASE", "ROOT", "STATE_DIR", "FinalizeScenario", "UserTree", "user_tree"]
+__all__ = ["DATABASE", "ROOT", "STATE_DIR", "FinalizeScenario", "OutsideWriter", "Tamper", "UserTree",
+           "user_tree"]
 
 #: The name under which the harness hands its file system to an in-process candidate.
 ROOT = "hookconf-scenario"
@@ -64,6 +65,70 @@ def user_tree(vfs: Vfs) -> UserTree:
 def _content(entry: dict[str, Any]) -> bytes:
     text = entry.get("file", "")
     return (text * int(entry.get("repeat", 1))).encode("utf-8")
+
+
+@dataclass
+class OutsideWriter:
+    """The case's outside writer, a ``mutate-tree`` mutator (see the module docstring): it
+    creates ``path`` with ``data`` (durably) unless something is there; ``absent``: it waits
+    until the path is absent.  ``fired`` (the scenario's dict) records that it acted.  A
+    plain value, so a mount's server process can carry it out (it is pickled there and its
+    ``fired`` read back)."""
+
+    path: str
+    data: bytes
+    absent: bool
+    fired: dict[str, bool]
+
+    def __call__(self, vfs: Vfs, paths: tuple[str, ...]) -> None:
+        if self.fired:
+            return
+        try:
+            vfs.lstat(self.path)
+            if self.absent:
+                return  # wait until the path is emptied (a move-back's destination)
+            self.fired["writer"] = True
+            return  # never change what is there
+        except FileNotFoundError:
+            pass
+        self.fired["writer"] = True
+        fh = vfs.open(self.path, "x")
+        vfs.write(fh, self.data, 0)
+        vfs.fsync(fh)  # a real writer's bytes: durable before the candidate goes on
+        vfs.close(fh)
+        vfs.fsync_dir(self.path.rpartition("/")[0] or ".")
+
+
+@dataclass
+class Tamper:
+    """The case's outside tamper, a ``mutate-tree`` mutator: it rewrites ``path`` in place
+    with as many other bytes, or renames it to ``new_path``; ``tampered`` and ``renamed``
+    (the scenario's dicts) record what it did.  A plain value, like :class:`OutsideWriter`."""
+
+    path: str
+    new_path: str | None
+    tampered: dict[str, bytes]
+    renamed: dict[str, str]
+
+    def __call__(self, vfs: Vfs, paths: tuple[str, ...]) -> None:
+        if self.tampered or self.renamed:
+            return
+        try:
+            size = vfs.lstat(self.path).size
+        except FileNotFoundError:
+            return
+        if self.new_path is not None:
+            vfs.rename_noreplace(self.path, self.new_path)
+            vfs.fsync_dir(_parent(self.new_path))
+            self.renamed[self.path] = self.new_path
+            return
+        fh = vfs.open(self.path, "r+")
+        old = vfs.read(fh, size, 0)
+        new = bytes(b ^ 0x01 for b in old)
+        vfs.write(fh, new, 0)
+        vfs.fsync(fh)
+        vfs.close(fh)
+        self.tampered[self.path] = new
 
 
 @dataclass
@@ -266,25 +331,7 @@ class FinalizeScenario:
         path, data = self.writer
 
         absent = bool(self.given["outsideWriter"].get("whenAbsent"))
-
-        def write(vfs: Vfs, paths: tuple[str, ...]) -> None:
-            if self.fired:
-                return
-            try:
-                vfs.lstat(path)
-                if absent:
-                    return  # wait until the path is emptied (a move-back's destination)
-                self.fired["writer"] = True
-                return  # never change what is there
-            except FileNotFoundError:
-                pass
-            self.fired["writer"] = True
-            fh = vfs.open(path, "x")
-            vfs.write(fh, data, 0)
-            vfs.fsync(fh)  # a real writer's bytes: durable before the candidate goes on
-            vfs.close(fh)
-            vfs.fsync_dir(path.rpartition("/")[0] or ".")
-
+        write = OutsideWriter(path, data, absent, self.fired)
         return named + tuple(Fault("mutate-tree", nth, op=op, path=path, mutate=write)
                              for op in _WRITER_OPS for nth in range(_REARM if absent else 1))
 
@@ -318,29 +365,7 @@ class FinalizeScenario:
         tamper = self.given.get("tamper")
         if not tamper:
             return ()
-        path = tamper["path"]
-        new_path = tamper.get("renameTo")
-
-        def write(vfs: Vfs, paths: tuple[str, ...]) -> None:
-            if self.tampered or self.renamed:
-                return
-            try:
-                size = vfs.lstat(path).size
-            except FileNotFoundError:
-                return
-            if new_path is not None:
-                vfs.rename_noreplace(path, new_path)
-                vfs.fsync_dir(_parent(new_path))
-                self.renamed[path] = new_path
-                return
-            fh = vfs.open(path, "r+")
-            old = vfs.read(fh, size, 0)
-            new = bytes(b ^ 0x01 for b in old)
-            vfs.write(fh, new, 0)
-            vfs.fsync(fh)
-            vfs.close(fh)
-            self.tampered[path] = new
-
+        write = Tamper(tamper["path"], tamper.get("renameTo"), self.tampered, self.renamed)
         if self.tamper_early:
             return (Fault("mutate-tree", 0, op="write", path=_JOURNAL_GLOB, mutate=write),)
         return (Fault("mutate-tree", 0, op="unlink", mutate=write),)

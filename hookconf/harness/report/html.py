@@ -257,9 +257,19 @@ def _crashes(report: Report) -> str:
     states = sum(r.observation.metrics["crashStates"] for r in crashed)
     return (f"<h2 id='crashes'>Crash explorer</h2><p>{points} crash points, {states} distinct post-crash "
             f"states over {_n(len(crashed), 'scenario')} (finalize: each recovered twice; delivery: "
-            "restarted).</p>"
+            "restarted)" + _mounted(crashed) + ".</p>"
             "<table><tr><th>case</th><th>status</th><th>crash points</th><th>distinct states</th>"
             f"<th>states generated</th></tr>{rows}</table>")
+
+
+def _mounted(crashed: list) -> str:
+    mounted = [r for r in crashed if r.observation.metrics.get("crashRoute") == "mount"]
+    if not mounted:
+        return ""
+    points = sum(r.observation.metrics["crashPoints"] for r in mounted)
+    total = sum(r.observation.metrics.get("pointsTotal", 0) for r in mounted)
+    return (f"; {_n(len(mounted), 'scenario')} through a FUSE mount ({points} of {total} crash "
+            "points, the candidate killed and restarted at each)")
 
 
 def _programs(report: Report) -> str:

@@ -232,6 +232,14 @@ def _print_crashes(report: Report, console: Console) -> None:
                   f"over {len(crashed)} scenarios (finalize: each recovered twice; delivery: restarted "
                   "twice, its terminals sent again) "
                   "(per case in --json: metrics)", markup=False, highlight=False, emoji=False)
+    mounted = [r for r in crashed if r.observation.metrics.get("crashRoute") == "mount"]
+    if mounted:
+        console.print(f"  through a FUSE mount: {len(mounted)} scenarios, "
+                      f"{sum(r.observation.metrics['crashPoints'] for r in mounted)} of "
+                      f"{sum(r.observation.metrics.get('pointsTotal', 0) for r in mounted)} crash points "
+                      f"(HOOKCONF_MOUNT_POINTS), "
+                      f"{sum(r.observation.metrics['crashStates'] for r in mounted)} states, the candidate "
+                      "killed at each point and restarted", markup=False, highlight=False, emoji=False)
 
 
 def _print_generated(report: Report, console: Console) -> None:

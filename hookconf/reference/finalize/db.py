@@ -8,6 +8,10 @@ metadata operations; the terminal occurrence; the journal phase ``db_committed``
 The database is SQLite opened through :func:`hookconf.faultinject.sqlite.connect` — APSW
 over the same :class:`~hookconf.faultinject.port.Vfs` as every file action — so a crash can
 fall before or after any write, fsync or deletion of SQLite's own files, inside the commit.
+On a real file system (an :class:`~hookconf.faultinject.osvfs.OsVfs`, e.g. a subprocess
+candidate under the harness's mount) it is the stdlib ``sqlite3`` on the file's real path
+(:func:`hookconf.faultinject.sqlite.connect_os`): SQLite's own file calls then reach the
+file system as any program's do.
 Settings: ``journal_mode=DELETE``, ``synchronous=EXTRA`` (the rollback journal's deletion,
 which is the commit point, is made durable by a directory fsync before the commit is
 acknowledged; ``FULL`` could lose an acknowledged commit to a crash, see that module).
@@ -28,19 +32,22 @@ missing database or table reads as empty).  Instance paths are not modelled.
 from __future__ import annotations
 
 import json
+import os
+import sqlite3
 from collections.abc import Callable
 from typing import Any
 
 import apsw
 
 from hookconf.faultinject.port import Vfs
-from hookconf.faultinject.sqlite import connect
+from hookconf.faultinject.sqlite import connect, connect_os
 
 __all__ = ["DbError", "apply_metadata_ops", "commit_terminal", "committed_path", "rebase",
            "view", "view_and_committed"]
 
-#: ``apsw.Error``: a failed statement or commit (``SQLITE_IOERR``, ``SQLITE_FULL`` …).
-DbError = apsw.Error
+#: A failed statement or commit (``SQLITE_IOERR``, ``SQLITE_FULL`` …): ``apsw.Error`` under
+#: the model, ``sqlite3.Error`` on a real file system; catch both as ``except DbError``.
+DbError = (apsw.Error, sqlite3.Error)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS task (task_id TEXT PRIMARY KEY, status TEXT NOT NULL,
@@ -56,8 +63,17 @@ CREATE TABLE IF NOT EXISTS finalize_phase (task_id TEXT PRIMARY KEY, phase TEXT 
 """
 
 
-def _open(vfs: Vfs, path: str) -> apsw.Connection:
+def _open(vfs: Vfs, path: str) -> Any:
+    real = getattr(vfs, "root_path", None)
+    if isinstance(real, str):  # a real file system: stdlib sqlite3 on the real path
+        return connect_os(os.path.join(real, path), synchronous="EXTRA", journal_mode="DELETE")
     return connect(vfs, path, synchronous="EXTRA", journal_mode="DELETE")
+
+
+def _in_transaction(conn: Any) -> bool:
+    if isinstance(conn, sqlite3.Connection):
+        return conn.in_transaction
+    return not conn.getautocommit()
 
 
 def rebase(task_files: list[str], source: str, target: str, replaced: bool) -> list[str]:
@@ -100,7 +116,9 @@ def commit_terminal(vfs: Vfs, path: str, *, task_id: str, final_path: str,
     conn = _open(vfs, path)
     try:
         conn.execute("BEGIN IMMEDIATE")
-        conn.execute(_SCHEMA)
+        for statement in _SCHEMA.split(";"):
+            if statement.strip():
+                conn.execute(statement)
         conn.execute("INSERT OR REPLACE INTO task VALUES (?, 'completed', ?, ?)",
                      (task_id, final_path, int(clock_ms())))
         conn.execute("DELETE FROM task_file WHERE task_id = ?", (task_id,))
@@ -119,10 +137,10 @@ def commit_terminal(vfs: Vfs, path: str, *, task_id: str, final_path: str,
                      (task_id, final_path))
         conn.execute("COMMIT")
     except BaseException:
-        if not conn.getautocommit():
+        if _in_transaction(conn):
             try:
                 conn.execute("ROLLBACK")
-            except apsw.Error:
+            except DbError:
                 pass
         raise
     finally:
@@ -141,7 +159,7 @@ def _exists(vfs: Vfs, path: str) -> bool:
     return True
 
 
-def _tables(conn: apsw.Connection) -> set[str]:
+def _tables(conn: Any) -> set[str]:
     return {name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
 
 

@@ -219,6 +219,9 @@ class FinalizeOps:
         return execute.Executor(vfs, store, plan)
 
     def finalize_crash(self, args: dict[str, Any]) -> dict[str, Any]:
+        for vfs in (self._finalize_roots or {}).values():
+            if isinstance(vfs, OsVfs):  # a real root we opened: let its file system go
+                vfs.close_root()
         self._finalize_plans = {}
         self._finalize_roots = {}
         self._finalize_hosts = {}

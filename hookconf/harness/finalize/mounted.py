@@ -1,0 +1,308 @@
+"""``runtime.finalize`` against a subprocess candidate: crashes through a mounted model (§10.3).
+
+A candidate that runs in another process (``cmd:``, e.g. ``hookconf serve reference``) cannot
+take a Vfs from the harness; it gets a **mount point** instead, served by
+:class:`~hookconf.faultinject.mount.ModelMount` over the same
+:class:`~hookconf.faultinject.model.ModelVfs` the in-process route uses, and does its ordinary
+file calls and its own SQLite there.  ``root`` in every ``finalize.*`` request is the mount
+point's absolute path; ``stateDir`` and ``database`` are the same relative names.
+
+1. **Record.**  The case's tree is served; ``finalize.prepare`` and ``finalize.run`` go to the
+   candidate; the mount's op trace is the trace.  The end state is judged like a crash state.
+2. **Crash.**  For each chosen crash point — the Nth *mutating* request of the recorded trace,
+   ``before`` or ``after`` it — the tree is served afresh with that point armed and the
+   finalization is driven again.  When the server holds the request, the harness SIGKILLs the
+   candidate's process group, lets the held request fail, and takes the frozen model.
+3. **Recover.**  For each post-crash state the persistence model allows, the state is served
+   and the candidate gets ``finalize.crash``, reads ``finalize.state``, runs
+   ``finalize.recover`` twice and is read again — the first state of a point in the process
+   the transport starts after the kill, the point's other states in that same process; the
+   checks are those of the in-process route (:mod:`hookconf.harness.finalize.checks`).
+
+Crash points are spread evenly over the trace: at most ``given.explore.maxPoints`` and at
+most :data:`MOUNT_POINTS` (each point restarts the candidate), or every point with
+``HOOKCONF_MOUNT_POINTS=all`` (a number sets the cap).  ``HOOKCONF_MOUNT=off`` turns the
+route off.  Without FUSE, or with it off, the case is **skipped** with the reason: its
+invariants stay *not covered*, never pass.
+
+Outside writers and tampers act in the mount's server, between two requests of the candidate
+(a writer creating the target after the kernel's lookup and before the rename reaches the
+model: why ``RENAME_NOREPLACE`` must reach it); what they did is read back after each run.
+Extra device roots (``given.devices``) are mounts of their own below the root, so the kernel
+sees other devices there (``st_dev``; a rename or link across is ``EXDEV``).  Not reached
+through a mount (the case is skipped, saying so): an engine or host writers (the host port
+is in process only).
+The H8 lease-order check reads host calls from the trace, so it is not made on this route.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from typing import Any
+
+from hookconf.faultinject.faults import FaultPlan
+from hookconf.faultinject.snapshot import digest, snapshot
+from hookconf.harness.corpus import Case
+from hookconf.harness.finalize import checks
+from hookconf.harness.finalize.explorer import _MAX_POINTS, _attach, _record, _Run, _spread, _tasks
+from hookconf.harness.finalize.explorer import run_finalize as run_in_process
+from hookconf.harness.finalize.scenario import DATABASE, STATE_DIR, OutsideWriter, Tamper, user_tree
+from hookconf.harness.protocol import CandidateReplyError, CaseSkipped, Connection
+
+__all__ = ["MOUNT_POINTS", "mount_route", "run_finalize", "run_finalize_mounted"]
+
+#: Default cap on crash points per case through the mount (each restarts the candidate).
+MOUNT_POINTS = 6
+#: Seconds to wait for the armed crash point to be held before giving up on it.
+_HOLD_S = 30.0
+_UNSUPPORTED = {"engine": "an engine to quiesce", "hostWriters": "host writers"}
+
+
+def mount_route() -> tuple[bool, str]:
+    """Whether finalize cases of a subprocess candidate go through a mount here, and if
+    not, why (``HOOKCONF_MOUNT=off``, or :func:`~hookconf.faultinject.mount.fuse_available`)."""
+    if os.environ.get("HOOKCONF_MOUNT", "").lower() in ("off", "0", "no"):
+        return False, "the mount route is turned off (HOOKCONF_MOUNT=off)"
+    from hookconf.faultinject.mount import fuse_available
+
+    return fuse_available()
+
+
+def _points_cap(explore: dict[str, Any]) -> int:
+    limit = int(explore.get("maxPoints", _MAX_POINTS))
+    wanted = os.environ.get("HOOKCONF_MOUNT_POINTS", "").strip().lower()
+    if wanted == "all":
+        return limit
+    if wanted.isdigit() and int(wanted) > 0:
+        return min(limit, int(wanted))
+    return min(limit, MOUNT_POINTS)
+
+
+class _MountRun(_Run):
+    """A :class:`~hookconf.harness.finalize.explorer._Run` whose file system is a mount."""
+
+    def __init__(self, case: Case, conn: Connection, mount: Any, plan: FaultPlan) -> None:
+        super().__init__(case, conn, None)
+        self.mount = mount
+        self.plan = plan
+        self.root = mount.path
+
+    def drive(self, vfs: Any, obs: Any = None, *, prepare_only: bool = False
+              ) -> tuple[dict[str, Any], dict[str, Any] | None]:
+        """As in process, on the model ``vfs`` (or a FaultyVfs's ``inner``) served at the
+        mount.  ``vfs=None``: the model is already served (a crash run, in a thread)."""
+        if vfs is not None:
+            self.mount.load(getattr(vfs, "inner", vfs), self.plan)
+
+        def call(op: str, args: dict[str, Any]) -> dict[str, Any]:
+            if obs is None:
+                return self.conn.call(op, args)
+            return obs.ask(self.conn, op.split(".")[1], op, args)
+
+        prepared = call("finalize.prepare", self.prepare_args(self.root))
+        self.check_echo(prepared)
+        if obs is not None:
+            self.prepare_end = len(self.mount.take()[1])
+        if not prepared.get("planned") or prepare_only:
+            return prepared, None
+        return prepared, call("finalize.run", {"taskId": self.task["taskId"]})
+
+    def take(self) -> tuple[Any, list, Any]:
+        """The mount's model, trace and crash, the scenario's record of its outsiders (the
+        writer, the tamper: they acted in the server) brought up to date."""
+        model, trace, crashed = self.mount.take()
+        for fault in self.mount.plan.faults:
+            if isinstance(fault.mutate, OutsideWriter):
+                self.sc.fired.update(fault.mutate.fired)
+            elif isinstance(fault.mutate, Tamper):
+                self.sc.tampered.update(fault.mutate.tampered)
+                self.sc.renamed.update(fault.mutate.renamed)
+        return model, trace, crashed
+
+    def judge_state(self, state_vfs: Any, fired: bool, at: str, unit: int = -1,
+                    key: bytes | None = None) -> None:
+        """Serve ``state_vfs``; a fresh candidate reads, recovers twice, is read again."""
+        ask = {"root": self.root, "stateDir": STATE_DIR, "database": DATABASE}
+        self.mount.load(state_vfs)
+        self.conn.call("finalize.crash", {})
+        crash_tree = user_tree(state_vfs)
+        before = self.conn.call("finalize.state", {**ask, "taskId": self.task["taskId"]})
+        found = checks.before_recovery(self.sc, before, crash_tree, fired, self.forward)
+        found["H12"] = checks.transaction_problems(self.sc, before, crash_tree, "after the crash")
+        found["H8"] = checks.tamper_kept(self.sc, crash_tree, "after the crash")
+        self.note(found, at, unit, key)
+        try:
+            first = self.conn.call("finalize.recover", ask)
+            snap1 = snapshot(self.mount.take()[0])
+            second = self.conn.call("finalize.recover", ask)
+        except CandidateReplyError as exc:
+            trace = self.mount.take()[1]
+            self.note({"H13": [f"recovery failed: {exc.code}: {exc.message}"[:300]],
+                       "H10": checks.plain_renames(trace, "recovery")}, at, unit, key)
+            return
+        model, trace, _ = self.mount.take()
+        tree = user_tree(model)
+        after = self.conn.call("finalize.state", {**ask, "taskId": self.task["taskId"]})
+        found = checks.after_recovery(self.sc, after, tree, fired, self.expect_completed)
+        found["H12"] = checks.transaction_problems(self.sc, after, tree, "after recovery")
+        found["H8"] = checks.tamper_kept(self.sc, tree, "after recovery")
+        found["H10"] += checks.plain_renames(trace, "recovery")
+        if snap1 != snapshot(model):
+            found["H13"].append("recovery is not idempotent: the second run changed the files "
+                                "or the journal")
+        elif _tasks(first) != _tasks(second):
+            found["H13"].append(f"recovery is not idempotent: it answered {_tasks(first)} "
+                                f"then {_tasks(second)}")
+        self.note(found, at, unit, key)
+
+    def crash_run(self, n: int, when: str) -> tuple[Any, list]:
+        """Serve the case afresh with a crash ``when`` mutating request ``n``, drive the
+        finalization in a thread, SIGKILL the candidate once the request is held.
+        Returns the frozen model (``None`` when the point was never reached) and the trace."""
+        self.mount.load(self.sc.fresh(), self.plan, (n, when))
+        errors: list[BaseException] = []
+
+        def work() -> None:
+            try:
+                self.drive(None)
+            except BaseException as exc:  # noqa: BLE001 - the kill ends the call this way
+                errors.append(exc)
+
+        worker = threading.Thread(target=work, name="hookconf-finalize-crash", daemon=True)
+        worker.start()
+        held = None
+        waited = 0.0
+        while held is None and worker.is_alive() and waited < _HOLD_S:
+            held = self.mount.wait_held(0.02)
+            waited += 0.02
+        if held is None:
+            held = self.mount.wait_held(0)
+        if held is not None:
+            pid = getattr(self.conn, "pid", None)
+            if pid:
+                try:
+                    os.killpg(pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+            self.mount.release()
+        worker.join(_HOLD_S)
+        model, trace, crashed = self.take()
+        return (model if crashed is not None else None), trace
+
+
+def run_finalize(case: Case, conn: Connection, obs: Any) -> None:
+    """The ``runtime.finalize`` runner: in process when the candidate takes the harness's
+    file system (:func:`hookconf.harness.finalize.explorer.run_finalize`), otherwise through
+    a mount (:func:`run_finalize_mounted`)."""
+    if _attach(conn) is not None:
+        run_in_process(case, conn, obs)
+    else:
+        run_finalize_mounted(case, conn, obs)
+
+
+def _refusal(given: dict[str, Any]) -> str | None:
+    for key, what in _UNSUPPORTED.items():
+        if given.get(key):
+            return (f"this case needs {what}, which a mounted file system does not give a "
+                    f"subprocess candidate; it is crash-tested in process only")
+    return None
+
+
+def run_finalize_mounted(case: Case, conn: Connection, obs: Any) -> None:
+    """Record, crash and check one ``runtime.finalize`` case through a mount (see the
+    module docstring).  Raises :class:`CaseSkipped` when the route is not available or the
+    case needs what it cannot give."""
+    if getattr(conn, "pid", None) is None and not hasattr(conn, "argv"):
+        raise CaseSkipped("crash-testing a finalization needs the harness's file system in "
+                          "the candidate: in process, or a subprocess under a mount")
+    ok, why = mount_route()
+    if not ok:
+        raise CaseSkipped(f"crash-testing a subprocess candidate needs the harness's file "
+                          f"system through a FUSE mount over the durability model: {why}")
+    refusal = _refusal(case.given)
+    if refusal is not None:
+        raise CaseSkipped(refusal)
+    from hookconf.faultinject.mount import ModelMount, MountError
+
+    try:
+        from hookconf.harness.finalize.scenario import FinalizeScenario
+
+        sc = FinalizeScenario.from_given(case.given)
+        plan = FaultPlan(sc.faults())
+        sc.fresh()
+    except (OSError, KeyError, ValueError, TypeError) as exc:
+        raise CaseSkipped(f"the case's scenario cannot be built: {exc}") from exc
+    try:
+        mount = ModelMount(devices=tuple(case.given.get("devices", ())))
+    except (MountError, OSError, RuntimeError) as exc:
+        raise CaseSkipped(f"the model could not be mounted: {exc}") from exc
+    with mount:
+        run = _MountRun(case, conn, mount, plan)
+        try:
+            _explore(run, case, obs)
+        except MountError as exc:
+            raise CaseSkipped(f"the mount failed during the case: {exc}") from exc
+
+
+def _explore(run: _MountRun, case: Case, obs: Any) -> None:
+    sc = run.sc
+    if "identityPair" in case.given:
+        from hookconf.harness.finalize.explorer import _identity_pair
+
+        _identity_pair(run, obs)
+        obs.extra["finalize"]["route"] = "mount"
+        return
+    explore = case.given.get("explore", {})
+    variants = explore.get("variants", "all")
+    try:
+        prepared, answer = run.drive(sc.fresh(), obs)
+    except CandidateReplyError as exc:
+        if exc.code == "protocol.unknown_op":
+            raise CaseSkipped(f"the candidate does not implement finalize.*: {exc.message}") from exc
+        if sc.limits() is not None:
+            raise CaseSkipped(f"the candidate refused finalize.prepare with limits "
+                              f"{sc.limits()}: {exc.code}: {exc.message}"[:300]) from exc
+        raise
+    model, trace, _ = run.take()
+    run.forward = answer is not None and answer.get("status") == "completed"
+    outcome = checks.outcome_problems(sc, case.expect, prepared, answer)
+    run.note({"H10": checks.plain_renames(trace, "the run"),
+              "H9": checks.planning_problems(trace[:run.prepare_end])
+              + checks.selection_problems(sc, prepared)}, "the uncrashed run")
+    identity = checks.identity_problems(sc, prepared)
+    run.judge_state(model, bool(sc.fired), "the uncrashed run")
+
+    mutating = [ev for ev in trace if ev.mutating]
+    points = [(n, when) for n in range(len(mutating)) for when in ("before", "after")]
+    chosen = _spread(points, _points_cap(explore))
+    ledger = run.ledger
+    ledger.part = getattr(obs, "part", None)
+    for unit, (n, when) in enumerate(chosen):  # a unit of work: one crash point
+        if not ledger.takes(unit):
+            continue
+        ledger.tally(unit, crashPoints=1)
+        label = f"crash {when} {mutating[n]} (through the mount)"
+        crashed, crash_trace = run.crash_run(n, when)
+        if crashed is None:
+            run.note({"H13": ["the candidate never reached this operation: the finalization "
+                              "is not deterministic"]}, label, unit)
+            continue
+        fired = bool(sc.fired)
+        run.note({"H10": checks.plain_renames(crash_trace, "the run")}, label, unit)
+        in_db = all(p.startswith(DATABASE) for p in mutating[n].paths)
+        for variant, state in crashed.crash_states(explore=variants == "all"):
+            if in_db and variant not in ("durable", "all"):
+                continue  # SQLite's own atomic commit: faultinject's tests, not this case's
+            ledger.tally(unit, statesGenerated=1)
+            key = digest(snapshot(state)) + bytes([fired])
+            if ledger.sighted(unit, key):
+                run.judge_state(state, fired, f"{label}, variant {variant}", unit, key)
+    base = {"prepared": prepared, "run": answer, "outcome": outcome, "identity": identity,
+            "pointsTotal": len(points), "variants": variants}
+    record, metrics = _record(base, ledger)
+    if ledger.part is not None:
+        record["part"] = ledger.as_json()
+    obs.extra["finalize"] = {**record, "route": "mount"}
+    obs.metrics.update({**metrics, "pointsTotal": len(points), "crashRoute": "mount"})

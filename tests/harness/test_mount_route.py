@@ -1,0 +1,207 @@
+"""The mount route of runtime.finalize: a subprocess candidate crash-tested through a FUSE mount
+over the durability model must get the in-process route's verdicts, and finalize mutants
+served as subprocesses must be caught (§10.3, the differential proof)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from hookconf.faultinject.mount import fuse_available
+from hookconf.harness.finalize.mounted import _points_cap, mount_route
+from hookconf.harness.report import REPORT_SCHEMA
+from tests.conftest import status
+
+ROOT = Path(__file__).resolve().parents[2]
+CORPUS = str(ROOT / "tests" / "data" / "mount")
+AVAILABLE, WHY = fuse_available()
+needs_fuse = pytest.mark.skipif(not AVAILABLE, reason=f"no FUSE mount on this machine: {WHY}")
+SAMPLE = ("mnt.matrix.file.distinct", "mnt.staging.file.distinct.two")
+
+
+def served(spec: str) -> str:
+    return f"cmd:{sys.executable} -m hookconf.harness serve {spec}"
+
+
+def _verdicts(report: dict) -> dict[str, tuple]:
+    return {c["id"]: (c["status"], tuple(sorted((j["invariant"], j["passed"])
+                                                for j in c.get("judgements", []))))
+            for c in report["cases"]}
+
+
+def _run(hookconf, candidate: str, *cases: str) -> dict:
+    args = ["run", "--no-embedded", "--corpus", CORPUS, "--allow-not-covered",
+            "--candidate", candidate]
+    for case in cases:
+        args += ["--case", case]
+    _, report = hookconf(*args)
+    return report
+
+
+@needs_fuse
+def test_the_reference_over_stdio_through_the_mount_gets_the_in_process_verdicts(hookconf,
+                                                                                  monkeypatch):
+    monkeypatch.setenv("HOOKCONF_MOUNT_POINTS", "2")
+    in_process = _run(hookconf, "reference", *SAMPLE)
+    mounted = _run(hookconf, served("reference"), *SAMPLE)
+    assert _verdicts(mounted) == _verdicts(in_process)
+    assert {c["status"] for c in mounted["cases"]} == {"passed"}
+    matrix = next(c for c in mounted["cases"] if c["id"] == "mnt.matrix.file.distinct")
+    assert matrix["metrics"]["crashPoints"] == 2 and matrix["metrics"]["crashStates"] >= 2
+    assert matrix["metrics"]["crashRoute"] == "mount"
+    assert matrix["metrics"]["pointsTotal"] > 2  # sampled: the cap took 2 of them
+    jsonschema.Draft202012Validator(json.loads(REPORT_SCHEMA.read_text())).validate(mounted)
+
+
+@needs_fuse
+def test_the_terminal_and_html_reports_count_the_mount_route(tmp_path, monkeypatch, capsys):
+    from hookconf.harness.cli import main
+
+    monkeypatch.setenv("HOOKCONF_MOUNT_POINTS", "1")
+    monkeypatch.chdir(ROOT)
+    page = tmp_path / "r.html"
+    main(["run", "--no-embedded", "--corpus", CORPUS, "--case", "mnt.matrix.file.distinct",
+          "--allow-not-covered", "--candidate", served("reference"), "--html", str(page)])
+    assert "through a FUSE mount: 1 scenarios, 1 of" in capsys.readouterr().out
+    assert "1 scenario through a FUSE mount (1 of" in page.read_text()
+
+
+@needs_fuse
+@pytest.mark.parametrize(("mutant", "case", "invariant"), [
+    ("plain_rename_install", "mnt.matrix.file.distinct", "H10"),
+    ("two_mappings_accepted", "mnt.staging.file.distinct.two", "H9"),
+    ("orchestrator_promotes", "mnt.staging.file.distinct.one", "H9"),
+])
+def test_a_finalize_mutant_served_as_a_subprocess_is_caught_through_the_mount(
+        hookconf, monkeypatch, mutant, case, invariant):
+    monkeypatch.setenv("HOOKCONF_MOUNT_POINTS", "1")
+    report = _run(hookconf, served(f"tests.mutants.finalize.{mutant}:factory"), case)
+    assert status(report, invariant) == "fail"
+
+
+@needs_fuse
+@pytest.mark.slow
+def test_every_copied_case_at_every_crash_point_gets_the_in_process_verdicts(hookconf,
+                                                                             monkeypatch):
+    monkeypatch.setenv("HOOKCONF_MOUNT_POINTS", "all")
+    in_process = _run(hookconf, "reference", "mnt.*")
+    mounted = _run(hookconf, served("reference"), "mnt.*")
+    assert _verdicts(mounted) == _verdicts(in_process)
+
+
+@needs_fuse
+@pytest.mark.slow
+def test_every_embedded_finalize_case_through_the_mount_gets_the_in_process_verdicts(hookconf):
+    """The whole finalize corpus, at the mount's default crash-point cap; cases the mount
+    cannot express are skipped there, saying why, and every other one must agree."""
+    _, in_process = hookconf("run", "--allow-not-covered", "--case", "fin.*")
+    _, mounted = hookconf("run", "--allow-not-covered", "--case", "fin.*",
+                          "--candidate", served("reference"))
+    theirs, ours = _verdicts(in_process), _verdicts(mounted)
+    judged = {case for case, (state, _) in ours.items() if state != "skipped"}
+    assert len(judged) > len(ours) // 2
+    assert {case: ours[case] for case in judged} == {case: theirs[case] for case in judged}
+    assert all("in process only" in c["reason"] for c in mounted["cases"]
+               if c["status"] == "skipped")
+
+
+@needs_fuse
+@pytest.mark.slow
+def test_a_mutant_only_a_crash_point_shows_is_caught_through_the_mount(hookconf, monkeypatch):
+    """Terminal state and phase in two transactions (H12) show only in a crash between them."""
+    monkeypatch.setenv("HOOKCONF_MOUNT_POINTS", "all")
+    report = _run(hookconf, served("tests.mutants.finalize.terminal_apart_from_phase:factory"),
+                  "mnt.matrix.file.distinct")
+    assert status(report, "H12") == "fail"
+
+
+def test_the_route_can_be_turned_off_and_says_so(monkeypatch):
+    monkeypatch.setenv("HOOKCONF_MOUNT", "off")
+    assert mount_route() == (False, "the mount route is turned off (HOOKCONF_MOUNT=off)")
+
+
+@pytest.mark.parametrize(("env", "max_points", "cap"), [
+    ("", 400, 6), ("all", 400, 400), ("3", 400, 3), ("50", 10, 10), ("junk", 400, 6)])
+def test_the_crash_point_cap(monkeypatch, env, max_points, cap):
+    monkeypatch.setenv("HOOKCONF_MOUNT_POINTS", env)
+    assert _points_cap({"maxPoints": max_points}) == cap
+
+
+@pytest.mark.parametrize("given", [{"engine": {"stop": "fails"}}, {"hostWriters": ["w"]}])
+def test_cases_the_mount_cannot_express_are_skipped_with_the_reason(given):
+    from hookconf.harness.finalize.mounted import _refusal
+
+    assert "crash-tested in process only" in _refusal(given)
+
+
+@needs_fuse
+def test_outsiders_and_other_devices_through_the_mount_get_the_in_process_verdicts(
+        hookconf, monkeypatch):
+    """An unrelated target appearing just before the install, where hard links are refused
+    too (NFS-like, §10.1), a tamper before the cleanup deletion (§10.3), and a cross-device
+    install (§10.2's private copy) onto a device root that is a mount of its own."""
+    monkeypatch.setenv("HOOKCONF_MOUNT_POINTS", "1")
+    cases = ("mnt.matrix.file.distinct.appears.link", "mnt.quiesce.tamper.distinct.staged.source",
+             "mnt.matrix.file.cross-device.staged")
+    in_process = _run(hookconf, "reference", *cases)
+    mounted = _run(hookconf, served("reference"), *cases)
+    assert _verdicts(mounted) == _verdicts(in_process)
+    assert {c["status"] for c in mounted["cases"]} == {"passed"}
+
+
+@needs_fuse
+def test_identity_pairs_and_lowered_limits_work_through_the_mount(hookconf, monkeypatch):
+    monkeypatch.setenv("HOOKCONF_MOUNT_POINTS", "1")
+    cases = ("mnt.identity.pair.file-name", "mnt.limits.flat.distinct.over")
+    in_process = _run(hookconf, "reference", *cases)
+    mounted = _run(hookconf, served("reference"), *cases)
+    assert _verdicts(mounted) == _verdicts(in_process)
+    assert {c["status"] for c in mounted["cases"]} == {"passed"}
+
+
+class _Obs:
+    def __init__(self):
+        self.extra, self.metrics = {}, {}
+
+
+def _case(**given):
+    from hookconf.harness.corpus import Case
+
+    base = {"tree": [{"path": "save/a.part", "file": "x"}],
+            "task": {"taskId": "t1", "saveDir": "save", "sourcePath": "save/a.part",
+                     "targetPath": "save/a.mkv"}}
+    return Case(id="mnt.unit", title="t", invariants=("H10",), spec="§10.2",
+                kind="runtime.finalize", polarity="positive", given={**base, **given},
+                expect={"outcome": "completed"}, source={"from": "spec"}, file="t.json",
+                pointer="/0")
+
+
+class _Subprocess:
+    argv = ["candidate"]
+    pid = None
+
+
+def test_the_mount_route_states_why_it_does_not_run(monkeypatch):
+    from hookconf.harness.finalize import mounted
+    from hookconf.harness.protocol import CaseSkipped
+
+    with pytest.raises(CaseSkipped, match="in process, or a subprocess under a mount"):
+        mounted.run_finalize_mounted(_case(), object(), _Obs())
+    monkeypatch.setattr(mounted, "mount_route", lambda: (True, ""))
+    with pytest.raises(CaseSkipped, match="an engine to quiesce"):
+        mounted.run_finalize_mounted(_case(engine={"stop": "fails"}), _Subprocess(), _Obs())
+    bad = _case(tree=[{"path": "save/a.part", "file": "x"}, {"path": "save/a.part", "file": "y"}])
+    with pytest.raises(CaseSkipped, match="cannot be built"):
+        mounted.run_finalize_mounted(bad, _Subprocess(), _Obs())
+    from hookconf.faultinject import mount
+
+    def refuse(**kwargs):
+        raise mount.MountError("no mount for you")
+
+    monkeypatch.setattr(mount, "ModelMount", refuse)
+    with pytest.raises(CaseSkipped, match="could not be mounted: no mount for you"):
+        mounted.run_finalize_mounted(_case(), _Subprocess(), _Obs())
