@@ -158,6 +158,13 @@ WORKER_MESSAGE_MUTANTS = [
     ("tests.mutants.schemas.worker_scope:unbound_error_exit", "H3"),
 ]
 
+#: Capability-bridge mutants (§9.1 bounds of capability arguments and results) run the
+#: generated guest.capability-bounds cases of their direction.
+CAPABILITY_BOUNDS_MUTANTS = [
+    ("tests.mutants.guest.bridge_bounds:result_unvalidated", "H4", ("guest.capability-bounds.results.http.*",)),
+    ("tests.mutants.guest.bridge_bounds:arguments_dispatched", "H4", ("guest.capability-bounds.arguments.log-*",)),
+]
+
 
 def _name(m):
     module, factory = m[0].rsplit(".", 1)[1].split(":")
@@ -198,7 +205,8 @@ ALL = ([(c, i, FAMILY_CASES[i]) for c, i in MUTANTS]
        + DELIVERY_MUTANTS
        + BUILTIN_MUTANTS
        + DIAGNOSTICS_MUTANTS
-       + MATRIX_MUTANTS)
+       + MATRIX_MUTANTS
+       + CAPABILITY_BOUNDS_MUTANTS)
 
 
 @pytest.mark.parametrize(("candidate", "invariant", "cases"), ALL, ids=[_name(m) for m in ALL])

@@ -1,0 +1,73 @@
+"""Mutant runtimes whose capability bridge skips one §9.1 check (H4): each is the reference
+with one direction of a capability's values left unvalidated.
+"""
+
+from typing import Any
+
+from hookconf.reference.candidate import ReferenceCandidate
+from hookconf.reference.guest.bridge import CapabilityBridge, Reply, _result
+from hookconf.reference.guest.capabilities import PENDING, CapabilityError
+from hookconf.reference.guest.vm import PluginVm
+
+
+class ResultUnvalidatedBridge(CapabilityBridge):
+    """A capability result is posted to the worker without checking it against §9.1."""
+
+    _last: Any = None
+
+    def _dispatch(self, capability: str, method: str, args: list[Any]) -> Any:
+        self._last = super()._dispatch(capability, method, args)
+        return self._last
+
+    def handle(self, message: Any) -> Reply:
+        self._last = PENDING
+        reply = super().handle(message)
+        error = (reply.result or {}).get("error") or {}
+        if self._last is not PENDING and str(error.get("message", "")).startswith("capability result exceeds"):
+            return Reply(_result(message, value=self._last))
+        return reply
+
+
+class ArgumentsDispatchedBridge(CapabilityBridge):
+    """A well-formed call whose arguments break §9.1 is carried out anyway."""
+
+    def handle(self, message: Any) -> Reply:
+        reply = super().handle(message)
+        error = (reply.result or {}).get("error") or {}
+        if reply.refusal is None and str(error.get("message", "")).startswith("arguments exceed"):
+            try:
+                value = self._dispatch(message["capability"], message["method"], message["args"])
+            except CapabilityError as failure:
+                return Reply(_result(message, error=failure))
+            if message["capability"] == "log" or value is PENDING:
+                return Reply()
+            return Reply(_result(message, value=value))
+        return reply
+
+
+def _vm(bridge: type[CapabilityBridge]) -> type[PluginVm]:
+    class MutantVm(PluginVm):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self.bridge.__class__ = bridge
+
+    return MutantVm
+
+
+class BridgeMutant(ReferenceCandidate):
+    def __init__(self, name: str, bridge: type[CapabilityBridge]) -> None:
+        self.name = name
+        self.vm_class = _vm(bridge)
+
+    def hello(self) -> dict[str, Any]:
+        return {**super().hello(), "name": f"mutant-{self.name}"}
+
+
+def result_unvalidated() -> BridgeMutant:
+    """H4: a capability result past §9.1 (a 65,537-byte body, 1,025 keys) reaches the guest."""
+    return BridgeMutant("result-unvalidated", ResultUnvalidatedBridge)
+
+
+def arguments_dispatched() -> BridgeMutant:
+    """H4: a capability call whose arguments break §9.1 (a 65,537-byte log message) is carried out."""
+    return BridgeMutant("arguments-dispatched", ArgumentsDispatchedBridge)
