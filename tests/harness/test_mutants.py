@@ -111,6 +111,7 @@ DELIVERY_MUTANTS = [
     ("tests.mutants.delivery.upgrade_runs_old_code:factory", "H25", ("dlv.perm.*",)),
     ("tests.mutants.delivery.stale_token_accepted:factory", "H14", ("dlv.fence.*",)),
     ("tests.mutants.delivery.heartbeat_revives:factory", "H14", ("dlv.fence.*",)),
+    ("tests.mutants.delivery.identity_by_version:factory", "H25", ("dlv.gen.identity.reinstall.*",)),
     ("tests.mutants.delivery.occurrence_separate:factory", "H20",
      ("dlv.crash.terminal-four-candidates",)),
     ("tests.mutants.delivery.replayed_terminal:factory", "H14", ("dlv.gen.replay.replay.immediately.*",)),
