@@ -57,6 +57,8 @@ RACE_MUTANTS = [
 #: Finalize mutants (§10) run only the finalize cases that catch them (every case is
 #: crash-explored inside `hookconf run`, so each glob names a few cases).
 FINALIZE_MUTANTS = [
+    ("tests.mutants.finalize.durable_without_parent_fsync:factory", "H19",
+     ("fin.matrix.*.same.volatile-source",)),
     ("tests.mutants.finalize.plain_rename_install:factory", "H10", ("fin.matrix.file.cross-device",)),
     ("tests.mutants.finalize.compensation_deletes_target:factory", "H10",
      ("fin.matrix.file.distinct.appears",)),
