@@ -20,7 +20,7 @@ def test_every_bound_comes_at_the_limit_and_one_past_it():
         assert instance.polarity == ("negative" if key.endswith(".over") else "positive")
     assert not [k for k, i in found.items() if k.endswith(".over") and i.advisory]
     assert {k.split(".")[1] for k in found} == {"log-message", "log-fields", "storage-set", "http-body",
-                                                "http-headers", "http", "storage"}
+                                                "http-headers", "http", "storage", "exit-ok", "exit-error"}
 
 
 def test_a_result_past_a_bound_must_reach_the_guest_as_input_invalid():

@@ -166,6 +166,7 @@ WORKER_MESSAGE_MUTANTS = [
 CAPABILITY_BOUNDS_MUTANTS = [
     ("tests.mutants.guest.bridge_bounds:result_unvalidated", "H4", ("guest.capability-bounds.results.http.*",)),
     ("tests.mutants.guest.bridge_bounds:arguments_dispatched", "H4", ("guest.capability-bounds.arguments.log-*",)),
+    ("tests.mutants.guest.bridge_bounds:error_exit_unvalidated", "H4", ("guest.capability-bounds.exits.*",)),
 ]
 
 

@@ -152,6 +152,38 @@ def _argument_instance(key: str, probe: dict[str, Any], row: str, advisory: str,
                           f"Worker 结果前再次校验'); §13 names {_OUT} for worker output that fails it")
 
 
+def _exit_instances(context: dict[str, Any], timeout_ms: float | None) -> Iterator[Instance]:
+    """A hook exit (the other worker → host message) with a bounded field at the limit and
+    one past it: a metadata value's string, an error's code and message bytes."""
+    from hookconf.reference.schemas.limits import limit
+
+    for call, bound, row in (("exit-ok", "string", "string_bytes"), ("exit-error", "code", "error_code_bytes"),
+                             ("exit-error", "message", "error_message_bytes")):
+        for side, n in (("at", limit(row)), ("over", limit(row) + 1)):
+            key = f"{call}.{bound}.{side}"
+            plan = {"key": key, "call": call, "shape": {bound: n}}
+            if side == "over":
+                result: dict[str, Any] = {"code": _OUT}
+            elif call == "exit-ok":
+                result = {"code": None, "effects": {"metadataOperations": [
+                    {"op": "set", "key": "probe", "value": _text(n)}]}}
+            else:
+                result = {"failed": True}
+            given: dict[str, Any] = {"plugin": BOUNDS_FIXTURE, "invocations": [
+                {"hook": "beforeFinalize", "context": context, "metadata": {"probe": plan}}]}
+            if timeout_ms is not None:
+                given["timeoutMs"] = timeout_ms
+            what = "an ok exit whose metadata value's string" if call == "exit-ok" \
+                else f"an error exit whose error {bound}"
+            yield Instance(f"exits.{key}",
+                           f"{what} is {'one past' if side == 'over' else 'at'} the {row} bound: "
+                           + (f"the invocation fails with {_OUT}" if side == "over" else "taken as sent"),
+                           "guest.run", "negative" if side == "over" else "positive", given,
+                           {"results": [result]},
+                           notes=f"limits-table row {row} (§9.1); the host validates the exit before "
+                                 f"applying it (§9.1 '在应用 Worker 结果前再次校验'), §13 {_OUT}")
+
+
 def _result_variants() -> Iterator[tuple[str, dict[str, Any], dict[str, Any], dict[str, Any], str, str]]:
     """(key, probe, network route, accepted fields, row, advisory) for every capability result."""
     bounds = _bounds()
@@ -233,7 +265,8 @@ def _result_instance(key: str, probe: dict[str, Any], route: dict[str, Any], see
                    "only": {"enum": ["arguments", "results"]}}})
 def capability_bounds(params: dict[str, Any], rng: random.Random) -> Iterator[Instance]:
     """Every worker → host capability call (log message and fields, storage.set, http.request
-    body and headers) with each bounded argument at its §9.1 limit and one past it, and every
+    body and headers) with each bounded argument at its §9.1 limit and one past it, hook exits
+    with a bounded metadata value, error code or error message at and past it, and every
     capability result posted back (http.request bodies as text and JSON, response headers,
     storage.keys) at the limit and one past it, run by the candidate's own worker.  Past a
     bound, the call is refused with ``plugin.hook.output_invalid`` and nothing happens (no log
@@ -246,6 +279,7 @@ def capability_bounds(params: dict[str, Any], rng: random.Random) -> Iterator[In
     if params.get("only") != "results":
         for key, probe, row, advisory in _argument_variants():
             yield _argument_instance(key, probe, row, advisory, context, timeout_ms)
+        yield from _exit_instances(context, timeout_ms)
     if params.get("only") != "arguments":
         for key, probe, route, seen, row, advisory in _result_variants():
             yield _result_instance(key, probe, route, seen, row, advisory, context, timeout_ms)

@@ -5,7 +5,9 @@
 //   call `storage-set`: storage.set('probe', value of `shape`), then storage.get('probe');
 //   call `http-body` | `http-headers`: http.request to `url` whose body (or header list) has `shape`;
 //   call `http-result`: http.request to `url` with `responseType`; the harness's network answers;
-//   call `storage-keys`: `count` storage.set calls, then storage.keys().
+//   call `storage-keys`: `count` storage.set calls, then storage.keys();
+//   call `exit-ok` | `exit-error`: posts on the raw worker port, in its own invocation scope, a
+//        hook exit whose metadata value (or error `{code: bytes}` / `{message: bytes}`) has `shape`.
 // `shape` is `{string: bytes}` (UTF-8 bytes, 2-byte characters), `{keys: n}` (an object of n keys),
 // `{items: n}` (an array of n items), `{depth: n}` (n nested containers), `{header: [name bytes,
 // value bytes, count]}`.  Every outcome is logged as `probe` with fields `{probe: key, step, ...}`.
@@ -56,6 +58,18 @@ async function probe(ctx, plan) {
     globalThis.__motrixHost.post({ type: 'call', id: 7001, capability: 'log', method: 'info',
       args: [message, fields], ...scope })
     return
+  }
+  if (plan.call === 'exit-ok' || plan.call === 'exit-error') {
+    const scope = { invocationId: ctx.invocationId, callChainId: ctx.invocationId, permissionGeneration: 0 }
+    const exit = plan.call === 'exit-ok'
+      ? { type: 'event', event: 'hookExit', ...scope, ok: true,
+          effects: { schemaVersion: 1, contextPatches: [],
+            metadataOperations: [{ op: 'set', key: 'probe', value: build(plan.shape, 0) }] } }
+      : { type: 'event', event: 'hookExit', ...scope, ok: false,
+          error: { code: 'code' in plan.shape ? 'g' + 'x'.repeat(plan.shape.code - 1) : 'guest.failed',
+            message: 'message' in plan.shape ? text(plan.shape.message) : 'failed' } }
+    globalThis.__motrixHost.post(exit)
+    await new Promise(() => {})  // the host ends the invocation on that exit
   }
   if (plan.call === 'storage-set') {
     try {
