@@ -84,9 +84,9 @@ async function probe(ctx, plan) {
   }
   if (plan.call === 'storage-keys') {
     let failed = 0
-    for (let n = 0; n < plan.count; n++) {
-      try { await storage.set('k' + n, n) } catch (error) { failed++ }
-    }
+    const sets = []
+    for (let n = 0; n < plan.count; n++) sets.push(storage.set('k' + n, n).catch(() => { failed++ }))
+    await Promise.all(sets)
     try {
       const keys = await storage.keys()
       accepted(key, 'keys', { count: keys.length, failedSets: failed })
