@@ -45,3 +45,22 @@ def test_a_record_named_by_its_fields_alone_matches_any_message():
     assert not _log_matches({"fields": {"probe": "other"}}, record)
     assert not _log_matches({"message": "y", "fields": {"probe": "k"}}, record)
     assert not _log_matches({"fields": {"probe": "k"}}, "not a record")
+
+
+def test_the_reference_refuses_a_body_one_past_the_string_bound_and_passes_one_at_it():
+    from hookconf.harness.fixtures import load_fixture
+    from hookconf.reference.guest.invoke import run_plugin
+
+    found = _instances(only="results")
+    invocations, network = [], []
+    for key in ("results.http.body-string.at", "results.http.body-string.over"):
+        given = found[key].given
+        invocations += given["invocations"]
+        network += given["network"]
+    fixture = load_fixture("hookconf.capability-bounds")
+    result = run_plugin(fixture["manifest"], fixture["source"], invocations, network=network,
+                        timeout_ms=10_000)
+    at, over = ([r["fields"] for r in entry["logs"] if r["message"] == "probe"] for entry in result["results"])
+    assert at == [{"probe": "http.body-string.at", "step": "request", "outcome": "accepted",
+                   "headers": 0, "length": 32 * 1024}]
+    assert over[0]["outcome"] == "refused" and over[0]["code"] == "plugin.hook.input_invalid"
