@@ -195,6 +195,13 @@ def terminal_problems(m: DeliveryModel, step: dict[str, Any], answer: dict[str, 
     return out
 
 
+def _replaced(m: DeliveryModel, r: dict[str, Any]) -> bool:
+    """Whether ``r`` belongs to an identity a reinstall replaced (it may wait for its claim
+    to end as permanent, §11)."""
+    live = m.live(r["pluginId"])
+    return live is not None and (r.get("version"), r.get("digest")) in live.replaced
+
+
 def claim_problems(m: DeliveryModel, answer: dict[str, Any], before: dict[str, Any],
                    after: dict[str, Any]) -> Problems:
     """H14, H15, H20, H25 for one claim against the state just before it."""
@@ -210,9 +217,10 @@ def claim_problems(m: DeliveryModel, answer: dict[str, Any], before: dict[str, A
     busy = {r["pluginId"] for r in active if r["status"] == "delivering"
             and r.get("leaseUntilMs") is not None and r["leaseUntilMs"] > now}
     due = {r["pluginId"] for r in active
-           if (r["status"] == "pending" and r.get("nextRetryMs", 0) <= now)
-           or (r["status"] == "delivering" and r.get("leaseUntilMs") is not None
-               and r["leaseUntilMs"] <= now)}
+           if ((r["status"] == "pending" and r.get("nextRetryMs", 0) <= now)
+               or (r["status"] == "delivering" and r.get("leaseUntilMs") is not None
+                   and r["leaseUntilMs"] <= now))
+           and not _replaced(m, r)}  # a reinstall's old rows end at their claim, never run
     eligible = {p for p in due - busy if not m.breaker_open(p)}
     in_flight = sum(1 for r in active if r["status"] == "delivering"
                     and r.get("leaseUntilMs") is not None and r["leaseUntilMs"] > now)

@@ -8,7 +8,8 @@ A *step* is what a case or a random program says the harness does (``given.steps
            | "uninstall", "plugin": "a", "version"?: "2.0.0", "build"?: "b2", "grant"?: "http"}
 
 ``build`` names another build of the same version: its executable digest differs, so an
-identity change (§6: ``(pluginId, version, digest)``) can be the version, the digest or both.
+identity change (§6: ``(pluginId, version, digest)``) can be the version, the digest or both;
+an ``upgrade`` with a ``build`` and no ``version`` keeps the installed version.
     {"do": "terminal", "task": "t1", "hook": "afterComplete", "bytes"?: N}   N: canonical DTO bytes
     {"do": "terminals", "task": "bulk", "count": 99, "hook": ..., "bytes"?: N}
     {"do": "claim"}
@@ -128,7 +129,7 @@ class Driver:
             return {}, {}
         args: dict[str, Any] = {"pluginId": pid, "action": do}
         if do == "upgrade":
-            version = step.get("version") or _bump(plugin.version)
+            version = step.get("version") or (plugin.version if "build" in step else _bump(plugin.version))
             args.update(version=version, digest=digest_of(pid, version, step.get("build", "")))
         if do in ("grant", "revoke"):
             args["grant"] = step["grant"]
