@@ -164,7 +164,6 @@ WORKER_MESSAGE_MUTANTS = [
 #: Capability-bridge mutants (§9.1 bounds of capability arguments and results) run the
 #: generated guest.capability-bounds cases of their direction.
 CAPABILITY_BOUNDS_MUTANTS = [
-    ("tests.mutants.guest.bridge_bounds:result_unvalidated", "H4", ("guest.capability-bounds.results.http.*",)),
     ("tests.mutants.guest.bridge_bounds:arguments_dispatched", "H4", ("guest.capability-bounds.arguments.log-*",)),
     ("tests.mutants.guest.bridge_bounds:error_exit_unvalidated", "H4", ("guest.capability-bounds.exits.*",)),
 ]

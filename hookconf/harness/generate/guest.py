@@ -255,8 +255,19 @@ def _result_instance(key: str, probe: dict[str, Any], route: dict[str, Any], see
              + (f"limits-table row {row} ('恰好达到上限有效，多一个字节或 item 即拒绝')" if row
                 else "1e999 parses to a non-finite number, 1e308 does not")
              + f"; §13 names {_IN} for a host → worker value that fails validation")
+    if over:  # a refusal of a result is not decided by the spec (see _RESULTS_UNDECIDED)
+        advisory = advisory or _RESULTS_UNDECIDED
     return Instance(f"results.{key}", title, "guest.run", "negative" if over else "positive", given,
                     {"results": [result]}, advisory=advisory, notes=notes)
+
+
+#: Why refusing a capability result past a §9.1 bound cannot fail a candidate.
+_RESULTS_UNDECIDED = (
+    "§9.1 names what its schemas and limits govern: hook DTOs, worker enter/exit messages, effect "
+    "lists, metadata values and post-delivery envelopes; a capability's result posted to the worker "
+    "(an HTTP body, a storage key list) is not among them, and §4's 'Capability bridge 校验每一条 "
+    "Worker 消息' covers the worker's calls, not the host's answers (dto.limits treats these bounds "
+    "as hookconf's choice too)")
 
 
 @template("guest.capability-bounds", params={

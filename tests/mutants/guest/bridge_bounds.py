@@ -1,5 +1,6 @@
 """Mutant runtimes whose worker boundary skips one §9.1 check (H4): each is the reference
-with one direction of a capability's values, or the error exits, left unvalidated.
+with a capability call's arguments, or the error exits, left unvalidated.  (A result posted
+to the worker unvalidated is found only by advisory cases: the spec does not decide it.)
 """
 
 from typing import Any
@@ -9,24 +10,6 @@ from hookconf.reference.errors import ErrorCode
 from hookconf.reference.guest.bridge import CapabilityBridge, Reply, _result
 from hookconf.reference.guest.capabilities import PENDING, CapabilityError
 from hookconf.reference.guest.vm import PluginVm
-
-
-class ResultUnvalidatedBridge(CapabilityBridge):
-    """A capability result is posted to the worker without checking it against §9.1."""
-
-    _last: Any = None
-
-    def _dispatch(self, capability: str, method: str, args: list[Any]) -> Any:
-        self._last = super()._dispatch(capability, method, args)
-        return self._last
-
-    def handle(self, message: Any) -> Reply:
-        self._last = PENDING
-        reply = super().handle(message)
-        error = (reply.result or {}).get("error") or {}
-        if self._last is not PENDING and str(error.get("message", "")).startswith("capability result exceeds"):
-            return Reply(_result(message, value=self._last))
-        return reply
 
 
 class ArgumentsDispatchedBridge(CapabilityBridge):
@@ -73,11 +56,6 @@ class BridgeMutant(ReferenceCandidate):
 
     def hello(self) -> dict[str, Any]:
         return {**super().hello(), "name": f"mutant-{self.name}"}
-
-
-def result_unvalidated() -> BridgeMutant:
-    """H4: a capability result past §9.1 (a 65,537-byte body, 1,025 keys) reaches the guest."""
-    return BridgeMutant("result-unvalidated", ResultUnvalidatedBridge)
 
 
 def arguments_dispatched() -> BridgeMutant:
