@@ -15,7 +15,8 @@ Expectation, per invocation (``expect.results[i]``), every key optional:
     ``true``: any failure code will do (the spec fixes that it fails, not where).
 ``logs``
     records that must appear in this order (others may come between); a record matches when
-    ``message`` (and ``level``, if given) are equal and every key of ``fields`` is equal.
+    ``message`` and ``level`` (each if given) are equal and every key of ``fields`` is equal
+    (a record named by its fields alone matches whatever message a host records with them).
 ``effects``
     ``{"contextPatches": [...], "metadataOperations": [...]}``: each listed item must be in
     the returned effects.
@@ -89,7 +90,9 @@ def entry_problems(expected: dict[str, Any], observed: dict[str, Any]) -> list[s
 
 
 def _log_matches(wanted: dict[str, Any], record: Any) -> bool:
-    if not isinstance(record, dict) or record.get("message") != wanted.get("message"):
+    if not isinstance(record, dict):
+        return False
+    if "message" in wanted and record.get("message") != wanted["message"]:
         return False
     if "level" in wanted and record.get("level") != wanted["level"]:
         return False

@@ -31,7 +31,7 @@ RUNTIME_MUTANTS = [
     ("tests.mutants.runtime.breaker_skips_required:factory", "H6"),
 ]
 #: Guest-family mutants (a broken SDK surface or host boundary) run only the guest cases.
-GUEST_CASES = ("guest.*",)
+GUEST_CASES = ("guest.[!c]*", "guest.containment.*")  # not the bounds cases: their mutants below
 GUEST_MUTANTS = [
     ("tests.mutants.guest.guest_prelude:metadata_write_invisible", "H7"),
     ("tests.mutants.guest.guest_prelude:post_hook_writable", "H7"),
@@ -57,6 +57,8 @@ RACE_MUTANTS = [
 #: Finalize mutants (§10) run only the finalize cases that catch them (every case is
 #: crash-explored inside `hookconf run`, so each glob names a few cases).
 FINALIZE_MUTANTS = [
+    ("tests.mutants.finalize.durable_without_parent_fsync:factory", "H19",
+     ("fin.matrix.*.same.volatile-source",)),
     ("tests.mutants.finalize.plain_rename_install:factory", "H10", ("fin.matrix.file.cross-device",)),
     ("tests.mutants.finalize.compensation_deletes_target:factory", "H10",
      ("fin.matrix.file.distinct.appears",)),
@@ -111,6 +113,7 @@ DELIVERY_MUTANTS = [
     ("tests.mutants.delivery.upgrade_runs_old_code:factory", "H25", ("dlv.perm.*",)),
     ("tests.mutants.delivery.stale_token_accepted:factory", "H14", ("dlv.fence.*",)),
     ("tests.mutants.delivery.heartbeat_revives:factory", "H14", ("dlv.fence.*",)),
+    ("tests.mutants.delivery.identity_by_version:factory", "H25", ("dlv.gen.identity.reinstall.*",)),
     ("tests.mutants.delivery.occurrence_separate:factory", "H20",
      ("dlv.crash.terminal-four-candidates",)),
     ("tests.mutants.delivery.replayed_terminal:factory", "H14", ("dlv.gen.replay.replay.immediately.*",)),
@@ -158,6 +161,13 @@ WORKER_MESSAGE_MUTANTS = [
     ("tests.mutants.schemas.worker_scope:unbound_error_exit", "H3"),
 ]
 
+#: Capability-bridge mutants (§9.1 bounds of capability arguments and results) run the
+#: generated guest.capability-bounds cases of their direction.
+CAPABILITY_BOUNDS_MUTANTS = [
+    ("tests.mutants.guest.bridge_bounds:arguments_dispatched", "H4", ("guest.capability-bounds.arguments.log-*",)),
+    ("tests.mutants.guest.bridge_bounds:error_exit_unvalidated", "H4", ("guest.capability-bounds.exits.*",)),
+]
+
 
 def _name(m):
     module, factory = m[0].rsplit(".", 1)[1].split(":")
@@ -198,7 +208,8 @@ ALL = ([(c, i, FAMILY_CASES[i]) for c, i in MUTANTS]
        + DELIVERY_MUTANTS
        + BUILTIN_MUTANTS
        + DIAGNOSTICS_MUTANTS
-       + MATRIX_MUTANTS)
+       + MATRIX_MUTANTS
+       + CAPABILITY_BOUNDS_MUTANTS)
 
 
 @pytest.mark.parametrize(("candidate", "invariant", "cases"), ALL, ids=[_name(m) for m in ALL])

@@ -149,7 +149,8 @@ def state_problems(m: DeliveryModel, state: dict[str, Any], before: dict[str, An
         if live is None or not live.enabled or live.quarantined:
             out["H25"].append(f"{did} is still {r['status']} though {r['pluginId']} is "
                               f"{'uninstalled' if live is None else 'disabled or quarantined'}")
-        elif (r.get("version"), r.get("digest")) != live.identity:
+        elif (r.get("version"), r.get("digest")) != live.identity \
+                and (r.get("version"), r.get("digest")) not in live.replaced:
             out["H25"].append(f"{did} of {r['pluginId']} {r.get('version')} is still {r['status']} "
                               f"after the upgrade to {live.version} (must be superseded)")
         elif not set(r.get("requires", [])) <= live.grants:
@@ -194,6 +195,13 @@ def terminal_problems(m: DeliveryModel, step: dict[str, Any], answer: dict[str, 
     return out
 
 
+def _replaced(m: DeliveryModel, r: dict[str, Any]) -> bool:
+    """Whether ``r`` belongs to an identity a reinstall replaced (it may wait for its claim
+    to end as permanent, §11)."""
+    live = m.live(r["pluginId"])
+    return live is not None and (r.get("version"), r.get("digest")) in live.replaced
+
+
 def claim_problems(m: DeliveryModel, answer: dict[str, Any], before: dict[str, Any],
                    after: dict[str, Any]) -> Problems:
     """H14, H15, H20, H25 for one claim against the state just before it."""
@@ -209,9 +217,10 @@ def claim_problems(m: DeliveryModel, answer: dict[str, Any], before: dict[str, A
     busy = {r["pluginId"] for r in active if r["status"] == "delivering"
             and r.get("leaseUntilMs") is not None and r["leaseUntilMs"] > now}
     due = {r["pluginId"] for r in active
-           if (r["status"] == "pending" and r.get("nextRetryMs", 0) <= now)
-           or (r["status"] == "delivering" and r.get("leaseUntilMs") is not None
-               and r["leaseUntilMs"] <= now)}
+           if ((r["status"] == "pending" and r.get("nextRetryMs", 0) <= now)
+               or (r["status"] == "delivering" and r.get("leaseUntilMs") is not None
+                   and r["leaseUntilMs"] <= now))
+           and not _replaced(m, r)}  # a reinstall's old rows end at their claim, never run
     eligible = {p for p in due - busy if not m.breaker_open(p)}
     in_flight = sum(1 for r in active if r["status"] == "delivering"
                     and r.get("leaseUntilMs") is not None and r["leaseUntilMs"] > now)
@@ -279,6 +288,11 @@ def fenced_problems(m: DeliveryModel, op: str, step: dict[str, Any], did: str, t
                           f"{answer.get('reason', '')!s:.100}")
     if not accepted or row is None:
         return out
+    live = m.live(row["pluginId"])
+    if op == "complete" and (live is None or (row.get("version"), row.get("digest")) != live.identity):
+        out["H25"].append(f"{did}: the exit of {row['pluginId']} {row.get('version')} "
+                          f"({row.get('digest')}) wrote a receipt though the live executable is "
+                          f"{None if live is None else live.identity} (§11: a changed identity is permanent)")
     if op == "complete" and row["status"] != "delivered":
         out["H14"].append(f"{did} is {row['status']} after an accepted completion")
     if op == "fail" and step.get("retryable", True):

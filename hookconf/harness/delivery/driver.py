@@ -2,10 +2,14 @@
 
 A *step* is what a case or a random program says the harness does (``given.steps``)::
 
-    {"do": "install", "plugin": "a", "version": "1.0.0", "grants": ["http"], "requires": ["http"],
-     "hooks": ["afterComplete"], "malformed": false}
+    {"do": "install", "plugin": "a", "version": "1.0.0", "build"?: "b2", "grants": ["http"],
+     "requires": ["http"], "hooks": ["afterComplete"], "malformed": false}
     {"do": "upgrade" | "grant" | "revoke" | "disable" | "enable" | "quarantine" | "release"
-           | "uninstall", "plugin": "a", "version"?: "2.0.0", "grant"?: "http"}
+           | "uninstall", "plugin": "a", "version"?: "2.0.0", "build"?: "b2", "grant"?: "http"}
+
+``build`` names another build of the same version: its executable digest differs, so an
+identity change (§6: ``(pluginId, version, digest)``) can be the version, the digest or both;
+an ``upgrade`` with a ``build`` and no ``version`` keeps the installed version.
     {"do": "terminal", "task": "t1", "hook": "afterComplete", "bytes"?: N}   N: canonical DTO bytes
     {"do": "terminals", "task": "bulk", "count": 99, "hook": ..., "bytes"?: N}
     {"do": "claim"}
@@ -37,8 +41,9 @@ POLICY_ACTIONS = ("upgrade", "grant", "revoke", "disable", "enable", "quarantine
 POST_HOOKS = ("afterComplete", "onError")
 
 
-def digest_of(plugin_id: str, version: str) -> str:
-    return f"sha256:{plugin_id}-{version}"
+def digest_of(plugin_id: str, version: str, build: str = "") -> str:
+    """The executable digest of one build of ``plugin_id`` ``version`` (a stand-in sha256 name)."""
+    return f"sha256:{plugin_id}-{version}" + (f"+{build}" if build else "")
 
 
 class Driver:
@@ -80,13 +85,17 @@ class Driver:
         m = self.m
         if do == "install":
             version = step.get("version", "1.0.0")
-            digest = None if step.get("malformed") else digest_of(step["plugin"], version)
+            digest = None if step.get("malformed") else digest_of(step["plugin"], version,
+                                                                  step.get("build", ""))
             plugin = Plugin(step["plugin"], version, digest, tuple(step.get("hooks", POST_HOOKS)),
                             set(step.get("grants", [])), set(step.get("requires", [])))
             answer = self.call("delivery.policy", {
                 "pluginId": plugin.plugin_id, "action": "install", "version": version,
                 "digest": digest, "hooks": list(plugin.hooks), "grants": sorted(plugin.grants),
                 "requires": sorted(plugin.requires)})
+            old = m.plugins.get(plugin.plugin_id)
+            if old is not None:  # a reinstall: another version or build replaces the identity
+                plugin.replaced = (old.replaced | {old.identity}) - {plugin.identity}
             m.plugins[plugin.plugin_id] = plugin
             m.generation = answer.get("generation")
             return {}, answer
@@ -120,8 +129,8 @@ class Driver:
             return {}, {}
         args: dict[str, Any] = {"pluginId": pid, "action": do}
         if do == "upgrade":
-            version = step.get("version") or _bump(plugin.version)
-            args.update(version=version, digest=digest_of(pid, version))
+            version = step.get("version") or (plugin.version if "build" in step else _bump(plugin.version))
+            args.update(version=version, digest=digest_of(pid, version, step.get("build", "")))
         if do in ("grant", "revoke"):
             args["grant"] = step["grant"]
         before = self.state

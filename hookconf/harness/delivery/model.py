@@ -57,6 +57,9 @@ class Plugin:
     requires: set[str]
     enabled: bool = True
     quarantined: bool = False
+    #: identities a reinstall (an install over this plugin id) replaced: §11 makes their rows
+    #: permanent, at the latest when one is claimed or exits (no barrier is named for it)
+    replaced: set[tuple[str, str | None]] = field(default_factory=set)
 
     @property
     def identity(self) -> tuple[str, str | None]:

@@ -18,8 +18,9 @@ judged step by step (:mod:`hookconf.harness.delivery.driver`).
 plays at most ``length`` steps drawn from a ``random.Random(seed + program)``: terminals
 (some sent again for an earlier task, with its payload or another), claims, completions and
 failures (some with a stale token), heartbeats, clock advances past the lease and the retry
-delays, restarts (each run twice and compared), grants, revokes, upgrades, disable/enable,
-quarantine/release.  A failing program is shrunk greedily — drop one step at a time while
+delays, restarts (each run twice and compared), grants, revokes, upgrades (a new version, or
+another build of the same version: the digest alone changes), reinstalls as another build,
+disable/enable, quarantine/release.  A failing program is shrunk greedily — drop one step at a time while
 the same invariant still fails — to a 1-minimal program the report prints with its seed.
 
 The record (``obs.extra["delivery"]``; counts also in ``obs.metrics``)::
@@ -81,7 +82,10 @@ def _play(case: Case, conn: Connection, steps: list[dict[str, Any]]) -> Driver:
     return driver
 
 
-def _draw(rng: random.Random, pids: list[str], length: int, lease_ms: int) -> list[dict[str, Any]]:
+def _draw(rng: random.Random, installs: dict[str, dict[str, Any]], length: int,
+          lease_ms: int) -> list[dict[str, Any]]:
+    """One random program over the plugins ``installs`` names (their install steps)."""
+    pids = list(installs)
     steps: list[dict[str, Any]] = []
     n = 0
     for _ in range(length):
@@ -114,10 +118,14 @@ def _draw(rng: random.Random, pids: list[str], length: int, lease_ms: int) -> li
             steps.append({"do": "restart"})
         else:
             action = rng.choice(("grant", "revoke", "revoke", "upgrade", "disable", "enable",
-                                 "quarantine", "release"))
+                                 "quarantine", "release", "reinstall"))
             step: dict[str, Any] = {"do": action, "plugin": pid}
             if action in ("grant", "revoke"):
                 step["grant"] = rng.choice(_GRANTS)
+            if action == "upgrade" and rng.random() < 0.5:
+                step["build"] = f"b{len(steps)}"  # another build of the same version: the digest alone
+            if action == "reinstall":  # the plugin installed again as another build (§6 identity)
+                step = {**installs[pid], "build": f"b{len(steps)}"}
             steps.append(step)
     return steps
 
@@ -161,7 +169,7 @@ def run_delivery(case: Case, conn: Connection, obs: Any) -> None:
         record["counts"], record["problems"] = driver.counts, driver.problems
         obs.metrics.update(driver.counts)
         return
-    pids = [p["plugin"] for p in case.given.get("plugins", [])]
+    installs = {p["plugin"]: p for p in case.given.get("plugins", []) if p.get("do") == "install"}
     seed = int(explore.get("seed", 0))
     lease_ms = int(case.given.get("config", {}).get("leaseMs", 120_000))
     ledger = Ledger(case.id, obs.part)
@@ -169,7 +177,7 @@ def run_delivery(case: Case, conn: Connection, obs: Any) -> None:
         if not ledger.takes(index):
             continue
         rng = random.Random(seed * 1_000_003 + index)
-        steps = _draw(rng, pids, int(explore.get("length", 12)), lease_ms)
+        steps = _draw(rng, installs, int(explore.get("length", 12)), lease_ms)
         driver = _play(case, conn, steps)
         ledger.tally(index, programs=1, **driver.counts)
         if not driver.problems:

@@ -56,6 +56,14 @@ def _rest(sc: FinalizeScenario, fired: bool) -> list[UserTree]:
     return [sc.with_writer()] if fired else [sc.initial]  # type: ignore[list-item]
 
 
+def _restored(sc: FinalizeScenario, fired: bool, tree: UserTree) -> bool:
+    """Whether ``tree`` is the tree as it was (outsiders' changes kept), less at most the
+    engine's entries that were not yet durable when finalization began (a crash before
+    the candidate made them durable loses them by no fault of the candidate)."""
+    rests = _rest(sc, fired)
+    return tree in rests or any(sc.lost_only_volatile(tree, r) for r in rests)
+
+
 def _bytes_kept(sc: FinalizeScenario, fired: bool, tree: UserTree) -> list[str]:
     """Every file's bytes — the user's, and what the outsiders wrote — exist somewhere."""
     files = {e[1] for e in tree.values() if e[0] == "file"}
@@ -151,7 +159,7 @@ def before_recovery(sc: FinalizeScenario, state: dict[str, Any], tree: UserTree,
                               "selected artifact")
     elif phase == "cleaned" and tree != sc.final:
         out["H19"].append(f"journal at cleaned but the files are not final: {_diff(tree, sc.final)}")
-    elif phase == "cancelled" and tree not in _rest(sc, fired):
+    elif phase == "cancelled" and not _restored(sc, fired, tree):
         out["H19"].append(f"journal at cancelled but the files are not restored: "
                           f"{_diff(tree, sc.initial)}")
     return out
@@ -177,7 +185,17 @@ def after_recovery(sc: FinalizeScenario, state: dict[str, Any], tree: UserTree,
     h13 = out["H13"]
     if phase in _OPEN:
         h13.append(f"recovery left the journal open at {phase}")
-    if status == "quarantined" and sc.disturbed(fired):
+    lost = [p for p in sc.volatile if p not in tree]
+    if status == "quarantined" and lost:
+        # §10.3: the engine's output vanished with a crash before it was durable; the row no
+        # longer matches its recorded identity ("身份不符的行进入 quarantine"): quarantine,
+        # every durable byte kept
+        want = {e[1] for p, e in sc.disturbed_initial(fired).items() if e[0] == "file" and p not in sc.volatile}
+        files = {e[1] for e in tree.values() if e[0] == "file"}
+        if want - files:
+            h13.append(f"quarantined after the engine's output was lost, but the bytes of "
+                       f"{len(want - files)} durable file(s) exist nowhere")
+    elif status == "quarantined" and sc.disturbed(fired):
         # §10.1/§10.3: an outsider changed what the plan needs: fail closed, keep every byte
         h13 += [f"quarantined after an outside change, but {p}" for p in _bytes_kept(sc, fired, tree)]
     elif status == "quarantined":
@@ -199,7 +217,7 @@ def after_recovery(sc: FinalizeScenario, state: dict[str, Any], tree: UserTree,
         elif tree != final:
             h13.append(f"completed but the files are not final: {_diff(tree, final)}")
     elif status in ("pending", "failed"):
-        if tree not in _rest(sc, fired):
+        if not _restored(sc, fired, tree):
             h13.append(f"task {status} at phase {phase or 'none'} but the files changed: "
                        f"{_diff(tree, sc.initial)} (a file action without a durable journal, "
                        "or an incomplete compensation)")

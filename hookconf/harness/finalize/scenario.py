@@ -2,7 +2,8 @@
 
 The harness — never the candidate — builds the file-system root: a fresh
 :class:`~hookconf.faultinject.model.ModelVfs` (with the case's extra devices), the case's
-tree written into it and made durable, and the candidate's state directory
+tree written into it and made durable (but for the engine's output when the case sets
+``volatileSource``: its bytes and inner entries fsynced, its own name not), and the candidate's state directory
 :data:`STATE_DIR`.  From the case it also derives what the oracles compare against:
 
 - ``initial``: the user tree before finalization (every path outside :data:`STATE_DIR`);
@@ -153,6 +154,10 @@ class FinalizeScenario:
     #: where the user tree holds the target: ``targetPath``, or the source's own spelling
     #: when a case-folding file system makes the two one entry (§10.1)
     target_in_tree: str = ""
+    #: the engine's output left volatile at finalize start (case ``volatileSource``): these
+    #: paths' directory entries are not yet durable, so a crash before the candidate makes
+    #: them durable may lose them without fault of the candidate
+    volatile: frozenset[str] = frozenset()
 
     @classmethod
     def from_given(cls, given: dict[str, Any]) -> FinalizeScenario:
@@ -171,7 +176,10 @@ class FinalizeScenario:
             tgt = src  # §10.1: case-equivalent paths take source == target; no path changes
         for rel, entry in selected.items():
             final[tgt + rel] = entry
-        precious = {e[1] for e in moved.values() if e[0] == "file"}
+        volatile = frozenset(p for p in initial if given.get("volatileSource")
+                             and (p == src or p.startswith(src + "/")))
+        precious = {e[1] for p, e in initial.items()
+                    if (p == src or p.startswith(src + "/")) and e[0] == "file" and p not in volatile}
         if rep and initial.get(rep, ("",))[0] == "file":
             precious.add(initial[rep][1])
         writer = None
@@ -179,7 +187,16 @@ class FinalizeScenario:
             w = given["outsideWriter"]
             writer = (w.get("path", tgt), _content(w))
         return cls(given, task, initial, final, selected, frozenset(precious), writer,
-                   target_in_tree=tgt)
+                   target_in_tree=tgt, volatile=volatile)
+
+    def lost_only_volatile(self, tree: UserTree, base: UserTree) -> bool:
+        """Whether ``tree`` is ``base`` less some of the engine's not-yet-durable entries
+        (a crash before the candidate made them durable): every other entry equal, every
+        volatile entry either equal or absent, nothing added."""
+        if not self.volatile or set(tree) - set(base):
+            return False
+        return all(tree.get(p) == e or (p in self.volatile and p not in tree) for p, e in base.items())
+
 
     # ---- what the harness sends -------------------------------------------------------
     def replacement_path(self) -> str | None:
@@ -295,26 +312,26 @@ class FinalizeScenario:
                        noreplace_native=bool(given.get("noreplaceNative", True)),
                        fold_names=bool(given.get("caseFolding", False)))
         vfs.mkdir(STATE_DIR)
-        for entry in given.get("tree", []):
-            path = entry["path"]
-            _parents(vfs, path)
-            if "dir" in entry:
-                vfs.mkdir(path)
-            elif "symlink" in entry:
-                vfs.symlink(entry["symlink"], path)
-            elif "fifo" in entry:
-                vfs.mkfifo(path)
-            else:
-                fh = vfs.open(path, "x")
-                data = _content(entry)
-                if data:
-                    vfs.write(fh, data, 0)
-                vfs.close(fh)
+        volatile = _volatile_paths(given)
+        entries = given.get("tree", [])
+        _write_tree(vfs, [e for e in entries if e["path"] not in volatile])
         vfs.sync()
+        # the engine's output: its bytes and the entries below it durable, its own name in
+        # its directory not yet (the engine never fsynced that directory)
+        inside = [e for e in entries if e["path"] in volatile]
+        _write_tree(vfs, inside, fsync=True)
+        if inside:
+            src = given["task"]["sourcePath"]
+            below = sorted({p.rpartition("/")[0] for p in (e["path"] for e in inside)
+                            if p.startswith(src + "/")} | {e["path"] for e in inside if "dir" in e},
+                           key=lambda p: -p.count("/"))
+            for path in below:
+                vfs.fsync_dir(path)
         return vfs
 
     def fresh(self) -> ModelVfs:
-        """A new, fully durable file system holding the case's tree."""
+        """A new file system holding the case's tree, durable but for the engine's output
+        when the case leaves it volatile (``volatileSource``)."""
         self.fired.clear()
         self.tampered.clear()
         self.renamed.clear()
@@ -464,3 +481,33 @@ def _parents(vfs: ModelVfs, path: str) -> None:
             vfs.lstat(sub)
         except FileNotFoundError:
             vfs.mkdir(sub)
+
+
+def _volatile_paths(given: dict[str, Any]) -> set[str]:
+    """The tree entries a ``volatileSource`` case writes after the durable set-up: the
+    source and below (only the source's own name stays volatile)."""
+    if not given.get("volatileSource"):
+        return set()
+    src = given["task"]["sourcePath"]
+    return {e["path"] for e in given.get("tree", []) if e["path"] == src or e["path"].startswith(src + "/")}
+
+
+def _write_tree(vfs: ModelVfs, entries: list[dict[str, Any]], *, fsync: bool = False) -> None:
+    """Create ``entries`` (case ``tree`` items) in order; ``fsync``: each file's bytes too."""
+    for entry in entries:
+        path = entry["path"]
+        _parents(vfs, path)
+        if "dir" in entry:
+            vfs.mkdir(path)
+        elif "symlink" in entry:
+            vfs.symlink(entry["symlink"], path)
+        elif "fifo" in entry:
+            vfs.mkfifo(path)
+        else:
+            fh = vfs.open(path, "x")
+            data = _content(entry)
+            if data:
+                vfs.write(fh, data, 0)
+            if fsync:
+                vfs.fsync(fh)
+            vfs.close(fh)

@@ -410,3 +410,59 @@ def delivery_crashes(params: dict[str, Any], rng: random.Random) -> Iterator[Ins
     """Crash exploration of compaction, retention, rollups, recovery and the replayed terminal."""
     del params, rng
     yield from _compaction_crash_cases()
+
+
+# ---- executable identity changes (H25) ----------------------------------------------------
+_IDENTITY = ("§11", "精确 executable identity 缺失或变化 … 属于永久且可观测错误; 升级绝不运行 superseded "
+                    "executable; 测试覆盖 claim 前、delivering 中、Guest side effect 后但 receipt 前的 … "
+                    "upgrade")
+#: How the executable identity (§6: pluginId, version, digest) changes: the step fields.
+_CHANGES = {"version": {"version": "1.0.1"}, "digest": {"version": "1.0.0", "build": "b2"},
+            "both": {"version": "1.0.1", "build": "b2"}}
+_ROUTES = {"upgrade": "an upgrade", "reinstall": "a reinstall (an install over the installed plugin)"}
+_SUPERSEDED = {"t1/a": {"status": "dead_letter", "reason": "superseded"}}
+
+
+def _identity_steps(route: str, timing: str, change: dict[str, Any]) -> list[dict[str, Any]]:
+    install = {"do": "install", "plugin": "a", "version": "1.0.0", "grants": ["http"],
+               "requires": ["http"], "hooks": ["afterComplete"]}
+    swap = {**install, **change} if route == "reinstall" else {"do": "upgrade", "plugin": "a", **change}
+    steps: list[dict[str, Any]] = [install, {"do": "terminal", "task": "t1"}]
+    if timing == "before-claim":
+        steps += [swap, {"do": "claim", "expect": {"plugins": []}, "expectRows": _SUPERSEDED}]
+    elif timing == "while-delivering":
+        steps += [{"do": "claim", "expect": {"plugins": ["a"]}}, swap,
+                  {"do": "complete", "plugin": "a", "expect": {"accepted": False}, "expectRows": _SUPERSEDED},
+                  {"do": "claim", "expect": {"plugins": []}}]
+    else:  # the guest's side effect is done, the host went down before the receipt
+        steps += [{"do": "claim", "expect": {"plugins": ["a"]}}, {"do": "advance", "ms": 600_001},
+                  {"do": "restart"}, swap,
+                  {"do": "claim", "expect": {"plugins": []}, "expectRows": _SUPERSEDED}]
+    # the new executable gets the new work
+    return steps + [{"do": "terminal", "task": "t2"}, {"do": "claim", "expect": {"plugins": ["a"]}}]
+
+
+@template("delivery.identity-changes", params={"type": "object", "additionalProperties": False,
+                                               "properties": {}})
+def delivery_identity_changes(params: dict[str, Any], rng: random.Random) -> Iterator[Instance]:
+    """The executable identity of a plugin with an admitted row changes — by an upgrade or a
+    reinstall, in its version only, its digest only or both — before the row is claimed, while
+    it is delivering, and after the guest's side effect but before the receipt: the old row
+    ends ``superseded`` and is never claimed or receipted under the new executable, and the new
+    executable gets new work (§6, §11)."""
+    del params, rng  # exhaustive
+    timings = {"before-claim": "before its row is claimed",
+               "while-delivering": "while its row is delivering",
+               "after-side-effect": "after the guest's side effect, before the receipt"}
+    for route, how in _ROUTES.items():
+        for timing, when in timings.items():
+            for name, change in _CHANGES.items():
+                yield Instance(
+                    f"{route}.{timing}.{name}",
+                    f"{how} changing the {'version and digest' if name == 'both' else name} {when}: "
+                    "the row ends superseded, the new executable never runs it",
+                    _KIND, "negative", {"config": {}, "steps": _identity_steps(route, timing, change)},
+                    {"config": "accepted"}, ("H25",),
+                    notes=f"{_IDENTITY[0]}: '{_IDENTITY[1]}'; §6 names the identity (pluginId, "
+                          "version, digest), so a digest alone changes it; the lease is "
+                          "leaseMs (at most 10 minutes) so 600,001 ms lets it expire")

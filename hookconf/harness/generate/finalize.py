@@ -14,6 +14,10 @@ staging records of §10.1 (``finalize.staging``, H9), the quiesce and outside re
 - the no-replace primitive: native ``RENAME_NOREPLACE``, or a file system answering
   ``EINVAL`` so the install is published by link-then-unlink.
 
+Each completing row also comes with the engine's output left volatile at finalize start
+(``volatileSource``: its bytes fsynced, its directory entries not), so a phase recorded
+before the candidate's own file/dir fsyncs is seen to lose the artifact (§10.2, H19).
+
 Every instance is crash-explored by the runner; a directory across devices is copied
 privately (per-file fsync, postorder directory fsync) and crashed inside that copy and
 inside the source's deletion too.  Not in the matrix (a directory source with a
@@ -43,6 +47,9 @@ _PHASES = ("§10.2", "Every phase update occurs after the filesystem state it na
 _IDENTITY = ("§10.1", "A directory walk never follows symlinks or reparse points and rejects "
                       "sockets, devices, FIFOs, and other special entries. It records empty "
                       "directories and regular files.")
+_VOLATILE = ("§10.2", "当 source == target 且没有 replacement 时，Motrix 重新验证 artifact 并确保 "
+                     "durable，然后不改变路径，直接从 prepared 前进到 target_installed; 每个 phase "
+                     "在其代表的文件系统状态已经持久后更新")
 _METADATA_OPS = ({"op": "set", "key": "title", "value": "A Movie"},
                  {"op": "set", "key": "year", "value": 1999},
                  {"op": "delete", "key": "year"})
@@ -189,6 +196,15 @@ def finalize_matrix(params: dict[str, Any], rng: random.Random) -> Iterator[Inst
         yield Instance(key, _describe(*dims), "runtime.finalize",
                        "positive" if expect["outcome"] == "completed" else "negative",
                        given, expect, invariants, spec, notes=f"{spec}: {sentence}")
+        if expect["outcome"] == "completed" and noreplace == "native":
+            yield Instance(f"{key}.volatile-source",
+                           _describe(*dims).replace(", crashed", ", the engine's output's name not "
+                                                    "yet durable in its directory, crashed"),
+                           "runtime.finalize", "positive", {**given, "volatileSource": True},
+                           expect, (*invariants, "H19") if "H19" not in invariants else invariants,
+                           spec, notes=f"{_VOLATILE[0]}: {_VOLATILE[1]} — the engine's entries "
+                                       "are not durable when finalization starts, so every phase "
+                                       "must wait for the file/dir fsyncs of what it names")
 
 
 # ---- §10.1 staging: the adapter's record is the only source of a replacement (H9) ------

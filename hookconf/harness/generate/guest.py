@@ -19,7 +19,7 @@ from typing import Any
 from hookconf.harness.generate import Instance, template
 from hookconf.harness.metadata_explorer import context
 
-__all__ = ["FORGED_IDS"]
+__all__ = ["BOUNDS_FIXTURE", "FORGED_IDS"]
 
 FIXTURE = "hookconf.hostile-wrong-invocation-id"
 #: Ways §8 names an id wrong, with what the fixture sends.
@@ -47,3 +47,250 @@ def forged_ids(params: dict[str, Any], rng: random.Random) -> Iterator[Instance]
                          {"logsExclude": _FORGED}, {"logsExclude": _FORGED}]},
             notes=f"§8: the bridge accepts only the current invocation's id; a call with {how} "
                   "must not log, in the invocation that forged it or later")
+
+
+# ---- capability calls and results at and one past each §9.1 bound (H4) -----------------
+
+BOUNDS_FIXTURE = "hookconf.capability-bounds"
+_API = "https://api.example/bounds/"
+_OUT, _IN = "plugin.hook.output_invalid", "plugin.hook.input_invalid"
+#: Why a depth exactly at the limit is not decided: §9.1 bounds "JSON 对象深度" without saying
+#: whether a capability value's depth counts from the value or from the message carrying it.
+_DEPTH_ORIGIN = ("§9.1 bounds JSON depth at 16 without saying where a capability value's depth "
+                 "is counted from (the value, the result envelope or the whole message); one past "
+                 "the limit is past it on every reading, the limit itself is not")
+
+
+def _bounds() -> dict[str, tuple[int, str]]:
+    """Each generic §9.1 bound a free-form capability value crosses: name → (limit, row)."""
+    from hookconf.reference.schemas.limits import limit
+
+    return {"string": (limit("string_bytes"), "string_bytes"),
+            "keys": (limit("object_keys"), "object_keys"),
+            "items": (limit("array_items"), "array_items"),
+            "depth": (limit("json_depth"), "json_depth")}
+
+
+def _text(n_bytes: int) -> str:
+    """The fixture's own string of ``n_bytes`` UTF-8 bytes (``a`` then 2-byte ``é``)."""
+    return "a" * (n_bytes % 2) + "é" * (n_bytes // 2)
+
+
+def _probe_logs(key: str, step: str, outcome: str, **fields: Any) -> dict[str, Any]:
+    return {"message": "probe", "fields": {"probe": key, "step": step, "outcome": outcome, **fields}}
+
+
+def _nested(depth: int) -> Any:
+    value: Any = []
+    for _ in range(depth - 1):
+        value = [value]
+    return value
+
+
+def _argument_variants() -> Iterator[tuple[str, dict[str, Any], str, str]]:
+    """(key, probe, row, advisory) for every worker → host call and bounded argument."""
+    bounds = _bounds()
+    for bound, (top, row) in bounds.items():
+        for side, n in (("at", top), ("over", top + 1)):
+            advisory = _DEPTH_ORIGIN if bound == "depth" and side == "at" else ""
+            if bound == "string":
+                yield f"log-message.{bound}.{side}", {"call": "log-message", "shape": {bound: n}}, row, advisory
+            yield f"log-fields.{bound}.{side}", {"call": "log-fields", "shape": {bound: n}}, row, advisory
+            yield f"storage-set.{bound}.{side}", {"call": "storage-set", "shape": {bound: n}}, row, advisory
+            if bound == "string":
+                yield f"http-body.{bound}.{side}", {"call": "http-body", "shape": {bound: n}}, row, advisory
+    from hookconf.reference.schemas.limits import limit
+
+    for bound, row, shape in (("header-name", "header_name_bytes", lambda n: [n, 1, 1]),
+                              ("header-value", "header_value_bytes", lambda n: [8, n, 1]),
+                              ("header-count", "headers", lambda n: [8, 1, n])):
+        for side, n in (("at", limit(row)), ("over", limit(row) + 1)):
+            yield f"http-headers.{bound}.{side}", {"call": "http-headers", "shape": {"header": shape(n)}}, row, ""
+
+
+def _argument_instance(key: str, probe: dict[str, Any], row: str, advisory: str,
+                       context: dict[str, Any], timeout_ms: float | None) -> Instance:
+    over = key.endswith(".over")
+    url = _API + key.replace(".", "-")
+    plan = {"key": key, **probe}
+    network: list[dict[str, Any]] = []
+    call = probe["call"]
+    if call.startswith("http"):
+        plan["url"] = url
+        network = [{"url": url, "status": 200, "body": "ok"}]
+    result: dict[str, Any] = {}
+    if call.startswith("log"):
+        mine = {"fields": {"probe": key}}
+        result = {"logsExclude": [mine]} if over else {"code": None, "logs": [mine, {"message": "probe done"}]}
+        did = "its record never reaches the log"
+    elif call == "storage-set":
+        if over:
+            result = {"logs": [_probe_logs(key, "set", "refused", code=_OUT),
+                               _probe_logs(key, "get", "accepted", stored=False)],
+                      "logsExclude": [_probe_logs(key, "set", "accepted")]}
+        else:
+            result = {"code": None, "logs": [_probe_logs(key, "set", "accepted")]}
+        did = "nothing is stored"
+    else:
+        if over:
+            result = {"logs": [_probe_logs(key, "request", "refused", code=_OUT)], "requests": []}
+        else:
+            result = {"code": None, "logs": [_probe_logs(key, "request", "accepted")], "requests": [url]}
+        did = "no request leaves the host"
+    given: dict[str, Any] = {"plugin": BOUNDS_FIXTURE, "network": network,
+                             "invocations": [{"hook": "beforeFinalize", "context": context,
+                                              "metadata": {"probe": plan}}]}
+    if timeout_ms is not None:
+        given["timeoutMs"] = timeout_ms
+    what = f"{call} with its argument {'one past' if over else 'at'} the {row} bound"
+    refused = did if call.startswith("log") else f"refused with {_OUT} and {did}"
+    title = f"{what}: {refused if over else 'accepted'}"
+    return Instance(f"arguments.{key}", title, "guest.run", "negative" if over else "positive", given,
+                    {"results": [result]}, advisory=advisory,
+                    notes=f"limits-table row {row} (§9.1 '恰好达到上限有效，多一个字节或 item 即拒绝'); "
+                          "the host validates a worker's call before acting on it (§9.1 'Host … 在应用 "
+                          f"Worker 结果前再次校验'); §13 names {_OUT} for worker output that fails it")
+
+
+def _exit_instances(context: dict[str, Any], timeout_ms: float | None) -> Iterator[Instance]:
+    """A hook exit (the other worker → host message) with a bounded field at the limit and
+    one past it: a metadata value's string, an error's code and message bytes."""
+    from hookconf.reference.schemas.limits import limit
+
+    for call, bound, row in (("exit-ok", "string", "string_bytes"), ("exit-error", "code", "error_code_bytes"),
+                             ("exit-error", "message", "error_message_bytes")):
+        for side, n in (("at", limit(row)), ("over", limit(row) + 1)):
+            key = f"{call}.{bound}.{side}"
+            plan = {"key": key, "call": call, "shape": {bound: n}}
+            if side == "over":
+                result: dict[str, Any] = {"code": _OUT}
+            elif call == "exit-ok":
+                result = {"code": None, "effects": {"metadataOperations": [
+                    {"op": "set", "key": "probe", "value": _text(n)}]}}
+            else:
+                result = {"failed": True}
+            given: dict[str, Any] = {"plugin": BOUNDS_FIXTURE, "invocations": [
+                {"hook": "beforeFinalize", "context": context, "metadata": {"probe": plan}}]}
+            if timeout_ms is not None:
+                given["timeoutMs"] = timeout_ms
+            what = "an ok exit whose metadata value's string" if call == "exit-ok" \
+                else f"an error exit whose error {bound}"
+            yield Instance(f"exits.{key}",
+                           f"{what} is {'one past' if side == 'over' else 'at'} the {row} bound: "
+                           + (f"the invocation fails with {_OUT}" if side == "over" else "taken as sent"),
+                           "guest.run", "negative" if side == "over" else "positive", given,
+                           {"results": [result]},
+                           notes=f"limits-table row {row} (§9.1); the host validates the exit before "
+                                 f"applying it (§9.1 '在应用 Worker 结果前再次校验'), §13 {_OUT}")
+
+
+def _result_variants() -> Iterator[tuple[str, dict[str, Any], dict[str, Any], dict[str, Any], str, str]]:
+    """(key, probe, network route, accepted fields, row, advisory) for every capability result."""
+    bounds = _bounds()
+    top, row = bounds["string"]
+    for side, n in (("at", top), ("over", top + 1)):
+        yield (f"http.body-string.{side}", {"responseType": "text"}, {"body": _text(n)},
+               {"length": n % 2 + n // 2}, row, "")
+        yield (f"http.header-value.{side}", {"responseType": "text"},
+               {"body": "ok", "headers": [["x-big", _text(n)]]}, {"headers": 1}, row,
+               "" if side == "over" else "§9.1 bounds request header values at 16 KiB; whether a "
+               "response header seen by the guest is bounded by that row or by the generic string "
+               "is not said")
+    for bound in ("keys", "items"):
+        top, row = bounds[bound]
+        for side, n in (("at", top), ("over", top + 1)):
+            body = {f"k{i}": 0 for i in range(n)} if bound == "keys" else [0] * n
+            yield (f"http.json-{bound}.{side}", {"responseType": "json"}, {"body": body}, {bound: n}, row, "")
+    top, row = bounds["items"]
+    for side, n in (("at", top), ("over", top + 1)):
+        yield (f"http.header-count.{side}", {"responseType": "text"},
+               {"body": "ok", "headers": [[f"x-h{i}", "1"] for i in range(n)]}, {"headers": n}, row,
+               "" if side == "over" else "§9.1 bounds request headers at 256; whether a response's "
+               "header list seen by the guest is bounded by that row or by the generic array bound "
+               "is not said")
+    top, row = bounds["depth"]
+    # the body sits one level inside the result object: depth - 1 is the result at the limit,
+    # depth + 1 is past it whether depth counts from the body, the result or the message
+    yield ("http.json-depth.at", {"responseType": "json"}, {"body": _nested(top - 1)}, {"items": 1},
+           row, _DEPTH_ORIGIN)
+    yield ("http.json-depth.over", {"responseType": "json"}, {"body": _nested(top + 1)}, {"items": 1}, row, "")
+    yield ("http.json-finite.at", {"responseType": "json"},
+           {"body": "1e308", "headers": [["content-type", "application/json"]]}, {"finite": True}, "", "")
+    yield ("http.json-finite.over", {"responseType": "json"},
+           {"body": "1e999", "headers": [["content-type", "application/json"]]}, {"finite": True}, "", "")
+    top, row = bounds["items"]
+    for side, n in (("at", top), ("over", top + 1)):
+        yield (f"storage.keys-count.{side}", {"call": "storage-keys", "count": n}, {}, {"count": n}, row,
+               "" if side == "over" else "the spec sets no storage entry quota; a host that caps a "
+               "plugin's storage below 1,024 keys never returns such a list")
+
+
+def _result_instance(key: str, probe: dict[str, Any], route: dict[str, Any], seen: dict[str, Any],
+                     row: str, advisory: str, context: dict[str, Any],
+                     timeout_ms: float | None) -> Instance:
+    over = key.endswith(".over")
+    plan: dict[str, Any] = {"key": key, "call": "http-result", **probe}
+    network: list[dict[str, Any]] = []
+    step = "keys" if plan["call"] == "storage-keys" else "request"
+    if step == "request":
+        plan["url"] = url = _API + key.replace(".", "-")
+        network = [{"url": url, "status": 200, **route}]
+    if over and step == "keys":  # the sets may be refused by a storage quota: only the list matters
+        result: dict[str, Any] = {"logsExclude": [_probe_logs(key, step, "accepted", **seen)]}
+    elif over:
+        result = {"logs": [_probe_logs(key, step, "refused", code=_IN)],
+                  "logsExclude": [_probe_logs(key, step, "accepted")]}
+    else:
+        result = {"code": None, "logs": [_probe_logs(key, step, "accepted", **seen)]}
+    given: dict[str, Any] = {"plugin": BOUNDS_FIXTURE, "network": network,
+                             "invocations": [{"hook": "beforeFinalize", "context": context,
+                                              "metadata": {"probe": plan}}]}
+    if timeout_ms is not None:
+        given["timeoutMs"] = timeout_ms
+    bound = f"{'one past' if over else 'at'} the {row} bound" if row else \
+        ("holding a non-finite number" if over else "holding a large finite number")
+    title = (f"a {key.split('.')[0]} result {bound} "
+             f"{'reaches the guest as ' + _IN if over else 'reaches the guest whole'}")
+    notes = ("§9.1 'Host 在发给 Worker 前校验 DTO' and 'DTO 只包含 JSON value … 数字必须有限'; "
+             + (f"limits-table row {row} ('恰好达到上限有效，多一个字节或 item 即拒绝')" if row
+                else "1e999 parses to a non-finite number, 1e308 does not")
+             + f"; §13 names {_IN} for a host → worker value that fails validation")
+    if over:  # a refusal of a result is not decided by the spec (see _RESULTS_UNDECIDED)
+        advisory = advisory or _RESULTS_UNDECIDED
+    return Instance(f"results.{key}", title, "guest.run", "negative" if over else "positive", given,
+                    {"results": [result]}, advisory=advisory, notes=notes)
+
+
+#: Why refusing a capability result past a §9.1 bound cannot fail a candidate.
+_RESULTS_UNDECIDED = (
+    "§9.1 names what its schemas and limits govern: hook DTOs, worker enter/exit messages, effect "
+    "lists, metadata values and post-delivery envelopes; a capability's result posted to the worker "
+    "(an HTTP body, a storage key list) is not among them, and §4's 'Capability bridge 校验每一条 "
+    "Worker 消息' covers the worker's calls, not the host's answers (dto.limits treats these bounds "
+    "as hookconf's choice too)")
+
+
+@template("guest.capability-bounds", params={
+    "type": "object", "additionalProperties": False,
+    "properties": {"timeoutMs": {"type": "number", "exclusiveMinimum": 0},
+                   "only": {"enum": ["arguments", "results"]}}})
+def capability_bounds(params: dict[str, Any], rng: random.Random) -> Iterator[Instance]:
+    """Every worker → host capability call (log message and fields, storage.set, http.request
+    body and headers) with each bounded argument at its §9.1 limit and one past it, hook exits
+    with a bounded metadata value, error code or error message at and past it, and every
+    capability result posted back (http.request bodies as text and JSON, response headers,
+    storage.keys) at the limit and one past it, run by the candidate's own worker.  Past a
+    bound, the call is refused with ``plugin.hook.output_invalid`` and nothing happens (no log
+    record, no request, no storage write), and a result reaches the guest only as a rejection
+    with ``plugin.hook.input_invalid``; at the bound both go through."""
+    from hookconf.reference.schemas.examples import example
+
+    context = example("BeforeFinalizeContextV1")
+    timeout_ms = params.get("timeoutMs")
+    if params.get("only") != "results":
+        for key, probe, row, advisory in _argument_variants():
+            yield _argument_instance(key, probe, row, advisory, context, timeout_ms)
+        yield from _exit_instances(context, timeout_ms)
+    if params.get("only") != "arguments":
+        for key, probe, route, seen, row, advisory in _result_variants():
+            yield _result_instance(key, probe, route, seen, row, advisory, context, timeout_ms)

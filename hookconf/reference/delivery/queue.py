@@ -597,8 +597,10 @@ class DeliveryQueue:
         """One §6 policy change and its §11 row transitions, in one transaction:
 
         ``install`` / ``upgrade`` (``version``, ``digest``, ``hooks``, ``grants``,
-        ``requires``): an upgrade turns the old identity's active rows into permanent
-        ``superseded``; ``grant`` / ``revoke`` (``grant``): a revoke of a required grant
+        ``requires``): an upgrade turns every active row not of the new identity (the old
+        identity's, and any an earlier reinstall left) into permanent ``superseded``; an
+        install over an installed plugin (a reinstall) leaves the replaced identity's rows to
+        end ``superseded`` at their claim or exit; ``grant`` / ``revoke`` (``grant``): a revoke of a required grant
         turns the plugin's rows into ``permission_revoked``, any other revoke aborts a
         running attempt (it retries with the smaller intersection); ``disable``,
         ``quarantine``, ``uninstall``: the rows become permanent with that reason;
@@ -624,8 +626,8 @@ class DeliveryQueue:
         pid = live["pluginId"]
         rows = self._active("WHERE plugin_id = ?", (pid,))
         if action == "upgrade":
-            for r in rows:
-                if (r["version"], r["digest"]) == (live["version"], live["digest"]):
+            for r in rows:  # the live identity's rows, and any a reinstall left behind
+                if (r["version"], r["digest"]) != (fields.get("version"), fields.get("digest")):
                     self._permanent(r, str(DeadLetterReason.SUPERSEDED))
             self.db.execute("UPDATE plugins SET version = ?, digest = ?, hooks = ?, grants = ?, "
                             "requires = ? WHERE plugin_id = ?",
