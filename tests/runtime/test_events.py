@@ -39,10 +39,24 @@ def test_hook_records_carry_the_section_15_fields():
     assert {e["invocationId"] for e in starts} == {e["invocationId"] for e in finishes}
 
 
+#: §15's HTTP URL diagnostics: the only records that carry URLs, as log copies.
+URL_RECORDS = ("beforeCreate.input", "beforeCreate.output", "beforeCreate.error", "engine.dispatch")
+
+
 def test_no_event_carries_a_payload_value():
-    text = json.dumps(run())
-    for secret in ("s3cr3t", "hunter2", "private-name", "media.example"):
+    events = run()
+    # credentials and metadata values appear nowhere, not even in the URL diagnostics
+    text = json.dumps(events)
+    for secret in ("s3cr3t", "hunter2"):
         assert secret not in text
+    # every other record carries no URL or file name at all
+    others = json.dumps([e for e in events if e["kind"] not in URL_RECORDS])
+    for value in ("private-name", "media.example"):
+        assert value not in others
+    # the URL diagnostics keep every byte but the credential's value (§15)
+    copies = {u for e in events if e["kind"] in URL_RECORDS for u in e.get("uris", ())}
+    assert "https://upload.example/private-name.bin" in copies
+    assert any(u.startswith("https://media.example/file?token=") and u.endswith("[redacted]") for u in copies)
 
 
 def test_events_are_numbered_and_timed_in_order():

@@ -6,6 +6,7 @@ import time
 
 import pytest
 
+from hookconf.harness.corpus import load_corpus
 from hookconf.harness.runtime import checks, explorer
 from tests.conftest import status
 
@@ -84,7 +85,9 @@ def test_explorer_without_hypothesis_counts_and_shrinks(hookconf, monkeypatch):
     monkeypatch.setattr(explorer, "_with_hypothesis", no_hypothesis)
     _, report = hookconf("run", "--case", "race.*")
     races = [c for c in report["cases"] if c["kind"] == "runtime.race"]
-    assert all(c["metrics"]["engine"] == "random" and c["metrics"]["interleavings"] == 30 for c in races)
+    budget = {c.id: c.given["explore"]["interleavings"] for c in load_corpus().cases if c.kind == "runtime.race"}
+    assert races and all(c["metrics"]["engine"] == "random" and c["metrics"]["interleavings"] == budget[c["id"]]
+                         for c in races)
     _, report = hookconf("run", "--candidate", "tests.mutants.runtime.capability_after_revoke:factory",
                          "--case", "race.policy.*")
     assert status(report, "H21") == "fail"
