@@ -165,6 +165,39 @@ def before_recovery(sc: FinalizeScenario, state: dict[str, Any], tree: UserTree,
     return out
 
 
+def crashed_state(sc: FinalizeScenario, before: dict[str, Any], tree: UserTree, fired: bool,
+                  forward: bool) -> dict[str, list[str]]:
+    """Every check of a post-crash state before recovery (both crash routes)."""
+    found = before_recovery(sc, before, tree, fired, forward)
+    found["H12"] = transaction_problems(sc, before, tree, "after the crash")
+    found["H8"] = tamper_kept(sc, tree, "after the crash")
+    return found
+
+
+def recovered_state(sc: FinalizeScenario, after: dict[str, Any], tree: UserTree, fired: bool,
+                    expect_completed: bool, trace: list[Any], same_files: bool,
+                    answers: tuple[dict[str, Any], dict[str, Any]]) -> dict[str, list[str]]:
+    """Every check after two recoveries (both crash routes): ``trace`` is what recovery did,
+    ``same_files`` whether the second run left the files and journal as the first did,
+    ``answers`` the two ``finalize.recover`` replies (idempotence, §10.3)."""
+    found = after_recovery(sc, after, tree, fired, expect_completed)
+    found["H12"] = transaction_problems(sc, after, tree, "after recovery")
+    found["H8"] = tamper_kept(sc, tree, "after recovery")
+    found["H10"] += plain_renames(trace, "recovery")
+    first, second = (_recovered_tasks(a) for a in answers)
+    if not same_files:
+        found["H13"].append("recovery is not idempotent: the second run changed the files "
+                            "or the journal")
+    elif first != second:
+        found["H13"].append(f"recovery is not idempotent: it answered {first} then {second}")
+    return found
+
+
+def _recovered_tasks(answer: dict[str, Any]) -> list[tuple]:
+    return sorted((t.get("taskId"), t.get("status"), t.get("phase"), t.get("code"))
+                  for t in answer.get("tasks", []))
+
+
 def _holds_at(tree: UserTree, path: str, selected: UserTree) -> bool:
     """Whether ``path`` holds exactly ``selected`` (relative paths, ``""`` the root)."""
     under = {p[len(path):]: e for p, e in tree.items() if p == path or p.startswith(path + "/")}

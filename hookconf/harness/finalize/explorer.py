@@ -171,10 +171,7 @@ class _Run:
         self.conn.attach_host(ROOT, ModelHost())  # type: ignore[attr-defined]
         crash_tree = user_tree(state_vfs)
         before = self.conn.call("finalize.state", {**ask, "taskId": self.task["taskId"]})
-        found = checks.before_recovery(self.sc, before, crash_tree, fired, self.forward)
-        found["H12"] = checks.transaction_problems(self.sc, before, crash_tree, "after the crash")
-        found["H8"] = checks.tamper_kept(self.sc, crash_tree, "after the crash")
-        self.note(found, at, unit, key)
+        self.note(checks.crashed_state(self.sc, before, crash_tree, fired, self.forward), at, unit, key)
         try:
             first = self.conn.call("finalize.recover", ask)
             snap1 = snapshot(state_vfs)
@@ -186,22 +183,8 @@ class _Run:
         snap2 = snapshot(state_vfs)
         after = self.conn.call("finalize.state", {**ask, "taskId": self.task["taskId"]})
         tree = user_tree(state_vfs)
-        found = checks.after_recovery(self.sc, after, tree, fired, self.expect_completed)
-        found["H12"] = checks.transaction_problems(self.sc, after, tree, "after recovery")
-        found["H8"] = checks.tamper_kept(self.sc, tree, "after recovery")
-        found["H10"] += checks.plain_renames(traced.trace, "recovery")
-        if snap1 != snap2:
-            found["H13"].append("recovery is not idempotent: the second run changed the files "
-                                "or the journal")
-        elif _tasks(first) != _tasks(second):
-            found["H13"].append(f"recovery is not idempotent: it answered {_tasks(first)} "
-                                f"then {_tasks(second)}")
-        self.note(found, at, unit, key)
-
-
-def _tasks(answer: dict[str, Any]) -> list[tuple]:
-    return sorted((t.get("taskId"), t.get("status"), t.get("phase"), t.get("code"))
-                  for t in answer.get("tasks", []))
+        self.note(checks.recovered_state(self.sc, after, tree, fired, self.expect_completed, traced.trace,
+                                         snap1 == snap2, (first, second)), at, unit, key)
 
 
 def _spread(points: list[tuple[int, str]], limit: int) -> list[tuple[int, str]]:

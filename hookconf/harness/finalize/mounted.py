@@ -46,7 +46,7 @@ from hookconf.faultinject.faults import FaultPlan
 from hookconf.faultinject.snapshot import digest, snapshot
 from hookconf.harness.corpus import Case
 from hookconf.harness.finalize import checks
-from hookconf.harness.finalize.explorer import _MAX_POINTS, _attach, _record, _Run, _spread, _tasks
+from hookconf.harness.finalize.explorer import _MAX_POINTS, _attach, _record, _Run, _spread
 from hookconf.harness.finalize.explorer import run_finalize as run_in_process
 from hookconf.harness.finalize.scenario import DATABASE, STATE_DIR, OutsideWriter, Tamper, user_tree
 from hookconf.harness.protocol import CandidateReplyError, CaseSkipped, Connection
@@ -129,10 +129,7 @@ class _MountRun(_Run):
         self.conn.call("finalize.crash", {})
         crash_tree = user_tree(state_vfs)
         before = self.conn.call("finalize.state", {**ask, "taskId": self.task["taskId"]})
-        found = checks.before_recovery(self.sc, before, crash_tree, fired, self.forward)
-        found["H12"] = checks.transaction_problems(self.sc, before, crash_tree, "after the crash")
-        found["H8"] = checks.tamper_kept(self.sc, crash_tree, "after the crash")
-        self.note(found, at, unit, key)
+        self.note(checks.crashed_state(self.sc, before, crash_tree, fired, self.forward), at, unit, key)
         try:
             first = self.conn.call("finalize.recover", ask)
             snap1 = snapshot(self.mount.take()[0])
@@ -145,17 +142,8 @@ class _MountRun(_Run):
         model, trace, _ = self.mount.take()
         tree = user_tree(model)
         after = self.conn.call("finalize.state", {**ask, "taskId": self.task["taskId"]})
-        found = checks.after_recovery(self.sc, after, tree, fired, self.expect_completed)
-        found["H12"] = checks.transaction_problems(self.sc, after, tree, "after recovery")
-        found["H8"] = checks.tamper_kept(self.sc, tree, "after recovery")
-        found["H10"] += checks.plain_renames(trace, "recovery")
-        if snap1 != snapshot(model):
-            found["H13"].append("recovery is not idempotent: the second run changed the files "
-                                "or the journal")
-        elif _tasks(first) != _tasks(second):
-            found["H13"].append(f"recovery is not idempotent: it answered {_tasks(first)} "
-                                f"then {_tasks(second)}")
-        self.note(found, at, unit, key)
+        self.note(checks.recovered_state(self.sc, after, tree, fired, self.expect_completed, trace,
+                                         snap1 == snapshot(model), (first, second)), at, unit, key)
 
     def crash_run(self, n: int, when: str) -> tuple[Any, list]:
         """Serve the case afresh with a crash ``when`` mutating request ``n``, drive the
