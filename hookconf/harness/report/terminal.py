@@ -17,7 +17,7 @@ from rich.text import Text
 from hookconf.harness.engine import CaseResult
 from hookconf.harness.kinds import families_of
 from hookconf.harness.profiles import ProfileResult
-from hookconf.harness.report.model import STATUSES, InvariantResult, Report
+from hookconf.harness.report.model import STATUSES, InvariantResult, Report, _cases
 from hookconf.harness.report.text import clip, preview, visible
 
 __all__ = ["render_terminal"]
@@ -186,10 +186,6 @@ def _print_not_covered(report: Report, console: Console) -> None:
 #: Causes whose line lists every invariant with its own count of cases left out.
 _LEFT_OUT = {"not_selected": "--case left these cases out",
              "other_shards": "--shard gave these cases to the other shards"}
-
-
-def _cases(n: int) -> str:
-    return f"{n} case" if n == 1 else f"{n} cases"
 
 
 def _print_explorer(report: Report, console: Console) -> None:
