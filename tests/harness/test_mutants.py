@@ -166,6 +166,8 @@ WORKER_MESSAGE_MUTANTS = [
 CAPABILITY_BOUNDS_MUTANTS = [
     ("tests.mutants.guest.bridge_bounds:arguments_dispatched", "H4", ("guest.capability-bounds.arguments.log-*",)),
     ("tests.mutants.guest.bridge_bounds:error_exit_unvalidated", "H4", ("guest.capability-bounds.exits.*",)),
+    # effects checked against what the hook may return for beforeCreate only (§9.3-§9.5)
+    ("tests.mutants.guest.effects_one_hook:factory", "H4", ("guest.hook-effects.*",)),
 ]
 
 
