@@ -65,3 +65,21 @@ def test_the_reference_worker_answers_each_exit_as_expected():
             assert seen["code"] == wanted["code"], (key, seen)
             for item in wanted.get("effects", {}).get("contextPatches", []):
                 assert item in seen["effects"]["contextPatches"]
+
+
+def test_a_hook_that_may_return_everything_gets_no_refused_case(monkeypatch):
+    from hookconf.harness.generate import guest
+
+    table = hook_effects()
+    every = {f: s for allowed in table.values() for f, s in allowed["patches"].items()}
+    monkeypatch.setattr(guest, "hook_effects", lambda: {**table, "beforeCreate": {
+        "patches": every, "metadata": True}})
+    keys = set(_instances())
+    assert "beforecreate.accepted" in keys and "beforecreate.refused" not in keys
+
+
+def test_a_patch_field_without_a_chosen_value_gets_its_schemas_smallest():
+    from hookconf.harness.generate.guest import _patch_value
+
+    assert _patch_value("filename", {"type": "string"}) == "renamed.bin"
+    assert _patch_value("priority", {"type": "integer", "minimum": 1}) == 1
