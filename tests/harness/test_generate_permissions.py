@@ -145,3 +145,37 @@ def test_expansion_is_a_function_of_the_seed():
     two = _instances("permissions.pattern_url", {"instances": 50}, 5)
     assert one == two
     assert one != _instances("permissions.pattern_url", {"instances": 50}, 6)
+
+
+@pytest.mark.parametrize("seed", [0, 2, 9])
+def test_glob_literal_texts_start_with_the_prefix_and_end_with_the_suffix(seed):
+    instances = _instances("permissions.glob_literals", {"instances": 80}, seed)
+    assert len(instances) == 80
+    overlaps = [i for i in instances if i.key.startswith("overlap.")]
+    assert len(overlaps) >= 10 and not any(i.expect["match"] for i in overlaps)
+    assert {i.polarity for i in instances} == {"positive", "negative"}
+    for instance in instances:
+        url = _observed(instance.given["url"])
+        model = _model_pattern(instance.given["pattern"])
+        assert url.target == instance.given["url"].split("example.test", 1)[1]  # no dot segment formed
+        assert instance.expect["match"] == model_match(model, url), instance.given
+        if instance.key.startswith("overlap."):  # the bug's shape: both ends fit, the length does not
+            first, *_, last = model.glob.split("*")
+            assert url.target.startswith(first) and url.target.endswith(last)
+            assert len(url.target) < len(first) + len(last)
+
+
+@pytest.mark.parametrize("seed", [0, 4])
+def test_percent_hex_cases_are_advisory_exactly_where_the_pattern_hex_decides(seed):
+    instances = _instances("permissions.percent_hex", {"instances": 60}, seed)
+    assert len(instances) == 60
+    normative = [i for i in instances if not i.advisory]
+    assert {i.polarity for i in normative} == {"positive", "negative"}
+    assert any(i.advisory for i in instances)
+    for instance in instances:
+        url = _observed(instance.given["url"])
+        model = _model_pattern(instance.given["pattern"])
+        upper = pattern(model.text, "https", model.host_kind, model.host, _upper_hex(model.glob))
+        assert instance.expect["match"] == model_match(upper, url), instance.given
+        # advisory exactly when the glob taken as written would answer otherwise
+        assert bool(instance.advisory) == (model_match(model, url) != model_match(upper, url))

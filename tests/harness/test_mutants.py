@@ -166,6 +166,14 @@ WORKER_MESSAGE_MUTANTS = [
 CAPABILITY_BOUNDS_MUTANTS = [
     ("tests.mutants.guest.bridge_bounds:arguments_dispatched", "H4", ("guest.capability-bounds.arguments.log-*",)),
     ("tests.mutants.guest.bridge_bounds:error_exit_unvalidated", "H4", ("guest.capability-bounds.exits.*",)),
+    # effects checked against what the hook may return for beforeCreate only (§9.3-§9.5)
+    ("tests.mutants.guest.effects_one_hook:factory", "H4", ("guest.hook-effects.*",)),
+]
+
+
+#: §7 mutants found only by a generated family of cases run that family alone.
+PERMISSION_TEMPLATE_MUTANTS = [
+    ("tests.mutants.permissions.glob_overlap:factory", "H5", ("perm.gen.glob-literals.*",)),
 ]
 
 
@@ -209,7 +217,8 @@ ALL = ([(c, i, FAMILY_CASES[i]) for c, i in MUTANTS]
        + BUILTIN_MUTANTS
        + DIAGNOSTICS_MUTANTS
        + MATRIX_MUTANTS
-       + CAPABILITY_BOUNDS_MUTANTS)
+       + CAPABILITY_BOUNDS_MUTANTS
+       + PERMISSION_TEMPLATE_MUTANTS)
 
 
 @pytest.mark.parametrize(("candidate", "invariant", "cases"), ALL, ids=[_name(m) for m in ALL])
@@ -351,3 +360,22 @@ def test_reference_report_counts_delivery_programs_and_quota_boundaries(referenc
                             for c in programs)
     bounds = [c for c in cases if c["id"].startswith("dlv.gen.bounds.admit.")]
     assert {c["polarity"] for c in bounds} == {"positive", "negative"}
+
+
+#: Mutants the spec does not decide against: only advisory cases may show them, and the
+#: verdict must not (a case where the spec is silent never fails a candidate).
+ADVISORY_ONLY_MUTANTS = [
+    # §7 uppercases the URL's percent hex; whether a pattern's own is uppercased is not said
+    ("tests.mutants.permissions.pattern_percent_hex:factory", "H5", ("perm.gen.percent-hex.*",)),
+]
+
+
+@pytest.mark.parametrize(("candidate", "invariant", "cases"), ADVISORY_ONLY_MUTANTS,
+                         ids=[_name(m) for m in ADVISORY_ONLY_MUTANTS])
+def test_advisory_only_mutant_differs_in_advisory_cases_alone(hookconf, candidate, invariant, cases):
+    filters = [arg for glob in cases for arg in ("--case", glob)]
+    code, report = hookconf("run", "--allow-not-covered", "--candidate", candidate, *filters)
+    assert code == 0 and status(report, invariant) == "pass"
+    differ = [c for c in report["cases"] if c["status"] == "failed"]
+    assert differ and all(c.get("advisory") for c in differ)
+    assert report["advisory"]["failed"] == len(differ)

@@ -19,7 +19,7 @@ from typing import Any
 from hookconf.harness.generate import Instance, template
 from hookconf.harness.metadata_explorer import context
 
-__all__ = ["BOUNDS_FIXTURE", "FORGED_IDS"]
+__all__ = ["BOUNDS_FIXTURE", "EFFECTS_FIXTURE", "FORGED_IDS", "hook_effects"]
 
 FIXTURE = "hookconf.hostile-wrong-invocation-id"
 #: Ways §8 names an id wrong, with what the fixture sends.
@@ -294,3 +294,111 @@ def capability_bounds(params: dict[str, Any], rng: random.Random) -> Iterator[In
     if params.get("only") != "arguments":
         for key, probe, route, seen, row, advisory in _result_variants():
             yield _result_instance(key, probe, route, seen, row, advisory, context, timeout_ms)
+
+
+# ---- effects one hook may return, from every hook (§9.3, §9.4, §9.5; H4) ---------------
+
+EFFECTS_FIXTURE = "hookconf.hook-effects"
+#: A realistic value of each patch field (a field the registry adds later gets its schema's
+#: smallest valid value); tests check each against its hook's effects schema.
+_PATCH_VALUES: dict[str, Any] = {
+    "uris": ["https://cdn.example.test/file.bin"], "filename": "renamed.bin", "connections": 4,
+    "headers": [{"name": "Referer", "value": "https://example.test/"}],
+    "proxy": "http://proxy.example.test:3128", "filePath": "/downloads/renamed.bin",
+}
+_METADATA_OPS = {"set": {"op": "set", "key": "hookconf.probe", "value": {"seen": True}},
+                 "delete": {"op": "delete", "key": "hookconf.probe"}}
+#: Why each hook refuses what it may not return, by the spec's words.
+_WHY_NOT = {
+    "post": ("§9.5 'ctx.update 与 metadata write 在 pre-Hook 中暂存，在 post-Hook 中禁用'; §9.3 "
+             "'post-Hook 只能拿到 get、has、getAll、keys 四方法只读子集'"),
+    "beforeCreate": "§9.4 beforeCreate '有效效果仅能修改这些可变字段'",
+    "beforeFinalize": ("§9.4 beforeFinalize: '修改 filePath 只会改变目标'; the field is not in its "
+                       "context, and §9.1 '协议消息拒绝未知字段'"),
+}
+
+
+def hook_effects() -> dict[str, dict[str, Any]]:
+    """What each hook may return, read from the schema registry (``EFFECTS_BY_HOOK``):
+    ``{hook: {"patches": {field: schema}, "metadata": bool}}``."""
+    from hookconf.reference.schemas.documents import DEFS, EFFECTS_BY_HOOK
+
+    def resolve(schema: dict[str, Any]) -> dict[str, Any]:
+        while "$ref" in schema:
+            schema = DEFS[schema["$ref"].rsplit("/", 1)[-1]]
+        return schema
+
+    table = {}
+    for hook, name in EFFECTS_BY_HOOK.items():
+        props = resolve(DEFS[name])["properties"]
+        patches = resolve(props["contextPatches"])
+        items = resolve(patches["items"]) if patches.get("maxItems", 1) > 0 and "items" in patches else {}
+        table[hook] = {"patches": dict(items.get("properties", {})),
+                       "metadata": resolve(props["metadataOperations"]).get("maxItems", 1) > 0}
+    return table
+
+
+def _patch_value(field: str, schema: dict[str, Any]) -> Any:
+    from hookconf.harness.generate.schemas import minimal
+
+    return _PATCH_VALUES[field] if field in _PATCH_VALUES else minimal(schema)
+
+
+@template("guest.hook-effects", params={"type": "object", "additionalProperties": False, "properties": {}})
+def hook_effects_cases(params: dict[str, Any], rng: random.Random) -> Iterator[Instance]:
+    """For every hook, an ok exit carrying each effect some hook may return — each context
+    patch field, a metadata set and a metadata delete — posted by a real plugin in the
+    candidate's own worker: accepted with that effect where this hook may return it, refused
+    with ``plugin.hook.output_invalid`` where only another hook may (alone, and riding in one
+    patch beside a field this hook may set); an exit with no effects is accepted from every hook."""
+    from hookconf.harness.metadata_explorer import context
+
+    table = hook_effects()
+    fields: dict[str, dict[str, Any]] = {}
+    for allowed in table.values():
+        fields.update(allowed["patches"])
+    for hook, allowed in table.items():
+        why = _WHY_NOT["post" if not allowed["patches"] and not allowed["metadata"] else hook]
+        probes: list[tuple[str, dict[str, Any], bool, str]] = [("empty", {}, True, "no effects")]
+        for field, schema in fields.items():
+            patch = {field: _patch_value(field, schema)}
+            ok = field in allowed["patches"]
+            probes.append((f"patch.{field.lower()}", {"contextPatches": [patch]}, ok,
+                           f"a context patch of {field}"))
+            own = next((f for f in allowed["patches"] if f != field), None)
+            if not ok and own is not None:
+                both = {own: _patch_value(own, allowed["patches"][own]), **patch}
+                probes.append((f"patch.{field.lower()}-beside-{own.lower()}", {"contextPatches": [both]},
+                               False, f"a context patch of {own} and {field}"))
+        for op, operation in _METADATA_OPS.items():
+            probes.append((f"metadata.{op}", {"metadataOperations": [operation]}, allowed["metadata"],
+                           f"a metadata {op}"))
+        # one guest.run per hook and polarity: a worker start costs more than an invocation
+        for ok in (True, False):
+            chosen = [probe for probe in probes if probe[2] is ok]
+            invocations, results, lines = [], [], []
+            for n, (key, effects, _, what) in enumerate(chosen, start=1):
+                full = {"schemaVersion": 1, "contextPatches": [], "metadataOperations": [], **effects}
+                invocations.append({"hook": hook, "context": context(hook, f"inv-{n}"),
+                                    "metadata": {"hookconf.exit": full}})
+                results.append({"code": None, "effects": {k: v for k, v in effects.items() if v}} if ok
+                               else {"code": _OUT, "effectsExclude": effects})
+                others = sorted(h for h, a in table.items() if h != hook and (
+                    any(f in a["patches"] for patch in effects.get("contextPatches", []) for f in patch)
+                    or (effects.get("metadataOperations") and a["metadata"])))
+                lines.append(f"invocation {n - 1} ({key}): {what}"
+                             + ("" if ok else f", which only {', '.join(others)} may return"))
+            if not chosen:
+                continue
+            outcome = ("it may return: each accepted with it" if ok
+                       else f"only another hook may return: each refused with {_OUT}")
+            yield Instance(
+                f"{hook.lower()}.{'accepted' if ok else 'refused'}",
+                f"{hook} exits with each effect {outcome} ({len(chosen)} exits)",
+                "guest.run", "positive" if ok else "negative",
+                {"plugin": EFFECTS_FIXTURE, "invocations": invocations},
+                {"results": results},
+                notes="; ".join(lines) + (
+                    ". §9.1 'Host … 在应用 Worker 结果前再次校验'; what each hook may return is its effects "
+                    "schema in the registry" if ok else
+                    f". {why}; §9.1 'Host … 在应用 Worker 结果前再次校验'; §13 {_OUT}"))

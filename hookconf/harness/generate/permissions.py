@@ -1,6 +1,6 @@
 """Generated §7 host-permission cases (H5), judged by a model written for the generator.
 
-Four templates, each seeded and bounded:
+Six templates, each seeded and bounded:
 
 ``permissions.pattern_url``
     pattern × URL pairs from the §7 grammar — scheme ``*``/``http``/``https``; host ``*``,
@@ -17,6 +17,14 @@ Four templates, each seeded and bounded:
     with and without a guest proxy; ``refused_hop`` is the index of the first forbidden hop.
 ``permissions.pattern_grammar``
     patterns built from the grammar (valid) and one rule broken at a time (invalid).
+``permissions.glob_literals``
+    globs whose literal segments overlap (the suffix begins with the prefix's end, a middle
+    literal shares characters with either) against texts that start with the prefix and end
+    with the suffix but are too short to hold them one after another, and texts that do.
+``permissions.percent_hex``
+    percent escapes in upper, lower and mixed hex in the glob and in the URL's path or query,
+    and the decoded character; cases whose answer turns on uppercasing the pattern's own
+    hex are advisory (§7 uppercases the URL side; it does not say the glob's).
 
 The expected answer never comes from a matcher under test: :mod:`.urlmodel` states §7's rules
 over components the generator itself chose, and every URL is written from a hand-checked table
@@ -30,6 +38,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+import re
 from collections.abc import Iterator
 from itertools import permutations
 from typing import Any
@@ -44,12 +53,13 @@ from hookconf.harness.generate.urlmodel import (
     HostSpelling,
     Pattern,
     Url,
+    glob_matches,
     model_match,
     pattern,
 )
 
-__all__ = ["expand_pattern_grammar", "expand_pattern_sets", "expand_pattern_url",
-           "expand_redirect_positions"]
+__all__ = ["expand_glob_literals", "expand_pattern_grammar", "expand_pattern_sets",
+           "expand_pattern_url", "expand_percent_hex", "expand_redirect_positions", "upper_hex"]
 
 _NOT_PERMITTED = "plugin.http.host_not_permitted"
 _PERMISSION_DENIED = "plugin.hook.permission_denied"
@@ -423,6 +433,179 @@ def expand_pattern_grammar(params: dict[str, Any], rng: random.Random) -> Iterat
             polarity="positive" if ok else "negative",
             given={"pattern": text},
             expect={"valid": ok},
+        )
+
+
+
+# ----------------------------------------------------------------------------- glob literals
+
+#: §7 (Chinese text, authoritative): "path-glob 针对 WHATWG 序列化的 pathname + search 匹配 …
+#: * 是唯一 wildcard" — the glob is matched against the whole pathname + search, each ``*`` a run
+#: of characters between the literals around it.
+_GLOB_SENTENCE = "§7 'path-glob 针对 WHATWG 序列化的 pathname + search 匹配 … * 是唯一 wildcard'"
+#: Characters of generated literals: ones the URL Standard keeps as written after a host and
+#: that can form no dot segment, no query and no escape (so a text's pathname + search is
+#: itself); two letters and the separator make overlaps between literals frequent.
+_LITERAL_CHARS = "ab/"
+#: Pattern hosts of the literal cases: each host kind of the grammar; URLs are on FILES.
+_LITERAL_HOSTS = (("https", "exact", _FILES, _FILES), ("*", "suffix", "*.example.test", "example.test"),
+                  ("http", "any", "*", ""))
+
+
+def _word(rng: random.Random, low: int, high: int) -> str:
+    return "".join(_pick(rng, _LITERAL_CHARS) for _ in range(rng.randint(low, high)))
+
+
+def _overlapping_glob(rng: random.Random) -> tuple[list[str], list[tuple[str, str]]]:
+    """Literals of a glob whose neighbours overlap, and ``(name, text)`` probes: texts that
+    start with the prefix and end with the suffix but are too short to hold both (and a
+    middle literal) one after another, texts that hold them exactly, and texts between."""
+    first = "/" + _word(rng, 0, 3)
+    k = rng.randint(1, len(first))  # the suffix begins with the prefix's last k characters
+    last = first[-k:] + _word(rng, 0, 2)
+    probes = [("overlap", first + last[k:]), ("exact", first + last),
+              ("between", first + _word(rng, 1, 2) + last)]
+    if rng.random() < 0.5:
+        return [first, last], probes
+    # a middle literal overlapping the prefix's end or the suffix's start
+    if rng.random() < 0.5:
+        j = rng.randint(1, len(first))
+        middle = first[-j:] + _word(rng, 1, 2)
+        probes = [("middle-overlaps-prefix", first + middle[j:] + last)]
+    else:
+        j = rng.randint(1, len(last))
+        middle = _word(rng, 1, 2) + last[:j]
+        probes = [("middle-overlaps-suffix", first + middle[:-j] + last)]
+    probes += [("exact", first + middle + last), ("between", first + "a" + middle + "b" + last),
+               ("overlap", first + last[k:])]
+    return [first, middle, last], probes
+
+
+@template("permissions.glob_literals", params=_COUNT)
+def expand_glob_literals(params: dict[str, Any], rng: random.Random) -> Iterator[Instance]:
+    """Path globs whose literal segments overlap (``/a/*a/b``, ``/ab*b*ba``) against texts that
+    start with the prefix and end with the suffix while too short to hold the literals one
+    after another, texts holding them exactly and texts with characters between, under each
+    host kind (H5, §7).  A glob matches the whole pathname + search, so the literals may not
+    share characters of the text: ``/foo*/foo`` does not match ``/foo``."""
+    wanted = params.get("instances", 80)
+    seen: set[tuple[str, str]] = set()
+    for _ in range(wanted * 20):
+        if len(seen) >= wanted:
+            break
+        literals, probes = _overlapping_glob(rng)
+        glob = "*".join(literals)
+        scheme, kind, written, host = _pick(rng, _LITERAL_HOSTS)
+        p = pattern(f"{scheme}://{written}{glob}", scheme, kind, host, glob)
+        name, text = _pick(rng, probes)
+        u = _u("https" if scheme != "http" else "http", _FILES, text)
+        if (p.text, u.text) in seen:
+            continue
+        seen.add((p.text, u.text))
+        expected = model_match(p, u)
+        yield Instance(
+            key=f"{name}.{_key(p.text, u.text)}",
+            title=f"{p.text} {'matches' if expected else 'does not match'} {u.text} "
+                  f"({name.replace('-', ' ')}: literals {', '.join(map(repr, literals))})",
+            kind="permissions.match",
+            polarity="positive" if expected else "negative",
+            given={"pattern": p.text, "url": u.text},
+            expect={"match": expected},
+            notes=f"{_GLOB_SENTENCE}: the text {text!r} ({len(text)} characters) against literals "
+                  f"of {sum(map(len, literals))} characters that must follow one another",
+        )
+
+
+# ----------------------------------------------------------------------------- percent-hex case
+
+#: §7 "并把百分号转义中的十六进制字母转为大写。禁止 percent-decode": the URL's pathname + search
+#: has its percent-escape hex uppercased and is never decoded.
+_HEX_SENTENCE = ("§7 'path-glob 针对 WHATWG 序列化的 pathname + search 匹配，并把百分号转义中的十六进制"
+                 "字母转为大写。禁止 percent-decode'")
+#: Whether a pattern's own escapes are uppercased too is not said: the sentence names what the
+#: glob is matched against, not the glob.
+PATTERN_HEX_UNDECIDED = (
+    "§7 uppercases the percent-escape hex of the URL's pathname + search it matches against; "
+    "whether a pattern's own lowercase escapes (%2f in the glob) are uppercased like it, or "
+    "taken literally and so never match, is not said (the reference uppercases both)")
+#: ``(escape, decoded character, what the URL Standard makes of the decoded character)``.
+_ESCAPES = (("%2F", "/", "/"), ("%3A", ":", ":"), ("%C3%A9", "é", "%C3%A9"), ("%5B", "[", "["),
+            ("%E2%82%AC", "€", "%E2%82%AC"))
+_HEX_CASES = ("upper", "lower", "mixed")
+
+
+def _hex_case(escape: str, case: str, rng: random.Random) -> str:
+    if case == "upper":
+        return escape.upper()
+    if case == "lower":
+        return escape.lower()
+    spelled = "".join(c.lower() if c.isalpha() and rng.random() < 0.5 else c for c in escape)
+    if spelled in (escape.upper(), escape.lower()):  # keep it mixed where the escape has letters
+        letters = [i for i, c in enumerate(escape) if c.isalpha()]
+        if len(letters) > 1:
+            spelled = "".join(c.lower() if i == letters[0] else c.upper()
+                              for i, c in enumerate(escape))
+    return spelled
+
+
+def upper_hex(text: str) -> str:
+    """``text`` with the two hex digits of each ``%XX`` uppercased (§7), nothing decoded."""
+    return re.sub(r"%[0-9a-fA-F]{2}", lambda m: m.group(0).upper(), text)
+
+
+@template("permissions.percent_hex", params=_COUNT)
+def expand_percent_hex(params: dict[str, Any], rng: random.Random) -> Iterator[Instance]:
+    """Percent escapes spelled with uppercase, lowercase and mixed hex in the pattern's glob and
+    in the URL's path or query, the decoded character and the escape escaped again (``%252F``) in
+    the URL, under exact, prefix,
+    suffix and query globs (H5, §7).  The URL side is decided (its hex is uppercased, never
+    decoded); a case whose answer turns on uppercasing the pattern's own hex is advisory."""
+    wanted = params.get("instances", 60)
+    seen: set[tuple[str, str]] = set()
+    for _ in range(wanted * 20):
+        if len(seen) >= wanted:
+            break
+        escape, decoded, decoded_target = _pick(rng, _ESCAPES)
+        before, after = "/" + _pick(rng, ("a", "dl", "s/x")), _pick(rng, ("b", "f.iso", "a/b"))
+        query = rng.random() < 0.25
+        if query:
+            before = "/s?q=" + before[1:]
+        pattern_case = _pick(rng, ("upper", "upper", "lower", "mixed"))
+        url_case = _pick(rng, _HEX_CASES + ("decoded", "double"))
+        in_glob = _hex_case(escape, pattern_case, rng)
+        shape = _pick(rng, ("exact", "prefix", "suffix"))
+        glob = {"exact": before + in_glob + after, "prefix": before + in_glob + "*",
+                "suffix": "/*" + in_glob + after}[shape]
+        if url_case == "decoded":
+            written, target = before + decoded + after, before + decoded_target + after
+        elif url_case == "double":  # the escape's own % escaped: %252F is not %2F
+            written = before + "%25" + escape[1:] + after
+            target = written
+        else:
+            written = before + _hex_case(escape, url_case, rng) + after
+            target = upper_hex(written)
+        p = pattern(f"https://{_FILES}{glob}", "https", "exact", _FILES, upper_hex(glob))
+        u = Url(f"https://{_FILES}{written}", "https", _FILES, False, target)
+        if (p.text, u.text) in seen:
+            continue
+        seen.add((p.text, u.text))
+        expected = model_match(p, u)  # the pattern's hex uppercased: the reference's reading
+        literal = glob_matches(glob, target)  # the glob taken as written: the other reading
+        advisory = PATTERN_HEX_UNDECIDED if literal != expected else ""
+        yield Instance(
+            key=f"{shape}.{pattern_case}-{url_case}.{_key(p.text, u.text)}",
+            title=f"{p.text} {'matches' if expected else 'does not match'} {u.text} "
+                  f"({pattern_case} hex in the pattern, "
+                  + {"decoded": "the decoded character", "double": "the escape escaped again"}.get(
+                      url_case, f"{url_case} hex")
+                  + f" in the URL{'s query' if query else ''})",
+            kind="permissions.match",
+            polarity="positive" if expected else "negative",
+            given={"pattern": p.text, "url": u.text},
+            expect={"match": expected},
+            advisory=advisory,
+            notes=f"{_HEX_SENTENCE}: pathname + search {target!r}, glob {glob!r}"
+                  + (f" (as {p.glob!r} with its hex uppercased)" if p.glob != glob else ""),
         )
 
 
