@@ -154,6 +154,9 @@ class FinalizeScenario:
     #: where the user tree holds the target: ``targetPath``, or the source's own spelling
     #: when a case-folding file system makes the two one entry (§10.1)
     target_in_tree: str = ""
+    #: the user paths the candidate had renamed onto the target when the world stopped at
+    #: the crash being judged (:func:`hookconf.harness.finalize.checks.install_sources`)
+    installed_from: frozenset[str] = frozenset()
     #: the engine's output left volatile at finalize start (case ``volatileSource``): these
     #: paths' directory entries are not yet durable, so a crash before the candidate makes
     #: them durable may lose them without fault of the candidate
@@ -315,6 +318,8 @@ class FinalizeScenario:
         volatile = _volatile_paths(given)
         entries = given.get("tree", [])
         _write_tree(vfs, [e for e in entries if e["path"] not in volatile])
+        if volatile:  # the directories above the engine's output are the user's, durable
+            _parents(vfs, given["task"]["sourcePath"])
         vfs.sync()
         # the engine's output: its bytes and the entries below it durable, its own name in
         # its directory not yet (the engine never fsynced that directory)

@@ -81,22 +81,35 @@ def _artifact(kind: str, path: str) -> list[dict[str, Any]]:
     return tree
 
 
+#: Where a staged replacement lives: ``with-source`` (the source's device: ``staging/`` on
+#: the root device, or ``media/`` when the source is there), ``with-target`` (the target's
+#: device, ``staging/``, when the source is on another) or ``own`` (a device of its own,
+#: ``scratch/``, §10.2: what crosses devices is the selected artifact that reaches the target).
+_STAGING_ROOTS = {"with-source": None, "with-target": "staging", "own": "scratch"}
+
+
 def _case(artifact: str, placement: str, replacement: str, target: str,
-          noreplace: str) -> tuple[dict[str, Any], dict[str, Any]]:
+          noreplace: str, staging: str = "with-source") -> tuple[dict[str, Any], dict[str, Any]]:
     is_file = artifact in ("file", "symlink", "fifo")
     tgt = "save/movie.mkv" if is_file else "save/torrent"
     if placement == "same":
         src = tgt
     elif placement == "cross-device":
         src = "media/movie.part" if is_file else "media/torrent.part"
+    elif placement == "other-dir":  # same device, another parent directory (§10.2)
+        src = "incoming/movie.part" if is_file else "incoming/torrent.part"
     else:
         src = "save/movie.part" if is_file else "save/torrent.part"
     tree = [{"path": "save/keep.txt", "file": "an unrelated file of the user"}]
     tree += _artifact(artifact, src)
     task: dict[str, Any] = {"taskId": "task-1", "saveDir": "save", "sourcePath": src,
                             "targetPath": tgt, "metadataOps": list(_METADATA_OPS)}
+    devices = ["media"] if placement == "cross-device" else []
     if replacement != "none":
-        staged = ("media" if placement == "cross-device" else "staging") + "/plugin-a/out.mkv"
+        root = _STAGING_ROOTS[staging] or ("media" if placement == "cross-device" else "staging")
+        if staging == "own":
+            devices.append(root)
+        staged = f"{root}/plugin-a/out.mkv"
         if replacement == "staged":
             tree.append({"path": staged, "file": "replacement output", "repeat": 40})
         else:
@@ -106,8 +119,8 @@ def _case(artifact: str, placement: str, replacement: str, target: str,
     if target == "exists":
         tree.append({"path": tgt, "file": _THEIRS})
     given: dict[str, Any] = {"tree": tree, "task": task}
-    if placement == "cross-device":
-        given["devices"] = ["media"]
+    if devices:
+        given["devices"] = devices
     if target == "appears":
         given["outsideWriter"] = {"file": _THEIRS}
     if noreplace == "link":
@@ -123,7 +136,7 @@ def _case(artifact: str, placement: str, replacement: str, target: str,
     return given, expect
 
 
-def _matrix() -> Iterator[tuple[str, str, str, str, str]]:
+def _matrix() -> Iterator[tuple[str, ...]]:
     for placement in ("distinct", "same", "cross-device"):
         for replacement in ("none", "staged"):
             targets = ("absent",) if placement == "same" else ("absent", "exists", "appears")
@@ -142,16 +155,33 @@ def _matrix() -> Iterator[tuple[str, str, str, str, str]]:
     for artifact in ("symlink", "fifo", "tree-symlink", "tree-fifo"):
         yield artifact, "distinct", "none", "absent", "native"
     yield "file", "distinct", "symlink", "absent", "native"
+    # source and target in different parent directories of one device: the direct rename
+    # is durable only once both parents are fsynced (§10.2 "受影响父目录")
+    for artifact, replacement, target, noreplace in (
+            ("file", "none", "absent", "native"), ("file", "none", "absent", "link"),
+            ("file", "none", "appears", "native"), ("file", "staged", "absent", "native"),
+            ("empty-dir", "none", "absent", "native"), ("tree", "none", "absent", "native"),
+            ("tree", "none", "appears", "native")):
+        yield artifact, "other-dir", replacement, target, noreplace
+    # the replacement staged on a device of its own, or on the target's while the source
+    # is on another: every combination of source, staging and target devices
+    for placement, staging in (("distinct", "own"), ("same", "own"), ("other-dir", "own"),
+                               ("cross-device", "with-target"), ("cross-device", "own")):
+        yield "file", placement, "staged", "absent", "native", staging
 
 
-def _describe(artifact: str, placement: str, replacement: str, target: str, noreplace: str) -> str:
+def _describe(artifact: str, placement: str, replacement: str, target: str, noreplace: str,
+              staging: str = "with-source") -> str:
     what = {"file": "a file", "empty-dir": "an empty directory", "tree": "a directory tree",
             "symlink": "a symlink source", "fifo": "a FIFO source",
             "tree-symlink": "a tree holding a symlink", "tree-fifo": "a tree holding a FIFO"}[artifact]
     where = {"distinct": "to a distinct path", "same": "in place (source == target)",
-             "cross-device": "across devices"}[placement]
+             "cross-device": "across devices",
+             "other-dir": "to a distinct path in another parent directory"}[placement]
     rep = {"none": "", "staged": ", with a staged replacement",
            "symlink": ", with a staged replacement that is a symlink"}[replacement]
+    rep += {"with-source": "", "with-target": " on the target's device",
+            "own": " on a device of its own"}[staging]
     tgt = {"absent": "", "exists": ", target already there",
            "appears": ", an unrelated target appears before install"}[target]
     prim = ", link-then-unlink install (no RENAME_NOREPLACE)" if noreplace == "link" else ""
@@ -166,7 +196,8 @@ def finalize_matrix(params: dict[str, Any], rng: random.Random) -> Iterator[Inst
     """The §10.3 scenario matrix: every implemented path branch, positive and negative."""
     del rng  # the matrix is exhaustive; nothing is drawn
     for dims in _matrix():
-        artifact, placement, replacement, target, noreplace = dims
+        artifact, placement, replacement, target, noreplace = dims[:5]
+        staging = dims[5] if len(dims) > 5 else "with-source"
         given, expect = _case(*dims)
         explore = {k: params[k] for k in ("variants", "maxPoints") if k in params}
         if explore:
@@ -183,7 +214,8 @@ def finalize_matrix(params: dict[str, Any], rng: random.Random) -> Iterator[Inst
             invariants = ("H13", "H19")
             if placement != "same":
                 invariants = ("H10", *invariants)
-            if artifact != "file" or placement == "cross-device" or \
+            if artifact != "file" or placement in ("cross-device", "other-dir") \
+                    or staging != "with-source" or \
                     (placement == "distinct" and replacement == "none" and noreplace == "native"):
                 invariants = (*invariants, "H23")
             spec, sentence = _PHASES
@@ -192,7 +224,8 @@ def finalize_matrix(params: dict[str, Any], rng: random.Random) -> Iterator[Inst
         invariants = (*invariants, "H12")
         if expect["outcome"] == "completed":
             invariants = (*invariants, "H8")
-        key = ".".join(d for d in dims if d not in ("none", "native", "absent"))
+        key = ".".join(("staging-" + d) if i == 5 else d for i, d in enumerate(dims)
+                       if d not in ("none", "native", "absent", "with-source"))
         yield Instance(key, _describe(*dims), "runtime.finalize",
                        "positive" if expect["outcome"] == "completed" else "negative",
                        given, expect, invariants, spec, notes=f"{spec}: {sentence}")
@@ -383,7 +416,8 @@ _DB_FAULTS = {"eio-fsync": {"name": "eio-transient", "op": "fsync", "path": "mot
                                  "path": "motrix-state/motrix.db-journal"}}
 _DB_ROUTES = (("file", "distinct", "none"), ("file", "same", "none"),
               ("file", "distinct", "staged"), ("file", "same", "staged"),
-              ("file", "cross-device", "none"), ("tree", "distinct", "none"))
+              ("file", "cross-device", "none"), ("tree", "distinct", "none"),
+              ("file", "other-dir", "none"), ("tree", "other-dir", "none"))
 _DB_FAILED = ("§10.3", "If the database commit fails, only a target whose strong identity "
                        "matches the journal is deleted and the recorded source restored. If "
                        "compensation also fails, the journal remains for startup recovery and "

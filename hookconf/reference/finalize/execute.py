@@ -457,11 +457,13 @@ class Executor:
 
 
 def stage_parents(stage: Stage) -> tuple[str, ...]:
-    """Directories a stage's effects touch (recovery fsyncs them before journaling)."""
+    """Directories a stage's effects touch (recovery fsyncs them before journaling): the
+    parents of what the stage creates first, then those it removes from, so that a rename
+    across parents is never durable in its removal alone."""
     dirs: dict[str, None] = {}
-    for effect in stage.effects:
-        for path in (getattr(effect, "src", None), getattr(effect, "dst", None),
-                     getattr(effect, "path", None)):
+    for attr in ("dst", "path", "src"):
+        for effect in stage.effects:
+            path = getattr(effect, attr, None)
             if path is not None and not isinstance(effect, FsyncDir):
                 dirs[parent_of(path)] = None
     return tuple(dirs)
