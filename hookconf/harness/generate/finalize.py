@@ -408,6 +408,55 @@ def finalize_quiesce(params: dict[str, Any], rng: random.Random) -> Iterator[Ins
                        f"{victim} with as many other bytes before cleanup deletes it",
                        "runtime.finalize", "negative", given, {"outcome": "completed"},
                        ("H8", "H12", "H13"), "§10.2", notes=f"{_CLEANUP[0]}: {_CLEANUP[1]}")
+    for dims in _EACH_DELETE:
+        for when, rel, victim in _cleanup_victims(dims):
+            given, _ = _case(*dims)
+            given["tamper"] = {"path": victim, "when": when}
+            if explore:
+                given["explore"] = explore
+            key = ".".join(d for d in dims if d not in ("none", "native", "absent", "with-source"))
+            timing = ("just before every deletion of another path" if when == "each-delete"
+                      else "before the cleanup's first deletion")
+            yield Instance(f"tamper.{when}.{key}.{rel}",
+                           f"{_describe(*dims).split(', crashed')[0]}: an outside writer rewrites "
+                           f"the cleanup's {rel} with as many other bytes {timing}: kept, the "
+                           "cleanup quarantined, the task completed", "runtime.finalize",
+                           "negative", given, {"outcome": "completed"}, ("H8", "H12", "H13", "H19"),
+                           "§10.2", notes=f"{_CLEANUP[0]}: {_CLEANUP[1]} {_EACH[0]}: {_EACH[1]}")
+
+
+#: Routes whose cleanup deletes more than one entry (§10.2: the obsolete source, entry by
+#: entry for a directory; the staged replacement; the rollback artifact): the directory
+#: across devices, and a staged replacement on each placement and staging device.
+_EACH_DELETE = (("tree", "cross-device", "none", "absent", "native"),
+                ("file", "distinct", "staged", "absent", "native"),
+                ("file", "same", "staged", "absent", "native"),
+                ("file", "cross-device", "staged", "absent", "native"),
+                ("file", "other-dir", "staged", "absent", "native", "own"))
+_EACH = ("§10.3", "还要在 final rescan、target_staged、target_installed、database transaction、"
+                  "compensation 与每次 cleanup deletion 前后注入 tree mutation；mismatch 必须保留 "
+                  "byte 并 quarantine (tree mutation before and after each cleanup deletion; a "
+                  "mismatch keeps the bytes and quarantines).")
+
+
+def _cleanup_victims(dims: tuple[str, ...]) -> Iterator[tuple[str, str, str]]:
+    """``(when, name, path)`` for each regular file a completed finalization of ``dims``
+    deletes (the obsolete source's files, the staged replacement): rewritten before every
+    other deletion (``each-delete``); a directory's entries also before the first one."""
+    given, _ = _case(*dims)
+    task = given["task"]
+    src, tgt = task["sourcePath"], task["targetPath"]
+    files = [e["path"] for e in given["tree"] if "file" in e]
+    for path in files:
+        if src != tgt and (path == src or path.startswith(src + "/")):
+            rel = "source" + path[len(src):].replace("/", "-").replace(".", "-")
+        elif path == (task.get("replacement") or {}).get("stagedPath"):
+            rel = "replacement"
+        else:
+            continue
+        yield "each-delete", rel, path
+        if path != src and path.startswith(src + "/"):
+            yield "before-delete", rel, path
 
 
 # ---- §10.3 a failed database commit (H12) -----------------------------------------------
