@@ -7,7 +7,8 @@ with the files:
 
 ``before_recovery`` (H10, H11, H19) — the state a crash left, before the candidate recovers
     H19: the recorded phase names a durable state (§10.2 "Every phase update occurs after
-    the filesystem state it names is durable"), and until ``db_committed`` every byte of
+    the filesystem state it names is durable" — for an install, the renamed-away source
+    gone too), and until ``db_committed`` every byte of
     the source and replacement still exists somewhere.  H10: an outside target keeps its
     bytes.  H11: once installed, the target holds the staged replacement, never the
     original source.

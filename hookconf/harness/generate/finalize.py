@@ -7,8 +7,10 @@ staging records of §10.1 (``finalize.staging``, H9), the quiesce and outside re
 - the artifact: a regular file, an empty directory, a torrent-like tree (files, a nested
   and an empty directory); and the rejected kinds — a symlink, a FIFO, a tree holding one;
 - the placement: distinct paths on one device, ``source == target``, source on another
-  device (``EXDEV``);
-- the replacement: none, or one staged regular file (a staged symlink is rejected);
+  device (``EXDEV``), source in another parent directory of the target's device (the
+  direct rename is durable once both parents are fsynced);
+- the replacement: none, or one staged regular file (a staged symlink is rejected), staged
+  on the source's device, the target's, or a device of its own;
 - the target: absent, already there (an unrelated file), or appearing just before install
   (an outside writer);
 - the no-replace primitive: native ``RENAME_NOREPLACE``, or a file system answering
@@ -47,6 +49,14 @@ _PHASES = ("§10.2", "Every phase update occurs after the filesystem state it na
 _IDENTITY = ("§10.1", "A directory walk never follows symlinks or reparse points and rejects "
                       "sockets, devices, FIFOs, and other special entries. It records empty "
                       "directories and regular files.")
+_PARENTS = ("§10.2", "文件需要 fsync 自身与父目录；目录在 target_installed 前 fsync 已重命名 root 与"
+                    "受影响父目录 (a file fsyncs itself and its parent; a directory fsyncs the "
+                    "renamed root and the affected parents before target_installed) — a rename "
+                    "between two parents is durable once both are.")
+_DEVICES = ("§10.2", "其他情况把选中 artifact 物化到 target filesystem 的 invocation 私有名称下。同设备"
+                     "普通文件可以 hard-link，跨设备文件 copy (the selected artifact is materialised on "
+                     "the target file system: hard-linked on the same device, copied across) — the "
+                     "selected artifact is the staged replacement, wherever its staging directory is.")
 _VOLATILE = ("§10.2", "当 source == target 且没有 replacement 时，Motrix 重新验证 artifact 并确保 "
                      "durable，然后不改变路径，直接从 prepared 前进到 target_installed; 每个 phase "
                      "在其代表的文件系统状态已经持久后更新")
@@ -226,6 +236,10 @@ def finalize_matrix(params: dict[str, Any], rng: random.Random) -> Iterator[Inst
             invariants = (*invariants, "H8")
         key = ".".join(("staging-" + d) if i == 5 else d for i, d in enumerate(dims)
                        if d not in ("none", "native", "absent", "with-source"))
+        if placement == "other-dir":
+            sentence += f" {_PARENTS[0]}: {_PARENTS[1]}"
+        if staging != "with-source":
+            sentence += f" {_DEVICES[0]}: {_DEVICES[1]}"
         yield Instance(key, _describe(*dims), "runtime.finalize",
                        "positive" if expect["outcome"] == "completed" else "negative",
                        given, expect, invariants, spec, notes=f"{spec}: {sentence}")
@@ -379,7 +393,9 @@ def finalize_quiesce(params: dict[str, Any], rng: random.Random) -> Iterator[Ins
     """An engine still running (it stops; its stop fails; a host writer stays open) × a
     file and a tree × distinct and equal paths; and an outside writer rewriting, with as
     many bytes, each path cleanup deletes (§10.3 "tree mutation ... before each cleanup
-    deletion")."""
+    deletion"): before the first deletion, and for every file of each cleanup that
+    deletes more than one entry (a cross-device tree, every replacement route) just
+    before every deletion of another path."""
     del rng
     explore = {"maxPoints": params["maxPoints"]} if "maxPoints" in params else None
     for artifact in ("file", "tree"):
