@@ -24,6 +24,8 @@ Registered names (stable; corpus files and reports use them):
 ``crash-before``         the world stops before the Nth matching call
 ``crash-after``          the world stops after the Nth matching call (even if it failed)
 ``mutate-tree``          an outside writer changes the tree just before the Nth call
+``mutate-tree-each``     an outside writer may change the tree just before the Nth call
+                         and every later matching one (it decides each time)
 ======================== ==============================================================
 """
 
@@ -44,6 +46,7 @@ __all__ = [
     "FAULTS",
     "OPS",
     "MUTATING_OPS",
+    "MUTATORS",
     "Mutator",
     "outside_writer",
 ]
@@ -106,7 +109,11 @@ FAULTS: dict[str, FaultKind] = {k.name: k for k in (
     FaultKind("crash-before", None, None, False, "stop before the call"),
     FaultKind("crash-after", None, None, False, "stop after the call"),
     FaultKind("mutate-tree", None, None, False, "outside writer before the call"),
+    FaultKind("mutate-tree-each", None, None, True, "outside writer before every call"),
 )}
+
+#: Faults whose ``mutate`` runs before the call (an outside writer).
+MUTATORS = frozenset({"mutate-tree", "mutate-tree-each"})
 
 
 def outside_writer(vfs: Vfs, paths: tuple[str, ...]) -> None:

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
-from .faults import MUTATING_OPS, Crash, Fault, FaultPlan, outside_writer
+from .faults import MUTATING_OPS, MUTATORS, Crash, Fault, FaultPlan, outside_writer
 from .noreplace import publish_by_link
 from .port import DirHandle, FileHandle, Publication, Stat, Vfs, fs_error
 
@@ -96,7 +96,7 @@ class FaultyVfs:
         if self.probe is not None and (index, "before") in self.probe_at:
             self.probe(index, "before")
         for fault in fired:
-            if fault.name == "mutate-tree":
+            if fault.name in MUTATORS:
                 (fault.mutate or outside_writer)(self.inner, paths)
         try:
             for fault in fired:

@@ -11,8 +11,12 @@ layer at once; nothing reaches the durable layer until a sync names it:
   durable, in order.  It does not make the file's name durable.
 - ``fsync_dir(d)`` makes the pending *entry* mutations of directory ``d`` durable, in
   order: creations (files, directories, links, symlinks, FIFOs), unlinks, rmdirs and
-  renames into or out of ``d``.  A rename is one atomic mutation: it persists whole or
-  not at all, and syncing either directory it touches makes it durable.
+  renames into or out of ``d``.  A rename within one directory is one atomic mutation.
+  A rename across two directories has two halves — the entry it adds to the destination
+  directory, the entry it removes from the source directory — and each half becomes
+  durable with its own directory's fsync: after fsyncing only the destination a crash may
+  show the entry in both directories, after fsyncing only the source in neither.  Only
+  with both parents fsynced is the rename durable (as LazyFS and ALICE model it).
 - :meth:`ModelVfs.sync` (``sync(2)``) makes everything durable.
 
 A crash (:meth:`ModelVfs.crash`) keeps only the durable layer ("unsynced data lost", as
@@ -29,11 +33,14 @@ What the model does not claim
 - It is more pessimistic than ext4 ``data=ordered`` (which journals metadata in order and
   usually persists a new file's name with its fsync) and than APFS or NTFS; a protocol
   that survives it relies only on what POSIX promises for ``fsync``.
-- A rename is never half-applied (no state has the name in both or neither directory),
-  matching journalled filesystems rather than the weakest reading of POSIX.
+- Between syncs a whole rename is never half-applied: a crash that persists neither half
+  by a directory fsync keeps all of it or none of it (journalled file systems commit a
+  rename in one transaction; a model that let unsynced halves part would lose every
+  file moved between directories, whatever the protocol).
 - Variants treat pending mutations independently: ``omit-i`` may keep a rename whose
   source's creation was lost, which looks like both having persisted.
-- Directory renames made durable in different orders could form a cycle; the first entry
+- Directory renames made durable in different orders could form a cycle, and a directory
+  renamed with only its destination's parent fsynced has two entries; the first entry
   found (breadth-first, sorted names) wins and the others are dropped.
 - A failed ``fsync``/``fsync_dir`` (an injected EIO) makes nothing durable; the kernel's
   dropping of dirty pages after a failed fsync is not modelled.
@@ -166,13 +173,13 @@ class ModelVfs(InodeTree):
     def fsync(self, fh: FileHandle) -> None:
         ino, is_dir = self._handle(fh)
         if is_dir:
-            self._promote(lambda m: touches_dir(m, ino))
+            self._promote(lambda m: touches_dir(m, ino), ino)
         else:
             self._promote(lambda m: touches_data(m, ino))
 
     def fsync_dir(self, path: str = ".", *, at: DirHandle | None = None) -> None:
         d = self._resolve_dir(path, at)
-        self._promote(lambda m: touches_dir(m, d))
+        self._promote(lambda m: touches_dir(m, d), d)
 
     def sync(self) -> None:
         """``sync(2)``: make every pending mutation durable."""

@@ -14,7 +14,7 @@ every file action and fsync).
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 __all__ = [
     "Layer",
@@ -25,6 +25,7 @@ __all__ = [
     "Mutation",
     "touches_dir",
     "touches_data",
+    "split_move",
     "crash_variants",
     "ROOT_INO",
 ]
@@ -47,10 +48,13 @@ class SetEntry:
 
 @dataclass(frozen=True, slots=True)
 class Move:
-    """A rename: one atomic mutation touching two directories (possibly the same one).
+    """A rename touching two directories (possibly the same one).
 
-    Applying it removes ``src_key`` from ``src_dir`` if it still names ``ino`` and sets
-    ``dst_key`` in ``dst_dir`` to ``ino`` (replacing whatever was there).
+    Applying it removes ``src_key`` from ``src_dir`` if it still names ``ino`` (the *out*
+    half) and sets ``dst_key`` in ``dst_dir`` to ``ino``, replacing whatever was there (the
+    *in* half).  ``part`` is ``"both"`` for a whole rename, or ``"in"`` / ``"out"`` for the
+    half still pending after the other half's directory was fsynced (a rename across two
+    directories is durable only once both are: see :func:`split_move`).
     """
 
     src_dir: int
@@ -59,6 +63,7 @@ class Move:
     dst_key: str
     dst_name: str
     ino: int
+    part: str = "both"
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,8 +91,27 @@ def touches_dir(m: Mutation, dir_ino: int) -> bool:
     if isinstance(m, SetEntry):
         return m.dir == dir_ino
     if isinstance(m, Move):
+        if m.part == "in":
+            return dir_ino == m.dst_dir
+        if m.part == "out":
+            return dir_ino == m.src_dir
         return dir_ino in (m.src_dir, m.dst_dir)
     return False
+
+
+def split_move(m: Move, dir_ino: int) -> tuple[Move, Move] | None:
+    """``(durable half, pending half)`` when an fsync of ``dir_ino`` makes only one half of
+    the whole rename ``m`` durable (its two directories differ and ``dir_ino`` is one of
+    them); ``None`` when the fsync makes all of ``m`` durable or none of it.
+
+    A file system persists a directory's entries with that directory's fsync; the entry a
+    rename removes from the other directory, or adds to it, waits for that directory's own
+    fsync (the LazyFS/ALICE reading of POSIX: "both parents fsynced" is what makes a rename
+    across directories durable)."""
+    if m.part != "both" or m.src_dir == m.dst_dir or dir_ino not in (m.src_dir, m.dst_dir):
+        return None
+    into, out = replace(m, part="in"), replace(m, part="out")
+    return (into, out) if dir_ino == m.dst_dir else (out, into)
 
 
 def touches_data(m: Mutation, ino: int) -> bool:
@@ -127,10 +151,12 @@ class Layer:
             else:
                 ents[m.key] = (m.name, m.ino)
         else:
-            src = self.entries.get(m.src_dir)
-            if src is not None and src.get(m.src_key, ("", -1))[1] == m.ino:
-                del src[m.src_key]
-            self.entries.setdefault(m.dst_dir, {})[m.dst_key] = (m.dst_name, m.ino)
+            if m.part != "in":
+                src = self.entries.get(m.src_dir)
+                if src is not None and src.get(m.src_key, ("", -1))[1] == m.ino:
+                    del src[m.src_key]
+            if m.part != "out":
+                self.entries.setdefault(m.dst_dir, {})[m.dst_key] = (m.dst_name, m.ino)
 
     def reachable(self, is_dir: dict[int, bool]) -> Layer:
         """The part of the layer reachable from the root, as a new layer.

@@ -14,7 +14,7 @@ import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from .persistence import ROOT_INO, Layer, Move, Mutation, SetEntry
+from .persistence import ROOT_INO, Layer, Move, Mutation, SetEntry, split_move
 from .port import DirHandle, FileHandle, Kind, Stat, fs_error, split_path
 
 __all__ = ["InodeTree", "fold_name", "collisions"]
@@ -200,23 +200,35 @@ class InodeTree:
                 return False
             d = self._parent[d]
 
-    def _promote(self, pred: Callable[[Mutation], bool]) -> None:
+    def _promote(self, pred: Callable[[Mutation], bool], dir_ino: int | None = None) -> None:
         """Move the pending mutations ``pred`` selects to the durable layer, in order.
 
-        A rename made durable takes with it the earlier pending mutations that created the
-        entry it moves (a ``SetEntry`` or ``Move`` into its source name), recursively: the
-        renamed name cannot become durable while the name it came from may still reappear
-        after a crash (fsync of only the destination directory after creating and renaming
-        a file)."""
+        ``dir_ino``: the directory whose fsync this is.  A whole rename between two
+        directories, one of them ``dir_ino``, becomes durable only in ``dir_ino``'s half
+        (:func:`~hookconf.faultinject.persistence.split_move`); the other half stays pending
+        in its place until its own directory is fsynced.
+
+        A rename made durable whole, or in its removal half, takes with it the earlier
+        pending mutations that created the entry it moves (a ``SetEntry`` or ``Move`` into
+        its source name), recursively: the removal cannot become durable while the name it
+        removes may still reappear after a crash.  Its addition half alone takes nothing:
+        the source name then reappears only if it was durable (the entry in both places)."""
         chosen = {i for i, m in enumerate(self._pending) if pred(m)}
+        halves = {i: h for i in chosen if dir_ino is not None and isinstance(self._pending[i], Move)
+                  and (h := split_move(self._pending[i], dir_ino)) is not None}
         for i in sorted(chosen, reverse=True):
-            self._take_sources(i, chosen)
+            if i not in halves or halves[i][0].part == "out":
+                self._take_sources(i, chosen)
         keep: list[Mutation] = []
         for i, m in enumerate(self._pending):
-            if i in chosen:
+            if i not in chosen:
+                keep.append(m)
+                continue
+            if i not in halves:
                 self._dur.apply(m)
             else:
-                keep.append(m)
+                self._dur.apply(halves[i][0])
+                keep.append(halves[i][1])
         self._pending = keep
 
     def _take_sources(self, index: int, chosen: set[int]) -> None:
@@ -228,8 +240,8 @@ class InodeTree:
         for j in range(index - 1, -1, -1):
             earlier = self._pending[j]
             made = ((isinstance(earlier, SetEntry) and earlier.dir == m.src_dir and earlier.key == m.src_key)
-                    or (isinstance(earlier, Move) and earlier.dst_dir == m.src_dir
-                        and earlier.dst_key == m.src_key))
+                    or (isinstance(earlier, Move) and earlier.part != "out"
+                        and earlier.dst_dir == m.src_dir and earlier.dst_key == m.src_key))
             if made and j not in chosen:
                 chosen.add(j)
                 self._take_sources(j, chosen)

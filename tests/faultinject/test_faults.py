@@ -20,7 +20,8 @@ def wrapped(*faults, inner=None):
 def test_registry_names_are_exactly_the_published_ones():
     assert set(FAULTS) == {
         "eio-transient", "eio-persistent", "enospc", "exdev", "einval-noreplace", "eperm-link",
-        "fsync-dir-eio-transient", "crash-before", "crash-after", "mutate-tree"}
+        "fsync-dir-eio-transient", "crash-before", "crash-after", "mutate-tree",
+        "mutate-tree-each"}
 
 
 def test_unknown_fault_or_op_is_refused_when_the_plan_is_built():
@@ -168,3 +169,14 @@ def test_eperm_link_refuses_hard_links_from_the_nth_on_and_the_fallback_fails_cl
     assert errno_of(lambda: vfs.link("a", "c")) == errno.EPERM
     assert errno_of(lambda: vfs.rename_noreplace("a", "d")) == errno.EPERM
     assert vfs.inner.listdir() == ["a", "b"]
+
+
+def test_mutate_tree_each_runs_its_writer_before_every_matching_call_from_the_nth():
+    calls = []
+    vfs = wrapped(Fault("mutate-tree-each", nth=1, op="unlink",
+                        mutate=lambda inner, paths: calls.append(paths)))
+    for name in ("a", "b", "c"):
+        put(vfs, name, b"x", sync=False)
+    for name in ("a", "b", "c"):
+        vfs.unlink(name)
+    assert calls == [("b",), ("c",)]

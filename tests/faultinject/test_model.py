@@ -47,16 +47,43 @@ def test_unsynced_rename_is_undone_by_a_crash():
     assert vfs.crash().listdir() == ["final"]
 
 
-def test_cross_directory_rename_is_durable_when_either_directory_is_synced():
+def _moved():
     vfs = ModelVfs()
     vfs.mkdir("a")
     vfs.mkdir("b")
     put(vfs, "a/f", b"x", sync=True)
     vfs.sync()
     vfs.rename("a/f", "b/f")
+    return vfs
+
+
+def test_cross_directory_rename_is_durable_only_when_both_directories_are_synced():
+    vfs = _moved()
+    vfs.fsync_dir("b")  # the new entry durable, the old one's removal not yet
+    after = vfs.crash()
+    assert after.listdir("a") == ["f"] and after.listdir("b") == ["f"]
+    assert content(after, "a/f") == content(after, "b/f") == b"x"
+    states = dict(vfs.crash_states(explore=True))
+    assert states["all"].listdir("a") == []  # the pending half may persist too
     vfs.fsync_dir("a")
     after = vfs.crash()
     assert after.listdir("a") == [] and after.listdir("b") == ["f"]
+    assert vfs.pending == ()
+
+
+def test_cross_directory_rename_with_only_its_source_synced_may_lose_both_names():
+    vfs = _moved()
+    vfs.fsync_dir("a")  # the removal durable, the new entry not yet
+    after = vfs.crash()
+    assert after.listdir("a") == [] and after.listdir("b") == []
+    vfs.fsync_dir("b")
+    assert vfs.crash().listdir("b") == ["f"]
+
+
+def test_an_unsynced_cross_directory_rename_persists_whole_or_not_at_all():
+    vfs = _moved()
+    seen = {(tuple(s.listdir("a")), tuple(s.listdir("b"))) for _, s in vfs.crash_states(explore=True)}
+    assert seen == {(("f",), ()), ((), ("f",))}
 
 
 def test_unsynced_unlink_comes_back_after_a_crash():

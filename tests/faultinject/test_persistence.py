@@ -105,12 +105,23 @@ def test_a_synced_subtree_survives_every_crash_variant_of_later_work_elsewhere(f
         assert under(state.snapshot(), "a") == synced, variant
 
 
-def test_a_rename_made_durable_by_its_destination_takes_the_creation_of_its_source():
+def test_a_rename_made_durable_by_its_destination_leaves_an_unsynced_source_name_lost():
     """Found by the property above: create a/y, rename it to a/x/x, fsync only a/x.  The
-    rename is durable, so the name it came from cannot reappear after a crash."""
+    entry in a/x is durable, the creation of a/y (a's entry) is not: a crash may not
+    bring back the name it came from."""
     vfs = fresh()
     for op in [("mkdir", "a/x"), ("write", "a/y", b"", 0), ("rename", "a/y", "a/x/x"), ("fsync_dir", "a/x")]:
         apply(vfs, op)
     states = dict(vfs.crash_states(explore=True))
     assert "a/y" not in states["durable"].snapshot()  # a/x itself is not durable yet
     assert vfs.pending and states["all"].snapshot() == vfs.snapshot()
+
+
+def test_a_rename_made_durable_by_its_source_takes_the_creation_of_its_source():
+    """Create a/y, rename it to b/y, fsync only a: the removal is durable, so the creation
+    it removes is made durable with it and a/y cannot reappear; b/y waits for b's fsync."""
+    vfs = fresh()
+    for op in [("write", "a/y", b"", 0), ("rename", "a/y", "b/y"), ("fsync_dir", "a")]:
+        apply(vfs, op)
+    snap = dict(vfs.crash_states(explore=True))["durable"].snapshot()
+    assert "a/y" not in snap and "b/y" not in snap

@@ -203,3 +203,26 @@ def test_a_target_spelling_the_source_otherwise_is_the_source_on_a_folding_file_
     sensitive = world(files={"save/movie.mkv": b"bytes"})
     sensitive.link("save/movie.mkv", "save/Movie.mkv")  # a hard link is another name
     assert not equivalent_paths(sensitive, "save/movie.mkv", "save/Movie.mkv")
+
+
+def test_each_tree_entry_is_checked_again_just_before_its_own_deletion():
+    """An outsider rewrites sub/b.bin with as many other bytes after the cleanup's first
+    pass, just before a.bin is deleted: b.bin is checked again before its own deletion,
+    kept, and the cleanup quarantined; the task stays completed (§10.2, §10.3)."""
+    vfs = _world()
+    plan = _plan(vfs)
+    victim = "media/t.part/sub/b.bin"
+
+    def rewrite(inner, paths):
+        fh = inner.open(victim, "r+")
+        inner.write(fh, b"SECOND", 0)
+        inner.fsync(fh)
+        inner.close(fh)
+
+    faulty = FaultyVfs(vfs, FaultPlan.of(Fault("mutate-tree", 0, op="unlink",
+                                               path="media/t.part/a.bin", mutate=rewrite)))
+    outcome = finalize(faulty, "state", plan)
+    assert (outcome.status, outcome.code) == ("completed", "plugin.finalize.recovery_quarantined")
+    after = snapshot(vfs)
+    assert after[victim][1] == b"SECOND" and "media/t.part/a.bin" not in after
+    assert snapshot(vfs.crash())[victim][1] == b"SECOND"

@@ -5,6 +5,7 @@ from hookconf.faultinject.faults import Crash
 from hookconf.reference.finalize import build_plan, finalize, recover
 from hookconf.reference.finalize import journal as j
 from hookconf.reference.finalize.execute import JournalStore
+from hookconf.reference.finalize.plan import route
 from tests.finalize.helpers import put, world
 
 
@@ -77,3 +78,32 @@ def test_a_recorded_plan_naming_paths_outside_the_root_is_quarantined():
     (_, outcome), = recover(vfs, "state")
     assert outcome.status == "quarantined" and "malformed plan" in outcome.reason
     assert "save/a.part" in snapshot(vfs)
+
+
+
+def test_a_move_back_across_parents_durable_in_its_destination_only_is_finished_on_recovery():
+    """The database commit fails after a direct install from another parent directory; the
+    compensation moves the file back and fsyncs its destination's parent first, and the
+    world stops there: the file has both names, the journal says target_installed.
+    Recovery drops the name the recorded phase wants absent and completes (§10.2, §10.3)."""
+    vfs = world(files={"incoming/a.part": b"data"}, dirs=("incoming",))
+    plan = _plan(vfs, source_path="incoming/a.part")
+    undo = next(s.undo for s in route(plan)[1] if s.name == "install")
+    assert [e.path for e in undo[1:]] == ["incoming", "save"]  # destination's parent first
+    faulty = FaultyVfs(vfs, FaultPlan.of(
+        Fault("eio-transient", 0, op="fsync", path="state/motrix.db"),
+        Fault("crash-after", 1, op="fsync_dir", path="incoming")))
+    try:
+        finalize(faulty, "state", plan)
+    except Crash:
+        pass
+    assert faulty.crashed is not None
+    state = vfs.crash()
+    names = sorted(p for p in snapshot(state) if p.endswith((".part", ".mkv")))
+    assert names == ["incoming/a.part", "save/a.mkv"]  # the removal from save not durable
+    assert j.fold(JournalStore(state, "state", "t1").records()).phase is j.Phase.TARGET_INSTALLED
+    ((_, outcome),) = recover(state, "state")
+    assert outcome.status == "completed"
+    after = snapshot(state)
+    assert sorted(p for p in after if p.endswith((".part", ".mkv"))) == ["save/a.mkv"]
+    assert after["save/a.mkv"][1] == b"data"

@@ -156,3 +156,51 @@ def test_the_reference_records_no_problem_under_any_invariant_judged_or_not():
         problems = result.observation.extra.get("finalize", {}).get("problems") or {}
         flagged.update({(case.id, inv): found["problems"][0] for inv, found in problems.items()})
     assert flagged == {}
+
+
+def test_a_phase_naming_the_install_needs_the_renamed_away_source_durably_gone():
+    given = {**GIVEN, "tree": [{"path": "incoming/a.part", "file": "data"}],
+             "task": {**GIVEN["task"], "sourcePath": "incoming/a.part"}}
+    sc = FinalizeScenario.from_given(given)
+    trace = [_ev(0, "rename_noreplace", "incoming/a.part", "save/a.mkv", mutating=True),
+             _ev(1, "rename", "motrix-state/j.tmp", "motrix-state/j", mutating=True)]
+    assert checks.install_sources(sc, trace) == {"incoming/a.part"}
+    failed = [TraceEvent(0, "rename_noreplace", ("incoming/a.part", "save/a.mkv"), True, 17)]
+    assert checks.install_sources(sc, failed) == frozenset()
+    sc.installed_from = checks.install_sources(sc, trace)
+    both = {"save": ("directory",), "incoming": ("directory",),
+            "incoming/a.part": ("file", b"data"), "save/a.mkv": ("file", b"data")}
+    state = {"phase": "target_installed", "status": "pending"}
+    found = checks.before_recovery(sc, state, both, False, True)["H19"]
+    assert found and "incoming/a.part" in found[0] and "removal from incoming" in found[0]
+    moved = {p: e for p, e in both.items() if p != "incoming/a.part"}
+    assert checks.before_recovery(sc, state, moved, False, True)["H19"] == []
+    # before the phase, or inside a compensation, both names are a crash's to leave
+    assert checks.before_recovery(sc, {"phase": "prepared"}, both, False, True)["H19"] == []
+    assert checks.before_recovery(sc, state, both, False, False)["H19"] == []
+
+
+def test_a_tamper_before_each_deletion_skips_its_own_path_and_the_state_directory():
+    from hookconf.faultinject import ModelVfs
+    from hookconf.harness.finalize.scenario import Tamper
+
+    vfs = ModelVfs()
+    vfs.mkdir("d")
+    for name, data in (("a", b"aaaa"), ("b", b"bbbb")):
+        fh = vfs.open(f"d/{name}", "x")
+        vfs.write(fh, data, 0)
+        vfs.close(fh)
+    vfs.link("d/b", "d/c")
+    tampered: dict[str, bytes] = {}
+    tamper = Tamper("d/b", None, tampered, {}, each=True)
+    tamper(vfs, ("d/b",))
+    tamper(vfs, ("motrix-state/motrix.db-journal",))
+    assert tampered == {}
+    tamper(vfs, ("d/a",))
+    first = tampered["d/b"]
+    assert len(first) == 4 and first != b"bbbb"
+    # another name of the file (a hard-linked install) keeps its bytes: a new file instead
+    assert vfs.read(vfs.open("d/c"), 4, 0) == b"bbbb"
+    tamper(vfs, ("d/a",))
+    assert tampered["d/b"] not in (first, b"bbbb") and len(tampered["d/b"]) == 4
+    assert sorted(vfs.listdir("d")) == ["a", "b", "c"]

@@ -89,6 +89,13 @@ FINALIZE_MUTANTS = [
     ("tests.mutants.finalize.copy_tree_parent_first:factory", "H19", ("fin.matrix.tree.cross-device",)),
     ("tests.mutants.finalize.windows_utf8_order:factory", "H23", ("fin.platform.order.windows.distinct",)),
     ("tests.mutants.finalize.case_equivalent_as_distinct:factory", "H13", ("fin.casefold.file.equivalent",)),
+    # a same-size rewrite of a tree entry before a cleanup deletion (§10.2, §10.3)
+    ("tests.mutants.finalize.tree_cleanup_size_only:factory", "H8", ("fin.quiesce.tamper.*.tree.*",)),
+    # a rename across parents under the strict crash model (both parents fsynced, §10.2)
+    ("tests.mutants.finalize.rename_one_parent_fsync:factory", "H19", ("fin.matrix.file.other-dir",)),
+    # a replacement staged on a device of its own (§10.2: what reaches the target crosses)
+    ("tests.mutants.finalize.replacement_device_from_source:factory", "H23",
+     ("fin.matrix.file.distinct.staged.staging-own",)),
 ]
 
 #: Shell mutants (§16) run the shell cases: symmetry, the generated step order, incomplete assemblies.

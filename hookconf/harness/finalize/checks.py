@@ -7,7 +7,8 @@ with the files:
 
 ``before_recovery`` (H10, H11, H19) — the state a crash left, before the candidate recovers
     H19: the recorded phase names a durable state (§10.2 "Every phase update occurs after
-    the filesystem state it names is durable"), and until ``db_committed`` every byte of
+    the filesystem state it names is durable" — for an install, the renamed-away source
+    gone too), and until ``db_committed`` every byte of
     the source and replacement still exists somewhere.  H10: an outside target keeps its
     bytes.  H11: once installed, the target holds the staged replacement, never the
     original source.
@@ -141,6 +142,8 @@ def before_recovery(sc: FinalizeScenario, state: dict[str, Any], tree: UserTree,
     phase = state.get("phase")
     files = {e[1] for e in tree.values() if e[0] == "file"}
     tgt = sc.task["targetPath"]
+    if forward and phase in ("target_installed", "db_committed", "cleaned"):
+        out["H19"] += _install_undone(sc, tree, phase)
     if phase in (None, *_OPEN):
         lost = [d for d in sc.precious if d not in files and d not in sc.overwritten()]
         if lost:
@@ -163,6 +166,35 @@ def before_recovery(sc: FinalizeScenario, state: dict[str, Any], tree: UserTree,
         out["H19"].append(f"journal at cancelled but the files are not restored: "
                           f"{_diff(tree, sc.initial)}")
     return out
+
+
+def install_sources(sc: FinalizeScenario, trace: list[Any]) -> frozenset[str]:
+    """The user paths the candidate renamed onto the target in ``trace`` (a rename or
+    no-replace rename that succeeded): the install's own source, which the install empties."""
+    from hookconf.harness.finalize.scenario import STATE_DIR
+
+    tgt = sc.target_in_tree or sc.task["targetPath"]
+    return frozenset(ev.paths[0] for ev in trace
+                     if ev.op in ("rename", "rename_noreplace") and ev.errno is None
+                     and len(ev.paths) > 1 and ev.paths[1] == tgt and ev.paths[0] != tgt
+                     and not ev.paths[0].startswith(STATE_DIR + "/"))
+
+
+def _install_undone(sc: FinalizeScenario, tree: UserTree, phase: str) -> list[str]:
+    """H19 (§10.2 "文件需要 fsync 自身与父目录；目录在 target_installed 前 fsync 已重命名 root 与受影响
+    父目录"): once a phase at or past ``target_installed`` is recorded, the install it names is
+    durable whole — the entry the install rename removed is gone from its directory too.  A
+    path the candidate renamed onto the target (:attr:`FinalizeScenario.installed_from`, from
+    its trace up to the crash) that still durably holds the selected artifact means the
+    phase was recorded before that directory's fsync."""
+    return [f"journal at {phase} but {path}, which the install renamed onto the target, still "
+            f"holds the selected artifact: the rename's removal from {_parent_dir(path)} was "
+            "not durable when the phase was recorded (both parents are fsynced first)"
+            for path in sorted(sc.installed_from) if _holds_at(tree, path, sc.selected)][:2]
+
+
+def _parent_dir(path: str) -> str:
+    return path.rpartition("/")[0] or "."
 
 
 def crashed_state(sc: FinalizeScenario, before: dict[str, Any], tree: UserTree, fired: bool,

@@ -240,6 +240,7 @@ def run_finalize(case: Case, conn: Connection, obs: Any, *, replay: bool = False
               "H9": checks.planning_problems(trace[:run.prepare_end])
               + checks.selection_problems(sc, prepared)}, "the uncrashed run")
     identity = checks.identity_problems(sc, prepared)
+    sc.installed_from = checks.install_sources(sc, trace)
     run.judge_state(model, bool(sc.fired), "the uncrashed run")
 
     points = [(ev.index, when) for ev in trace if ev.mutating for when in ("before", "after")]
@@ -293,13 +294,17 @@ class _Outsiders:
     fired: dict[str, bool]
     tampered: dict[str, bytes]
     renamed: dict[str, str]
+    #: what the candidate had renamed onto the target by then (its trace up to the crash)
+    installs: frozenset[str] = frozenset()
 
     @classmethod
-    def of(cls, sc: FinalizeScenario) -> _Outsiders:
-        return cls(dict(sc.fired), dict(sc.tampered), dict(sc.renamed))
+    def of(cls, sc: FinalizeScenario, trace: list[Any] = ()) -> _Outsiders:  # type: ignore[assignment]
+        return cls(dict(sc.fired), dict(sc.tampered), dict(sc.renamed),
+                   checks.install_sources(sc, list(trace)))
 
     def restore(self, sc: FinalizeScenario) -> bool:
         """Put the scenario back as it was at the crash; returns whether the writer fired."""
+        sc.installed_from = self.installs
         sc.fired.clear()
         sc.fired.update(self.fired)
         sc.tampered.clear()
@@ -355,7 +360,7 @@ def _capture(run: _Run, faults: tuple[Fault, ...], trace: list[Any],
         label = f"crash {when} {trace[index]}"
         if mine:
             run.note({"H10": checks.plain_renames(vfs.trace[:index + 1], "the run")}, label, unit)
-        outsiders = _Outsiders.of(sc)
+        outsiders = _Outsiders.of(sc, vfs.trace[:index + (when == "after")])
         in_db = all(p.startswith(DATABASE) for p in trace[index].paths)
         for variant, state in model.crash_states(explore=variants == "all"):
             if in_db and variant not in ("durable", "all"):
@@ -411,7 +416,7 @@ def _replay(run: _Run, faults: tuple[Fault, ...], trace: list[Any],
             run.note({"H13": ["the candidate never reached this operation: the finalization "
                               "is not deterministic"]}, label, unit)
             continue
-        outsiders = _Outsiders.of(sc)
+        outsiders = _Outsiders.of(sc, vfs.trace[:k + (when == "after")])
         run.note({"H10": checks.plain_renames(vfs.trace, "the run")}, label, unit)
         in_db = all(p.startswith(DATABASE) for p in trace[k].paths)
         for variant, state in model.crash_states(explore=variants == "all"):

@@ -260,6 +260,7 @@ def _explore(run: _MountRun, case: Case, obs: Any) -> None:
               "H9": checks.planning_problems(trace[:run.prepare_end])
               + checks.selection_problems(sc, prepared)}, "the uncrashed run")
     identity = checks.identity_problems(sc, prepared)
+    sc.installed_from = checks.install_sources(sc, trace)
     run.judge_state(model, bool(sc.fired), "the uncrashed run")
 
     mutating = [ev for ev in trace if ev.mutating]
@@ -278,6 +279,7 @@ def _explore(run: _MountRun, case: Case, obs: Any) -> None:
                               "is not deterministic"]}, label, unit)
             continue
         fired = bool(sc.fired)
+        sc.installed_from = checks.install_sources(sc, crash_trace)
         run.note({"H10": checks.plain_renames(crash_trace, "the run")}, label, unit)
         in_db = all(p.startswith(DATABASE) for p in mutating[n].paths)
         for variant, state in crashed.crash_states(explore=variants == "all"):

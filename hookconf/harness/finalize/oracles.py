@@ -121,8 +121,10 @@ def h19(case: Case, obs: Any) -> Judgement:
 
     §10.2: "Every phase update occurs after the filesystem state it names is durable."
     Checked on each post-crash state *before* recovery: the recorded phase's layout must
-    be on disk (``target_installed``: the target holds the selected artifact; ``cleaned``:
-    the final tree), and until ``db_committed`` every source and replacement byte exists.
+    be on disk (``target_installed``: the target holds the selected artifact and the path
+    the install renamed onto it is gone — under a crash model where a rename across two
+    parents is durable only once both are fsynced; ``cleaned``: the final tree), and until
+    ``db_committed`` every source and replacement byte exists.
     """
     return _judge("H19", case, obs)
 

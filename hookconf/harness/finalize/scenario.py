@@ -104,20 +104,32 @@ class OutsideWriter:
 class Tamper:
     """The case's outside tamper, a ``mutate-tree`` mutator: it rewrites ``path`` in place
     with as many other bytes, or renames it to ``new_path``; ``tampered`` and ``renamed``
-    (the scenario's dicts) record what it did.  A plain value, like :class:`OutsideWriter`."""
+    (the scenario's dicts) record what it did.  ``each``: it acts before every deletion of
+    a user path but ``path`` itself (a ``mutate-tree-each`` mutator), each time with bytes
+    other than those there, while ``path`` exists (§10.3 "在 … 每次 cleanup deletion 前后注入
+    tree mutation"); ``tampered`` then holds the last bytes it wrote.  A plain value, like
+    :class:`OutsideWriter`."""
 
     path: str
     new_path: str | None
     tampered: dict[str, bytes]
     renamed: dict[str, str]
+    each: bool = False
 
     def __call__(self, vfs: Vfs, paths: tuple[str, ...]) -> None:
-        if self.tampered or self.renamed:
+        if self.each:
+            # a deletion the candidate already decided on cannot be told apart from the
+            # outsider's change by any file system call: only the others' deletions count
+            if not paths or paths[0] == self.path or paths[0] == STATE_DIR \
+                    or paths[0].startswith(STATE_DIR + "/"):
+                return
+        elif self.tampered or self.renamed:
             return
         try:
-            size = vfs.lstat(self.path).size
+            st = vfs.lstat(self.path)
         except FileNotFoundError:
             return
+        size = st.size
         if self.new_path is not None:
             vfs.rename_noreplace(self.path, self.new_path)
             vfs.fsync_dir(_parent(self.new_path))
@@ -125,7 +137,20 @@ class Tamper:
             return
         fh = vfs.open(self.path, "r+")
         old = vfs.read(fh, size, 0)
-        new = bytes(b ^ 0x01 for b in old)
+        new = bytes((b + 1) % 256 for b in old)  # as many bytes, each one other
+        if st.nlink > 1:
+            # another name of this file (a hard-linked install) is not the outsider's to
+            # change: it puts a new file of the same size in this name's place instead
+            vfs.close(fh)
+            spare = f"{self.path}.outside"
+            fh = vfs.open(spare, "x")
+            vfs.write(fh, new, 0)
+            vfs.fsync(fh)
+            vfs.close(fh)
+            vfs.rename(spare, self.path)
+            vfs.fsync_dir(_parent(self.path))
+            self.tampered[self.path] = new
+            return
         vfs.write(fh, new, 0)
         vfs.fsync(fh)
         vfs.close(fh)
@@ -154,6 +179,9 @@ class FinalizeScenario:
     #: where the user tree holds the target: ``targetPath``, or the source's own spelling
     #: when a case-folding file system makes the two one entry (§10.1)
     target_in_tree: str = ""
+    #: the user paths the candidate had renamed onto the target when the world stopped at
+    #: the crash being judged (:func:`hookconf.harness.finalize.checks.install_sources`)
+    installed_from: frozenset[str] = frozenset()
     #: the engine's output left volatile at finalize start (case ``volatileSource``): these
     #: paths' directory entries are not yet durable, so a crash before the candidate makes
     #: them durable may lose them without fault of the candidate
@@ -315,6 +343,8 @@ class FinalizeScenario:
         volatile = _volatile_paths(given)
         entries = given.get("tree", [])
         _write_tree(vfs, [e for e in entries if e["path"] not in volatile])
+        if volatile:  # the directories above the engine's output are the user's, durable
+            _parents(vfs, given["task"]["sourcePath"])
         vfs.sync()
         # the engine's output: its bytes and the entries below it durable, its own name in
         # its directory not yet (the engine never fsynced that directory)
@@ -376,15 +406,22 @@ class FinalizeScenario:
         it rewrites the file in place with as many other bytes, or (``renameTo``) renames
         it — an empty directory — within its directory.  ``when``: ``before-delete``
         (default; just before the candidate's first deletion, §10.3 "tree mutation ...
-        before each cleanup deletion") or ``after-prepare`` (just before the first journal
+        before each cleanup deletion"), ``each-delete`` (a same-size rewrite of the file
+        just before every deletion of another user path: a check made once for all entries
+        before the first deletion misses it) or ``after-prepare`` (just before the first journal
         write: after planning read the identity, before any file action; §10.1 "any
         change aborts or quarantines rather than accepting a mixed snapshot")."""
         tamper = self.given.get("tamper")
         if not tamper:
             return ()
-        write = Tamper(tamper["path"], tamper.get("renameTo"), self.tampered, self.renamed)
+        each = tamper.get("when") == "each-delete"
+        write = Tamper(tamper["path"], tamper.get("renameTo"), self.tampered, self.renamed,
+                       each=each)
         if self.tamper_early:
             return (Fault("mutate-tree", 0, op="write", path=_JOURNAL_GLOB, mutate=write),)
+        if each:
+            return tuple(Fault("mutate-tree-each", 0, op=op, mutate=write)
+                         for op in ("unlink", "rmdir"))
         return (Fault("mutate-tree", 0, op="unlink", mutate=write),)
 
     @property

@@ -7,8 +7,10 @@ staging records of §10.1 (``finalize.staging``, H9), the quiesce and outside re
 - the artifact: a regular file, an empty directory, a torrent-like tree (files, a nested
   and an empty directory); and the rejected kinds — a symlink, a FIFO, a tree holding one;
 - the placement: distinct paths on one device, ``source == target``, source on another
-  device (``EXDEV``);
-- the replacement: none, or one staged regular file (a staged symlink is rejected);
+  device (``EXDEV``), source in another parent directory of the target's device (the
+  direct rename is durable once both parents are fsynced);
+- the replacement: none, or one staged regular file (a staged symlink is rejected), staged
+  on the source's device, the target's, or a device of its own;
 - the target: absent, already there (an unrelated file), or appearing just before install
   (an outside writer);
 - the no-replace primitive: native ``RENAME_NOREPLACE``, or a file system answering
@@ -47,6 +49,14 @@ _PHASES = ("§10.2", "Every phase update occurs after the filesystem state it na
 _IDENTITY = ("§10.1", "A directory walk never follows symlinks or reparse points and rejects "
                       "sockets, devices, FIFOs, and other special entries. It records empty "
                       "directories and regular files.")
+_PARENTS = ("§10.2", "文件需要 fsync 自身与父目录；目录在 target_installed 前 fsync 已重命名 root 与"
+                    "受影响父目录 (a file fsyncs itself and its parent; a directory fsyncs the "
+                    "renamed root and the affected parents before target_installed) — a rename "
+                    "between two parents is durable once both are.")
+_DEVICES = ("§10.2", "其他情况把选中 artifact 物化到 target filesystem 的 invocation 私有名称下。同设备"
+                     "普通文件可以 hard-link，跨设备文件 copy (the selected artifact is materialised on "
+                     "the target file system: hard-linked on the same device, copied across) — the "
+                     "selected artifact is the staged replacement, wherever its staging directory is.")
 _VOLATILE = ("§10.2", "当 source == target 且没有 replacement 时，Motrix 重新验证 artifact 并确保 "
                      "durable，然后不改变路径，直接从 prepared 前进到 target_installed; 每个 phase "
                      "在其代表的文件系统状态已经持久后更新")
@@ -81,22 +91,35 @@ def _artifact(kind: str, path: str) -> list[dict[str, Any]]:
     return tree
 
 
+#: Where a staged replacement lives: ``with-source`` (the source's device: ``staging/`` on
+#: the root device, or ``media/`` when the source is there), ``with-target`` (the target's
+#: device, ``staging/``, when the source is on another) or ``own`` (a device of its own,
+#: ``scratch/``, §10.2: what crosses devices is the selected artifact that reaches the target).
+_STAGING_ROOTS = {"with-source": None, "with-target": "staging", "own": "scratch"}
+
+
 def _case(artifact: str, placement: str, replacement: str, target: str,
-          noreplace: str) -> tuple[dict[str, Any], dict[str, Any]]:
+          noreplace: str, staging: str = "with-source") -> tuple[dict[str, Any], dict[str, Any]]:
     is_file = artifact in ("file", "symlink", "fifo")
     tgt = "save/movie.mkv" if is_file else "save/torrent"
     if placement == "same":
         src = tgt
     elif placement == "cross-device":
         src = "media/movie.part" if is_file else "media/torrent.part"
+    elif placement == "other-dir":  # same device, another parent directory (§10.2)
+        src = "incoming/movie.part" if is_file else "incoming/torrent.part"
     else:
         src = "save/movie.part" if is_file else "save/torrent.part"
     tree = [{"path": "save/keep.txt", "file": "an unrelated file of the user"}]
     tree += _artifact(artifact, src)
     task: dict[str, Any] = {"taskId": "task-1", "saveDir": "save", "sourcePath": src,
                             "targetPath": tgt, "metadataOps": list(_METADATA_OPS)}
+    devices = ["media"] if placement == "cross-device" else []
     if replacement != "none":
-        staged = ("media" if placement == "cross-device" else "staging") + "/plugin-a/out.mkv"
+        root = _STAGING_ROOTS[staging] or ("media" if placement == "cross-device" else "staging")
+        if staging == "own":
+            devices.append(root)
+        staged = f"{root}/plugin-a/out.mkv"
         if replacement == "staged":
             tree.append({"path": staged, "file": "replacement output", "repeat": 40})
         else:
@@ -106,8 +129,8 @@ def _case(artifact: str, placement: str, replacement: str, target: str,
     if target == "exists":
         tree.append({"path": tgt, "file": _THEIRS})
     given: dict[str, Any] = {"tree": tree, "task": task}
-    if placement == "cross-device":
-        given["devices"] = ["media"]
+    if devices:
+        given["devices"] = devices
     if target == "appears":
         given["outsideWriter"] = {"file": _THEIRS}
     if noreplace == "link":
@@ -123,7 +146,7 @@ def _case(artifact: str, placement: str, replacement: str, target: str,
     return given, expect
 
 
-def _matrix() -> Iterator[tuple[str, str, str, str, str]]:
+def _matrix() -> Iterator[tuple[str, ...]]:
     for placement in ("distinct", "same", "cross-device"):
         for replacement in ("none", "staged"):
             targets = ("absent",) if placement == "same" else ("absent", "exists", "appears")
@@ -142,16 +165,33 @@ def _matrix() -> Iterator[tuple[str, str, str, str, str]]:
     for artifact in ("symlink", "fifo", "tree-symlink", "tree-fifo"):
         yield artifact, "distinct", "none", "absent", "native"
     yield "file", "distinct", "symlink", "absent", "native"
+    # source and target in different parent directories of one device: the direct rename
+    # is durable only once both parents are fsynced (§10.2 "受影响父目录")
+    for artifact, replacement, target, noreplace in (
+            ("file", "none", "absent", "native"), ("file", "none", "absent", "link"),
+            ("file", "none", "appears", "native"), ("file", "staged", "absent", "native"),
+            ("empty-dir", "none", "absent", "native"), ("tree", "none", "absent", "native"),
+            ("tree", "none", "appears", "native")):
+        yield artifact, "other-dir", replacement, target, noreplace
+    # the replacement staged on a device of its own, or on the target's while the source
+    # is on another: every combination of source, staging and target devices
+    for placement, staging in (("distinct", "own"), ("same", "own"), ("other-dir", "own"),
+                               ("cross-device", "with-target"), ("cross-device", "own")):
+        yield "file", placement, "staged", "absent", "native", staging
 
 
-def _describe(artifact: str, placement: str, replacement: str, target: str, noreplace: str) -> str:
+def _describe(artifact: str, placement: str, replacement: str, target: str, noreplace: str,
+              staging: str = "with-source") -> str:
     what = {"file": "a file", "empty-dir": "an empty directory", "tree": "a directory tree",
             "symlink": "a symlink source", "fifo": "a FIFO source",
             "tree-symlink": "a tree holding a symlink", "tree-fifo": "a tree holding a FIFO"}[artifact]
     where = {"distinct": "to a distinct path", "same": "in place (source == target)",
-             "cross-device": "across devices"}[placement]
+             "cross-device": "across devices",
+             "other-dir": "to a distinct path in another parent directory"}[placement]
     rep = {"none": "", "staged": ", with a staged replacement",
            "symlink": ", with a staged replacement that is a symlink"}[replacement]
+    rep += {"with-source": "", "with-target": " on the target's device",
+            "own": " on a device of its own"}[staging]
     tgt = {"absent": "", "exists": ", target already there",
            "appears": ", an unrelated target appears before install"}[target]
     prim = ", link-then-unlink install (no RENAME_NOREPLACE)" if noreplace == "link" else ""
@@ -166,7 +206,8 @@ def finalize_matrix(params: dict[str, Any], rng: random.Random) -> Iterator[Inst
     """The §10.3 scenario matrix: every implemented path branch, positive and negative."""
     del rng  # the matrix is exhaustive; nothing is drawn
     for dims in _matrix():
-        artifact, placement, replacement, target, noreplace = dims
+        artifact, placement, replacement, target, noreplace = dims[:5]
+        staging = dims[5] if len(dims) > 5 else "with-source"
         given, expect = _case(*dims)
         explore = {k: params[k] for k in ("variants", "maxPoints") if k in params}
         if explore:
@@ -183,7 +224,8 @@ def finalize_matrix(params: dict[str, Any], rng: random.Random) -> Iterator[Inst
             invariants = ("H13", "H19")
             if placement != "same":
                 invariants = ("H10", *invariants)
-            if artifact != "file" or placement == "cross-device" or \
+            if artifact != "file" or placement in ("cross-device", "other-dir") \
+                    or staging != "with-source" or \
                     (placement == "distinct" and replacement == "none" and noreplace == "native"):
                 invariants = (*invariants, "H23")
             spec, sentence = _PHASES
@@ -192,7 +234,12 @@ def finalize_matrix(params: dict[str, Any], rng: random.Random) -> Iterator[Inst
         invariants = (*invariants, "H12")
         if expect["outcome"] == "completed":
             invariants = (*invariants, "H8")
-        key = ".".join(d for d in dims if d not in ("none", "native", "absent"))
+        key = ".".join(("staging-" + d) if i == 5 else d for i, d in enumerate(dims)
+                       if d not in ("none", "native", "absent", "with-source"))
+        if placement == "other-dir":
+            sentence += f" {_PARENTS[0]}: {_PARENTS[1]}"
+        if staging != "with-source":
+            sentence += f" {_DEVICES[0]}: {_DEVICES[1]}"
         yield Instance(key, _describe(*dims), "runtime.finalize",
                        "positive" if expect["outcome"] == "completed" else "negative",
                        given, expect, invariants, spec, notes=f"{spec}: {sentence}")
@@ -346,7 +393,9 @@ def finalize_quiesce(params: dict[str, Any], rng: random.Random) -> Iterator[Ins
     """An engine still running (it stops; its stop fails; a host writer stays open) × a
     file and a tree × distinct and equal paths; and an outside writer rewriting, with as
     many bytes, each path cleanup deletes (§10.3 "tree mutation ... before each cleanup
-    deletion")."""
+    deletion"): before the first deletion, and for every file of each cleanup that
+    deletes more than one entry (a cross-device tree, every replacement route) just
+    before every deletion of another path."""
     del rng
     explore = {"maxPoints": params["maxPoints"]} if "maxPoints" in params else None
     for artifact in ("file", "tree"):
@@ -375,6 +424,55 @@ def finalize_quiesce(params: dict[str, Any], rng: random.Random) -> Iterator[Ins
                        f"{victim} with as many other bytes before cleanup deletes it",
                        "runtime.finalize", "negative", given, {"outcome": "completed"},
                        ("H8", "H12", "H13"), "§10.2", notes=f"{_CLEANUP[0]}: {_CLEANUP[1]}")
+    for dims in _EACH_DELETE:
+        for when, rel, victim in _cleanup_victims(dims):
+            given, _ = _case(*dims)
+            given["tamper"] = {"path": victim, "when": when}
+            if explore:
+                given["explore"] = explore
+            key = ".".join(d for d in dims if d not in ("none", "native", "absent", "with-source"))
+            timing = ("just before every deletion of another path" if when == "each-delete"
+                      else "before the cleanup's first deletion")
+            yield Instance(f"tamper.{when}.{key}.{rel}",
+                           f"{_describe(*dims).split(', crashed')[0]}: an outside writer rewrites "
+                           f"the cleanup's {rel} with as many other bytes {timing}: kept, the "
+                           "cleanup quarantined, the task completed", "runtime.finalize",
+                           "negative", given, {"outcome": "completed"}, ("H8", "H12", "H13", "H19"),
+                           "§10.2", notes=f"{_CLEANUP[0]}: {_CLEANUP[1]} {_EACH[0]}: {_EACH[1]}")
+
+
+#: Routes whose cleanup deletes more than one entry (§10.2: the obsolete source, entry by
+#: entry for a directory; the staged replacement; the rollback artifact): the directory
+#: across devices, and a staged replacement on each placement and staging device.
+_EACH_DELETE = (("tree", "cross-device", "none", "absent", "native"),
+                ("file", "distinct", "staged", "absent", "native"),
+                ("file", "same", "staged", "absent", "native"),
+                ("file", "cross-device", "staged", "absent", "native"),
+                ("file", "other-dir", "staged", "absent", "native", "own"))
+_EACH = ("§10.3", "还要在 final rescan、target_staged、target_installed、database transaction、"
+                  "compensation 与每次 cleanup deletion 前后注入 tree mutation；mismatch 必须保留 "
+                  "byte 并 quarantine (tree mutation before and after each cleanup deletion; a "
+                  "mismatch keeps the bytes and quarantines).")
+
+
+def _cleanup_victims(dims: tuple[str, ...]) -> Iterator[tuple[str, str, str]]:
+    """``(when, name, path)`` for each regular file a completed finalization of ``dims``
+    deletes (the obsolete source's files, the staged replacement): rewritten before every
+    other deletion (``each-delete``); a directory's entries also before the first one."""
+    given, _ = _case(*dims)
+    task = given["task"]
+    src, tgt = task["sourcePath"], task["targetPath"]
+    files = [e["path"] for e in given["tree"] if "file" in e]
+    for path in files:
+        if src != tgt and (path == src or path.startswith(src + "/")):
+            rel = "source" + path[len(src):].replace("/", "-").replace(".", "-")
+        elif path == (task.get("replacement") or {}).get("stagedPath"):
+            rel = "replacement"
+        else:
+            continue
+        yield "each-delete", rel, path
+        if path != src and path.startswith(src + "/"):
+            yield "before-delete", rel, path
 
 
 # ---- §10.3 a failed database commit (H12) -----------------------------------------------
@@ -383,7 +481,8 @@ _DB_FAULTS = {"eio-fsync": {"name": "eio-transient", "op": "fsync", "path": "mot
                                  "path": "motrix-state/motrix.db-journal"}}
 _DB_ROUTES = (("file", "distinct", "none"), ("file", "same", "none"),
               ("file", "distinct", "staged"), ("file", "same", "staged"),
-              ("file", "cross-device", "none"), ("tree", "distinct", "none"))
+              ("file", "cross-device", "none"), ("tree", "distinct", "none"),
+              ("file", "other-dir", "none"), ("tree", "other-dir", "none"))
 _DB_FAILED = ("§10.3", "If the database commit fails, only a target whose strong identity "
                        "matches the journal is deleted and the recorded source restored. If "
                        "compensation also fails, the journal remains for startup recovery and "

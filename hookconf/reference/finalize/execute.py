@@ -269,6 +269,10 @@ class Executor:
 
     def _fail(self, index: int, code: ErrorCode, message: str) -> Outcome:
         if self.state.committed:  # cleanup after db_committed: keep bytes, keep the task
+            # §10.2 "随后 fsync 受影响目录": the deletions made before the mismatch are durable
+            # before the quarantine that ends the cleanup is recorded
+            for parent in stage_parents(self.stages[index]):
+                self.vfs.fsync_dir(parent)
             self.record(j.Quarantined(str(ErrorCode.RECOVERY_QUARANTINED), message))
             return Outcome("completed", self.state.phase.value if self.state.phase else None,
                            ErrorCode.RECOVERY_QUARANTINED, self.plan.target_path, message)
@@ -401,8 +405,11 @@ class Executor:
         against the plan's manifest: a directory of the manifest, or a file with its
         recorded size and SHA-256 — or, with ``partial`` (a private copy a crash or an
         error cut short), a shorter regular file.  Nothing is deleted unless every entry
-        passes; then files and directories go children first.  Raises :class:`Mismatch`
-        (bytes kept, §10.2 "a mismatch leaves the path in place") or ``OSError``."""
+        passes; then files and directories go children first, each file checked again just
+        before its own deletion (§10.2 "每次删除前都要 … 把当前 type 与完整身份和 journal 重验":
+        an outside change after the first pass stops the cleanup there).  Raises
+        :class:`Mismatch` (bytes kept, §10.2 "a mismatch leaves the path in place") or
+        ``OSError``."""
         vfs = self.vfs
         try:
             if vfs.lstat(root).kind is not Kind.DIR:
@@ -410,7 +417,7 @@ class Executor:
         except FileNotFoundError:
             return
         known = {rel: (kind, size, sha) for rel, kind, size, sha in self.plan.manifest or ()}
-        order: list[tuple[str, bool]] = []  # postorder: (path, is a directory)
+        order: list[tuple[str, tuple[str, int, str] | None]] = []  # postorder; None: a directory
 
         def check(rel_dir: str) -> None:
             for name in vfs.listdir(f"{root}/{rel_dir}" if rel_dir else root):
@@ -424,20 +431,32 @@ class Executor:
                                    f"{root} left in place")
                 if kind is Kind.DIR:
                     check(rel)
-                elif not (partial and vfs.lstat(path).size < want[1]):
-                    got = file_identity(vfs, path)
-                    if (got.size, got.sha256) != want[1:]:
-                        raise Mismatch(f"{path} does not hold its recorded identity; "
-                                       f"{root} left in place")
-                order.append((path, kind is Kind.DIR))
+                else:
+                    self.check_entry(path, want, partial=partial)
+                order.append((path, want if kind is Kind.FILE else None))
 
         check("")
-        for path, is_dir in order:
-            if is_dir:
+        for path, want in order:
+            if want is None:
                 vfs.rmdir(path)
             else:
+                self.check_entry(path, want, partial=partial)
                 vfs.unlink(path)
         vfs.rmdir(root)
+
+    def check_entry(self, path: str, want: tuple[str, int, str], *, partial: bool) -> None:
+        """A file entry of a tree cleanup against its manifest record ``want`` (type, size
+        in bytes, SHA-256): a regular file with that full identity — or, with ``partial``,
+        a shorter one (a cut private copy).  Raises :class:`Mismatch` (§10.3: an equal size
+        is never identity) or ``OSError``."""
+        st = self.vfs.lstat(path)
+        if st.kind is not Kind.FILE:
+            raise Mismatch(f"{path} became a {st.kind.value}; the tree is left in place")
+        if partial and st.size < want[1]:
+            return
+        got = file_identity(self.vfs, path)
+        if (got.size, got.sha256) != want[1:]:
+            raise Mismatch(f"{path} does not hold its recorded identity; left in place")
 
     def _copy(self, src: str, dst: str) -> None:
         vfs = self.vfs
@@ -457,11 +476,13 @@ class Executor:
 
 
 def stage_parents(stage: Stage) -> tuple[str, ...]:
-    """Directories a stage's effects touch (recovery fsyncs them before journaling)."""
+    """Directories a stage's effects touch (recovery fsyncs them before journaling): the
+    parents of what the stage creates first, then those it removes from, so that a rename
+    across parents is never durable in its removal alone."""
     dirs: dict[str, None] = {}
-    for effect in stage.effects:
-        for path in (getattr(effect, "src", None), getattr(effect, "dst", None),
-                     getattr(effect, "path", None)):
+    for attr in ("dst", "path", "src"):
+        for effect in stage.effects:
+            path = getattr(effect, attr, None)
             if path is not None and not isinstance(effect, FsyncDir):
                 dirs[parent_of(path)] = None
     return tuple(dirs)

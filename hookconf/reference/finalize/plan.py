@@ -537,12 +537,14 @@ def route(plan: HookPlan) -> tuple[Layout, list[Stage]]:
             initial = lay(cur)
             # §10.2: directories fsync the renamed root and affected parents
             root = (FsyncDir(t),) if plan.source_identity.to_json()["kind"] == "directory" else ()
+            # a rename across parents is durable once both are fsynced: the new entry's
+            # parent first, so that no crash in between loses both names
             syncs = (FsyncDir(pt),) + ((FsyncDir(ps),) if ps != pt else ())
             cur = {s: None, t: SOURCE}
             stages.append(Stage("install", (Verify(s, SOURCE), RenameNoReplace(s, t), *root,
                                             *syncs, Verify(t, SOURCE)),
                                 j.TargetInstalled(), lay(cur),
-                                undo=(MoveBack(t, s, SOURCE), *syncs)))
+                                undo=(MoveBack(t, s, SOURCE), *reversed(syncs))))
             stages += [db(cur, SOURCE), Stage("clean", (), j.Cleaned(), lay(cur))]
             return initial, stages
         tree = plan.source_identity.to_json()["kind"] == "directory"

@@ -14,6 +14,8 @@ before a phase update is unambiguous"):
   without journaling a phase twice;
 - a partial invocation-private copy, or a no-replace install published by link whose
   unlink did not happen: finish or discard only that private state, then continue;
+- the recorded layout but for a second name of an installed file (a rename across two
+  parents, or a move-back, durable in its destination's parent only): drop that name;
 - the recorded layout except an unrelated entry at the target: retry, which fails at the
   no-replace install without touching it and compensates (``target_exists``);
 - ``target_installed`` whose target holds the selected identity while another path of
@@ -167,6 +169,9 @@ def _resume(ex: Executor, done: int) -> Outcome:
             return ex.run_from(done, done=done)
         if fixed == 1:  # the install was finished: journal it
             return _recorded(ex, done)
+    if _drop_second_name(ex, seen, here):
+        # a rename across parents durable in one parent only: look again without the name
+        return _resume(ex, done)
     if _discard_cut_copy(ex, seen):
         # a compensation was deleting the private directory copy: finish that, look again
         return _resume(ex, done)
@@ -225,6 +230,28 @@ def _finish_private(ex: Executor, seen: _Observer, here: Layout, nxt: Layout, st
                 ex.vfs.unlink(effect.src)
                 return 1
     return None
+
+
+def _drop_second_name(ex: Executor, seen: _Observer, layout: Layout) -> bool:
+    """A crash inside a rename across two parent directories, with only the destination's
+    parent fsynced, leaves one file under both names (§10.2: a rename is durable once both
+    parents are).  When the files fit ``layout`` but for one path it wants absent that
+    holds, as another name of the same inode, what another path of ``layout`` holds: unlink
+    that name (no byte is lost: the inode keeps its other name), fsync its parent and say so.
+    Anything else is left alone (``False``)."""
+    for path, role in layout:
+        if role is not None or seen.identity(path) is None:
+            continue
+        rest = tuple((p, r) for p, r in layout if p != path)
+        if not seen.fits(rest):
+            continue
+        for other, kept in rest:
+            if kept is not None and seen.identity(path) == seen.identity(other) \
+                    and seen.same_inode(path, other):
+                ex.vfs.unlink(path)
+                ex.vfs.fsync_dir(path.rpartition("/")[0] or ".")
+                return True
+    return False
 
 
 def _discard_cut_copy(ex: Executor, seen: _Observer) -> bool:
