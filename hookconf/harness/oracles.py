@@ -19,7 +19,7 @@ from hookconf.harness.judgement import Judgement, Oracle
 from hookconf.harness.metadata_explorer import judge_metadata
 from hookconf.harness.runners import Observation
 from hookconf.harness.runtime.diagnostics import judge_diagnostics
-from hookconf.harness.runtime.oracles import RUNTIME_ORACLES
+from hookconf.harness.runtime.oracles import RUNTIME_ORACLES, h17_chain
 from hookconf.harness.shells import SHELL_ORACLES
 
 __all__ = ["KIND_JUDGES", "ORACLES", "Judgement", "h4", "h5", "h7", "h17", "judge"]
@@ -115,8 +115,12 @@ def h17(case: Case, obs: Observation) -> Judgement:
 
     The answer must equal the expectation (with the §13 code on refusal) and must not
     change when the returning plugin's ``hostPermissions`` change: host permissions govern
-    the plugin's own requests, never the URL handed to the download engine.
+    the plugin's own requests, never the URL handed to the download engine.  A
+    ``runtime.scenario`` case runs the returned URLs through the candidate's own pre-hook
+    chain and is judged on the chain's results (:func:`~hookconf.harness.runtime.oracles.h17_chain`).
     """
+    if case.kind == "runtime.scenario":
+        return h17_chain(case, obs)
     primary = obs.primary.result
     observed: dict[str, Any] = {"admitted": _decision(primary, "admitted")}
     if not observed["admitted"]:

@@ -47,7 +47,9 @@ def test_every_hook_gets_every_effect_some_hook_may_return():
                     assert result["code"] == "plugin.hook.output_invalid"
                     foreign = [f for patch in effects["contextPatches"] for f in patch
                                if f not in table[hook]["patches"]]
-                    assert foreign or effects["metadataOperations"]
+                    if not foreign and not effects["metadataOperations"]:
+                        [patch] = effects["contextPatches"]  # one own field, a value it refuses
+                        assert set(patch) <= set(table[hook]["patches"]), patch
                     assert all(any(f in table[h]["patches"] for h in table if h != hook) for f in foreign)
                 for patch in effects["contextPatches"]:
                     tried |= set(patch)
@@ -67,15 +69,19 @@ def test_the_reference_worker_answers_each_exit_as_expected():
                 assert item in seen["effects"]["contextPatches"]
 
 
-def test_a_hook_that_may_return_everything_gets_no_refused_case(monkeypatch):
+def test_a_hook_that_may_return_everything_is_refused_only_its_broken_values(monkeypatch):
     from hookconf.harness.generate import guest
 
     table = hook_effects()
     every = {f: s for allowed in table.values() for f, s in allowed["patches"].items()}
     monkeypatch.setattr(guest, "hook_effects", lambda: {**table, "beforeCreate": {
         "patches": every, "metadata": True}})
-    keys = set(_instances())
-    assert "beforecreate.accepted" in keys and "beforecreate.refused" not in keys
+    found = _instances()
+    assert "beforecreate.accepted" in found
+    for invocation in found["beforecreate.refused"].given["invocations"]:
+        effects = invocation["metadata"]["hookconf.exit"]
+        assert not effects["metadataOperations"]
+        assert not validate(EFFECTS_BY_HOOK["beforeCreate"], effects, direction="output").valid
 
 
 def test_a_patch_field_without_a_chosen_value_gets_its_schemas_smallest():
@@ -83,3 +89,14 @@ def test_a_patch_field_without_a_chosen_value_gets_its_schemas_smallest():
 
     assert _patch_value("filename", {"type": "string"}) == "renamed.bin"
     assert _patch_value("priority", {"type": "integer", "minimum": 1}) == 1
+
+
+def test_each_own_patch_field_is_also_sent_broken():
+    """Every field a hook may patch comes back refused with a wrong type, and empty or over
+    its byte limit where its schema says so (the path of ``beforeFinalize`` all three)."""
+    found = _instances()
+    keys = found["beforefinalize.refused"].notes
+    for label in ("wrong type", "empty", "over limit"):
+        assert f"a context patch of filePath, {label}" in keys
+    for field in hook_effects()["beforeCreate"]["patches"]:
+        assert f"a context patch of {field}, wrong type" in found["beforecreate.refused"].notes

@@ -211,6 +211,19 @@ DIAGNOSTICS_MUTANTS = [
     ("tests.mutants.runtime.log_copy_reencoded:factory", "H17", ("rt.diag.*",)),
 ]
 
+#: A step missing on one of several paths (one task type of the BT family, one role's effect
+#: kind, one patch of an exit, one position of the claim order, one hook's exit): each is
+#: caught by the template that generates every path from the spec's structure.
+PATH_MUTANTS = [
+    ("tests.mutants.schemas.magnet_source_unchecked:factory", "H4", ("dto.gen.bt-sources.*",)),
+    ("tests.mutants.runtime.audit_metadata_accepted:factory", "H6", ("rt.gen.role-effects.*",)),
+    ("tests.mutants.runtime.first_patch_admitted:factory", "H17", ("rt.gen.source-positions.*",)),
+    ("tests.mutants.delivery.blocked_plugin_ends_batch:factory", "H15",
+     ("dlv.gen.blocked-positions.*",)),
+    ("tests.mutants.guest.finalize_effects_unchecked:factory", "H4",
+     ("guest.hook-effects.beforefinalize.*",)),
+]
+
 ALL = ([(c, i, FAMILY_CASES[i]) for c, i in MUTANTS]
        + [(c, i, ("task-source.*",)) for c, i in TASK_SOURCE_DTO_MUTANTS]
        + [(c, i, RUNTIME_CASES) for c, i in RUNTIME_MUTANTS]
@@ -225,7 +238,8 @@ ALL = ([(c, i, FAMILY_CASES[i]) for c, i in MUTANTS]
        + DIAGNOSTICS_MUTANTS
        + MATRIX_MUTANTS
        + CAPABILITY_BOUNDS_MUTANTS
-       + PERMISSION_TEMPLATE_MUTANTS)
+       + PERMISSION_TEMPLATE_MUTANTS
+       + PATH_MUTANTS)
 
 
 @pytest.mark.parametrize(("candidate", "invariant", "cases"), ALL, ids=[_name(m) for m in ALL])

@@ -466,3 +466,69 @@ def delivery_identity_changes(params: dict[str, Any], rng: random.Random) -> Ite
                     notes=f"{_IDENTITY[0]}: '{_IDENTITY[1]}'; §6 names the identity (pluginId, "
                           "version, digest), so a digest alone changes it; the lease is "
                           "leaseMs (at most 10 minutes) so 600,001 ms lets it expire")
+
+
+# ---- a plugin blocked at claim time, at every position of the round-robin order (H15) -----
+_ISOLATION = ("§11", "A plugin failure is caught per row and never prevents another plugin from "
+                     "running; claims take plugins in round-robin order")
+#: How a plugin's only row is blocked when the claim comes: the steps after its row exists
+#: (``{p}`` is the blocked plugin) and whether it needs a first claim (leased, not yet due).
+_BLOCKERS: dict[str, tuple[list[dict[str, Any]], bool]] = {
+    "disabled": ([{"do": "disable", "plugin": "{p}"}], False),
+    "quarantined": ([{"do": "quarantine", "plugin": "{p}"}], False),
+    "reinstalled-new-digest": ([{"do": "install", "plugin": "{p}", "version": "1.0.0", "build": "b2",
+                                 "grants": ["http"], "requires": ["http"], "hooks": ["onError"]}],
+                               False),
+    "upgraded": ([{"do": "upgrade", "plugin": "{p}", "version": "1.0.1"}], False),
+    "grant-revoked": ([{"do": "revoke", "plugin": "{p}", "grant": "http"}], False),
+    "leased": ([], True),
+    "not-yet-due": ([{"do": "fail", "plugin": "{p}", "retryable": True}], True),
+}
+
+
+def _blocked_steps(n: int, position: int, blocker: str) -> tuple[list[dict[str, Any]], list[str]]:
+    """Plugins ``p0``…``p{n-1}``; ``p{position}`` holds only an ``onError`` row that is blocked
+    when the claim comes, the others a due ``afterComplete`` row each.  A first claim (for a
+    lease or a retry wait) also serves ``zz``, the last id, so the round-robin cursor rests on
+    it and the next order starts again at ``p0``."""
+    ids = [f"p{i}" for i in range(n)]
+    blocked = ids[position]
+    actions, first_claim = _BLOCKERS[blocker]
+    steps: list[dict[str, Any]] = []
+    for pid in ids + (["zz"] if first_claim else []):
+        hooks = ["onError"] if pid in (blocked, "zz") else ["afterComplete"]
+        steps.append({"do": "install", "plugin": pid, "version": "1.0.0", "grants": ["http"],
+                      "requires": ["http"], "hooks": hooks})
+    steps.append({"do": "terminal", "task": "t0", "hook": "onError"})
+    if first_claim:
+        steps += [{"do": "claim", "expect": {"plugins": [blocked, "zz"]}},
+                  {"do": "complete", "plugin": "zz"}]
+    steps += [{k: (v.replace("{p}", blocked) if isinstance(v, str) else v) for k, v in a.items()}
+              for a in actions]
+    others = [pid for pid in ids if pid != blocked]
+    steps += [{"do": "terminal", "task": "t1", "hook": "afterComplete"},
+              {"do": "claim", "expect": {"plugins": others}}]
+    return steps, others
+
+
+@template("delivery.blocked-positions", params={
+    "type": "object", "additionalProperties": False,
+    "properties": {"sizes": {"type": "array", "minItems": 1,
+                             "items": {"type": "integer", "minimum": 2, "maximum": 8}}}})
+def delivery_blocked_positions(params: dict[str, Any], rng: random.Random) -> Iterator[Instance]:
+    """A plugin whose rows are all blocked at claim time — disabled, quarantined, reinstalled
+    or upgraded to another executable, its grant revoked, leased, or waiting for a retry —
+    at every position of the round-robin order among plugins with due rows: one claim must
+    still return every other plugin's due row (§11, H15)."""
+    del rng  # exhaustive
+    for n in params.get("sizes", [3]):
+        for position in range(n):
+            for blocker in _BLOCKERS:
+                steps, others = _blocked_steps(n, position, blocker)
+                yield Instance(
+                    f"n{n}.at{position}.{blocker}",
+                    f"{n} plugins, the one at position {position} of the claim order {blocker}: "
+                    f"one claim returns the due rows of {', '.join(others)}",
+                    _KIND, "negative", {"config": {}, "steps": steps}, {"config": "accepted"},
+                    ("H15",), notes=f"{_ISOLATION[0]}: '{_ISOLATION[1]}'; claimBatch (64) and "
+                                    "workers (8) leave room for every plugin")

@@ -338,6 +338,29 @@ def hook_effects() -> dict[str, dict[str, Any]]:
     return table
 
 
+def _bad_values(schema: dict[str, Any]) -> list[tuple[str, Any]]:
+    """``(label, value)`` of values a patch field's schema refuses: a wrong JSON type, empty
+    where it must not be, one byte over its UTF-8 byte limit, one under its minimum (§9.1)."""
+    from hookconf.reference.schemas.documents import DEFS
+    from hookconf.reference.schemas.limits import limit
+
+    while "$ref" in schema:
+        schema = DEFS[schema["$ref"].rsplit("/", 1)[-1]]
+    kind = schema.get("type")
+    out: list[tuple[str, Any]] = [("wrong-type", 0 if kind in ("string", "array", "object") else "x")]
+    if kind == "string" and schema.get("minLength", 0) >= 1:
+        out.append(("empty", ""))
+    if kind == "array" and schema.get("minItems", 0) >= 1:
+        out.append(("empty", []))
+    # the exit rides in a metadata value, whose strings hold at most the generic string limit:
+    # a field bounded by that limit itself cannot be carried one byte over it
+    if kind == "string" and schema.get("maxUtf8Bytes", limit("string_bytes")) < limit("string_bytes"):
+        out.append(("over-limit", "a" * (schema["maxUtf8Bytes"] + 1)))
+    if kind == "integer" and "minimum" in schema:
+        out.append(("under-minimum", schema["minimum"] - 1))
+    return out
+
+
 def _patch_value(field: str, schema: dict[str, Any]) -> Any:
     from hookconf.harness.generate.schemas import minimal
 
@@ -350,7 +373,9 @@ def hook_effects_cases(params: dict[str, Any], rng: random.Random) -> Iterator[I
     patch field, a metadata set and a metadata delete — posted by a real plugin in the
     candidate's own worker: accepted with that effect where this hook may return it, refused
     with ``plugin.hook.output_invalid`` where only another hook may (alone, and riding in one
-    patch beside a field this hook may set); an exit with no effects is accepted from every hook."""
+    patch beside a field this hook may set), and each of this hook's own fields with a value
+    its schema refuses (wrong type, empty, over its byte limit, under its minimum); an exit
+    with no effects is accepted from every hook."""
     from hookconf.harness.metadata_explorer import context
 
     table = hook_effects()
@@ -370,6 +395,10 @@ def hook_effects_cases(params: dict[str, Any], rng: random.Random) -> Iterator[I
                 both = {own: _patch_value(own, allowed["patches"][own]), **patch}
                 probes.append((f"patch.{field.lower()}-beside-{own.lower()}", {"contextPatches": [both]},
                                False, f"a context patch of {own} and {field}"))
+        for field, schema in allowed["patches"].items():  # this hook's own fields, broken
+            for label, bad in _bad_values(schema):
+                probes.append((f"patch.{field.lower()}.{label}", {"contextPatches": [{field: bad}]},
+                               False, f"a context patch of {field}, {label.replace('-', ' ')}"))
         for op, operation in _METADATA_OPS.items():
             probes.append((f"metadata.{op}", {"metadataOperations": [operation]}, allowed["metadata"],
                            f"a metadata {op}"))
@@ -387,7 +416,8 @@ def hook_effects_cases(params: dict[str, Any], rng: random.Random) -> Iterator[I
                     any(f in a["patches"] for patch in effects.get("contextPatches", []) for f in patch)
                     or (effects.get("metadataOperations") and a["metadata"])))
                 lines.append(f"invocation {n - 1} ({key}): {what}"
-                             + ("" if ok else f", which only {', '.join(others)} may return"))
+                             + ("" if ok else f", which only {', '.join(others)} may return" if others
+                                else ", a value this hook's effects schema refuses"))
             if not chosen:
                 continue
             outcome = ("it may return: each accepted with it" if ok

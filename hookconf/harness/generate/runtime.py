@@ -399,3 +399,191 @@ def _population_plugin(pid: str, rng: random.Random) -> dict[str, Any]:
     if rng.random() < 0.7:
         plugin["upgrade"] = _population_manifest(pid, "1.1.0", rng)
     return plugin
+
+
+# ------------------------------------------------------------------------------ role effects
+
+#: Per hook: the ``HookContextPatchV1`` restriction naming its mutable fields (§9.4).
+_PATCH_SCHEMAS = {"beforeCreate": "BeforeCreatePatchV1", "beforeFinalize": "BeforeFinalizePatchV1"}
+#: A valid value of each mutable field, different from the start context's.
+_FIELD_VALUES: dict[str, Any] = {
+    "uris": ["https://mirror.example/t1.bin"], "filename": "renamed.bin", "connections": 4,
+    "headers": [{"name": "Accept", "value": "*/*"}], "proxy": "http://proxy.example:3128",
+    "filePath": "/downloads/renamed.bin",
+}
+_SEED_KEY = "seed"
+
+
+def effect_kinds(hook: str) -> list[str]:
+    """Every effect kind ``hook`` may return: each field of its patch schema, then a metadata
+    set and a metadata delete (§9.3, §9.4)."""
+    from hookconf.reference.schemas.documents import DEFS
+
+    fields = sorted(DEFS[_PATCH_SCHEMAS[hook]]["properties"])
+    return [f"patch-{f}" for f in fields] + ["meta-set", "meta-delete"]
+
+
+def _effect_actions(kind: str) -> list[dict[str, Any]]:
+    if kind == "meta-set":
+        return [{"meta": {"set": "mine", "value": 1}}]
+    if kind == "meta-delete":
+        return [{"meta": {"delete": _SEED_KEY}}]
+    field = kind.removeprefix("patch-")
+    return [{"patch": {field: _FIELD_VALUES[field]}}]
+
+
+def _apply_effect(working: dict[str, Any], kind: str) -> dict[str, Any]:
+    metadata = dict(working["metadata"])
+    if kind == "meta-set":
+        metadata["mine"] = 1
+    elif kind == "meta-delete":
+        metadata.pop(_SEED_KEY, None)
+    else:
+        field = kind.removeprefix("patch-")
+        return {**working, field: _FIELD_VALUES[field]}
+    return {**working, "metadata": metadata}
+
+
+@template("runtime.role-effects", params={"type": "object", "additionalProperties": False,
+                                          "properties": {"hooks": {"type": "array", "minItems": 1,
+                                                                   "items": {"enum": sorted(_HOOKS)}}}})
+def role_effects(params: dict[str, Any], rng: random.Random) -> Iterator[Instance]:
+    """Every §5.2 role × every effect kind its hook may return (each patch field, a metadata
+    set, a metadata delete), alone in one exit: accepted and seen by the next plugin, or —
+    for ``audit`` — refused with ``plugin.hook.output_invalid`` and never seen by the next
+    plugin nor in the chain's result (H6)."""
+    for hook in params.get("hooks", sorted(_HOOKS)):
+        for role in ROLES:
+            for kind in effect_kinds(hook):
+                yield _role_effect(hook, role, kind)
+
+
+def _role_effect(hook: str, role: str, kind: str) -> Instance:
+    seeder, tested, watcher = "p0.seed", f"p1.{role}", "p2.watch"
+    working = {**_HOOKS[hook]["start"], "metadata": {}}
+    seeded_ctx = {**working, "metadata": {_SEED_KEY: 0}}
+    refused = role == "audit"
+    after = seeded_ctx if refused else _apply_effect(seeded_ctx, kind)
+    plugins = [
+        {"manifest": _manifest(seeder, {hook: "pre-resolve"}),
+         "guest": {"hooks": {hook: [{"meta": {"set": _SEED_KEY, "value": 0}}]}}},
+        {"manifest": _manifest(tested, {hook: role}),
+         "guest": {"hooks": {hook: [{"observe": tested}, *_effect_actions(kind)]}}},
+        {"manifest": _manifest(watcher, {hook: "audit"}),
+         "guest": {"hooks": {hook: [{"observe": watcher}]}}},
+    ]
+    result: dict[str, Any] = {
+        "status": "ok", "accepted": [seeder, watcher] if refused else [seeder, tested, watcher],
+        "failed": [{"pluginId": tested, "code": OUTPUT_INVALID}] if refused else [],
+        "skipped": [], "context": {"$partial": after}, "abortedBy": {"$absent": True}}
+    step = {"op": "before_create" if hook == "beforeCreate" else "before_finalize", "taskId": "t1",
+            "as": "chain"}
+    verdict = ("refused (output_invalid), isolated, and never seen by the next plugin or the result"
+               if refused else "accepted and seen by the next plugin and in the result")
+    return Instance(
+        key=f"{_KEYS[hook]}.{role}.{kind.lower()}",
+        title=f"{hook}: a {role} plugin returning only {kind.replace('-', ' ')} is {verdict}",
+        kind="runtime.scenario", polarity="negative" if refused else "positive",
+        given={"config": {"hookTimeoutMs": 1000, "breakerThreshold": 100},
+               "plugins": plugins, "tasks": [_http_task()], "steps": [step]},
+        expect={"results": {"chain": result},
+                "probes": [{"pluginId": tested, "label": tested, "seen": {"$partial": seeded_ctx}},
+                           {"pluginId": watcher, "label": watcher, "seen": {"$partial": after}}]},
+        notes="§5.2: an audit plugin cannot produce mutating effects — no context patch and no "
+              "metadata operation — and an audit failure is isolated; every other role may "
+              f"return each of {hook}'s mutable fields (§9.4) and stage metadata writes (§9.3).")
+
+
+# ------------------------------------------------------------------------------ source positions
+
+#: Returned URLs the ordinary task-source admission refuses (§9.4): (label, url).
+BAD_SOURCES = (
+    ("credentials", "https://user:secret@mirror.example/t1.bin"),
+    ("scheme", "file:///etc/passwd"),
+    ("not-a-url", "mirror.example/t1.bin"),
+)
+_GOOD_URIS = ["https://mirror.example/t1.bin"]
+
+
+def _source_exits(bad: str) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    """Exits carrying several patches (or a ``uris`` list of several URLs) with the refused
+    URL first, in the middle and last."""
+    fillers: list[dict[str, Any]] = [{"filename": "a.bin"}, {"connections": 2}]
+    for n in (2, 3):
+        for at in range(n):
+            where = "first" if at == 0 else ("last" if at == n - 1 else "middle")
+            patches = [fillers[i % len(fillers)] for i in range(n - 1)]
+            patches.insert(at, {"uris": [bad]})
+            yield f"patches{n}.{where}", patches
+            good = [{"uris": _GOOD_URIS} if "filename" in p else p for p in patches]
+            if good != patches:
+                yield f"uri-patches{n}.{where}", good
+    for n in (2, 3):
+        for at in range(n):
+            where = "first" if at == 0 else ("last" if at == n - 1 else "middle")
+            uris = [f"https://mirror{i}.example/t1.bin" for i in range(n - 1)]
+            uris.insert(at, bad)
+            yield f"uris{n}.{where}", [{"uris": uris}]
+
+
+@template("runtime.source-positions", params={"type": "object", "additionalProperties": False,
+                                              "properties": {}})
+def source_positions(params: dict[str, Any], rng: random.Random) -> Iterator[Instance]:
+    """A ``beforeCreate`` exit whose refused URL sits at every position — first, middle, last
+    — of several context patches or of one ``uris`` list, run through the candidate's own
+    pre-hook chain for an aborting (``resolve``) and an isolated (``enrich``) role: the exit
+    is refused with ``plugin.hook.output_invalid`` and none of its patches reaches the next
+    plugin or the result (H17, §9.4); the same exits without the bad URL are accepted."""
+    for label, bad in BAD_SOURCES:
+        for shape, patches in _source_exits(bad):
+            for role in ("resolve", "enrich"):
+                yield _source_case(f"{label}.{shape}.{role}", role, patches, refused=True,
+                                   what=f"{label} URL {bad!r}")
+    for shape, patches in _source_exits(_GOOD_URIS[0]):
+        if shape.endswith(".first"):
+            continue
+        yield _source_case(f"admitted.{shape}", "resolve", patches, refused=False,
+                           what="admitted URLs only")
+
+
+def _source_case(key: str, role: str, patches: list[dict[str, Any]], *, refused: bool,
+                 what: str) -> Instance:
+    tested, watcher = f"p1.{role}", "p2.watch"
+    start = {**_HOOKS["beforeCreate"]["start"], "metadata": {}}
+    after = dict(start)
+    if not refused:
+        for p in patches:
+            after.update(p)
+    aborts = refused and role in ABORTING
+    plugins = [
+        {"manifest": _manifest(tested, {"beforeCreate": role}),
+         "guest": {"hooks": {"beforeCreate": [{"patch": p} for p in patches]}}},
+        {"manifest": _manifest(watcher, {"beforeCreate": "audit"}),
+         "guest": {"hooks": {"beforeCreate": [{"observe": watcher}]}}},
+    ]
+    result: dict[str, Any] = {
+        "status": "aborted" if aborts else "ok",
+        "accepted": ([] if aborts else [watcher]) if refused else [tested, watcher],
+        "failed": [{"pluginId": tested, "code": OUTPUT_INVALID}] if refused else [],
+        "skipped": [], "abortedBy": tested if aborts else {"$absent": True}}
+    expect: dict[str, Any] = {"results": {"chain": result}}
+    if aborts:
+        expect["events"] = [{"kind": "guest.enter", "pluginId": watcher, "count": 0}]
+    else:
+        result["context"] = {"$partial": after}
+        expect["probes"] = [{"pluginId": watcher, "label": watcher, "seen": {"$partial": after}}]
+    return Instance(
+        key=key,
+        title=f"beforeCreate: a {role} plugin's exit of {len(patches)} patch(es) with {what} is "
+              + ("refused with output_invalid" + (" and aborts the chain" if aborts else
+                                                  "; nothing of it reaches the next plugin")
+                 if refused else "accepted whole"),
+        kind="runtime.scenario", polarity="negative" if refused else "positive",
+        given={"config": {"hookTimeoutMs": 1000, "breakerThreshold": 100},
+               "plugins": plugins, "tasks": [_http_task()],
+               "steps": [{"op": "before_create", "taskId": "t1", "as": "chain"}]},
+        expect=expect,
+        notes="§9.4: returned URLs do not need to match the plugin's hostPermissions but each "
+              "passes the ordinary task source admission policy (supported scheme, no "
+              "credentials, URL limits); §13 plugin.hook.output_invalid; §5.2 resolve failures "
+              "abort, enrich failures are isolated.")

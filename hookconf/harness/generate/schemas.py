@@ -844,3 +844,100 @@ def expand_worker_messages(params: dict[str, Any], rng: random.Random) -> Iterat
 _FAULT_WORDS = {"foreign": "another invocation's id", "stale": "the previous invocation's id",
                 "missing": "no invocation id", "chain": "another call chain",
                 "partial": "an incomplete invocation scope"}
+
+
+# ---- §9.4 source identity of BT-family tasks, in every DTO that carries one ---------------
+
+_HEX40 = "0123456789abcdef" * 2 + "01234567"
+_B32 = "abcdefghijklmnopqrstuvwxyz234567"
+#: (label, sourceUrl, the snapshot's infoHash, valid); ``{b64}`` is base64url(taskId) unpadded.
+BT_FAMILY_SOURCES: tuple[tuple[str, str, str | None, bool], ...] = (
+    ("btih-hex", f"urn:btih:{_HEX40}", _HEX40, True),
+    ("btih-base32", f"urn:btih:{_B32}", _B32, True),
+    ("motrix-bt", "urn:motrix:bt:{b64}", None, True),
+    ("magnet-tracker-passkey", f"magnet:?xt=urn:btih:{_HEX40}&dn=f.iso"
+     "&tr=https%3A%2F%2Ftracker.example%2Fannounce%3Fpasskey%3Ds3cr3t", _HEX40, False),
+    ("magnet-query", f"magnet:?xt=urn:btih:{_HEX40}", _HEX40, False),
+    ("magnet-no-hash", "magnet:?dn=f.iso&tr=udp%3A%2F%2Ftracker.example%3A6969", None, False),
+    ("tracker-url", "https://tracker.example/announce?passkey=s3cr3t", _HEX40, False),
+    ("tracker-credentials", "https://user:secret@tracker.example/announce", None, False),
+    ("btih-with-credentials", f"urn:btih:{_HEX40}?passkey=s3cr3t", _HEX40, False),
+    ("torrent-path", "/home/user/private.torrent", None, False),
+)
+#: For a type outside the BT family: a source of that type's own kind (§9.4 leaves it a
+#: non-empty identity, an admitted URL for HTTP).
+_OTHER_SOURCES = {"http": "https://dl.example.org/f.bin", "ftp": "ftp://dl.example.org/f.bin",
+                  "metalink": "https://dl.example.org/f.metalink"}
+
+
+def bt_family() -> list[str]:
+    """The BT family of task types: the ``type`` enum of ``BeforeCreateBtContextV1``."""
+    return list(DEFS["BeforeCreateBtContextV1"]["properties"]["type"]["enum"])
+
+
+def _source_carriers() -> Iterator[tuple[str, str, str, dict[str, Any]]]:
+    """``(schema, variant, pointer, value)`` for every registry schema variant holding an
+    object with a ``sourceUrl`` beside a task snapshot ``task`` (a beforeFinalize context,
+    alone or inside ``hook.enter``)."""
+    for name in sorted(SCHEMAS):
+        for variant, value in variants(name).items():
+            for pointer, found in _objects(value, ""):
+                if "sourceUrl" in found and isinstance(found.get("task"), dict):
+                    yield name, variant, pointer, value
+
+
+def _objects(value: Any, pointer: str) -> Iterator[tuple[str, dict[str, Any]]]:
+    if isinstance(value, dict):
+        yield pointer, value
+        for key, item in value.items():
+            yield from _objects(item, f"{pointer}/{key}")
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            yield from _objects(item, f"{pointer}/{i}")
+
+
+def _at(value: Any, pointer: str) -> Any:
+    for word in [w for w in pointer.split("/") if w]:
+        value = value[int(word)] if isinstance(value, list) else value[word]
+    return value
+
+
+@template("dto.bt-sources", params={"type": "object", "additionalProperties": False,
+                                    "properties": {}})
+def expand_bt_sources(params: dict[str, Any], rng: random.Random) -> Iterator[Instance]:
+    """Every DTO carrying a task's ``sourceUrl`` × every task type of the BT family (from the
+    schema) × each source form: the canonical ``urn:btih:<hash>`` / ``urn:motrix:bt:<id>``
+    cross the host → worker boundary; a raw magnet URI (with or without a tracker passkey),
+    a tracker URL, credentials and a torrent path are refused with
+    ``plugin.hook.input_invalid`` (H4, §9.4).  Each other task type keeps a source of its
+    own kind (positive)."""
+    import base64
+
+    family = bt_family()
+    types = DEFS["PluginTaskSnapshotV1"]["properties"]["type"]["enum"]
+    for name, variant, pointer, base in _source_carriers():
+        for task_type in types:
+            rows: list[tuple[str, str, str | None, bool]] = list(BT_FAMILY_SOURCES) \
+                if task_type in family else [("own", _OTHER_SOURCES.get(task_type, ""), None, True)]
+            for label, source, info_hash, valid in rows:
+                if not source:
+                    continue
+                value = copy.deepcopy(base)
+                context = _at(value, pointer)
+                task_id = str(context.get("taskId", ""))
+                b64 = base64.urlsafe_b64encode(task_id.encode()).decode().rstrip("=")
+                context["sourceUrl"] = source.replace("{b64}", b64)
+                context["task"].update({"type": task_type, "infoHash": info_hash,
+                                        "kind": "bt" if task_type in family else "direct"})
+                expect: dict[str, Any] = {"valid": True} if valid else {
+                    "valid": False, "code": _CODE["input"]}
+                yield Instance(
+                    f"{_slug(name)}.{variant}.{task_type}.{label}",
+                    f"{name}: a {task_type} task's sourceUrl ({label}) "
+                    f"{'crosses' if valid else 'is refused at'} the host → worker boundary",
+                    "dto.validate", "positive" if valid else "negative",
+                    {"schema": name, "value": value, "direction": "input"}, expect,
+                    notes=f"site {pointer}/sourceUrl; §9.4: for BT/magnet tasks the host replaces "
+                          "any raw source by urn:btih:<infoHash> (valid 40-hex or 32-base32 "
+                          "hash) or urn:motrix:bt:<base64url(taskId)>; torrent paths, raw "
+                          "magnet queries, tracker URLs and credentials never cross")

@@ -19,7 +19,7 @@ from hookconf.harness.judgement import Judgement
 from hookconf.harness.runtime import checks
 from hookconf.harness.runtime.expect import mismatches
 
-__all__ = ["RUNTIME_ORACLES", "h1", "h2", "h3", "h6", "h18", "h21", "h22"]
+__all__ = ["RUNTIME_ORACLES", "h1", "h2", "h3", "h6", "h17_chain", "h18", "h21", "h22"]
 
 _CHECKS = checks.BY_INVARIANT
 
@@ -103,6 +103,17 @@ def h6(case: Case, obs: Any):
     optional filename-template ``beforeFinalize`` keeping the earlier filename.
     """
     return _judge("H6", case, obs)
+
+
+def h17_chain(case: Case, obs: Any):
+    """H17 (§9.4) through the runtime: every URL a ``beforeCreate`` exit returns — in any of
+    its context patches, at any position of a ``uris`` list — passes task-source admission.
+
+    Judged on the chain's results: the exit refused with ``plugin.hook.output_invalid``,
+    the role failure policy, and what the next plugin and the result saw (none of the
+    refused exit's patches).
+    """
+    return _judge("H17", case, obs)
 
 
 def h18(case: Case, obs: Any):

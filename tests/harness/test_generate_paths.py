@@ -1,0 +1,73 @@
+"""Templates that enumerate every path of one rule: BT-family source identities (§9.4), role ×
+effect kind (§5.2), a refused URL at every position of an exit (§9.4), a blocked plugin at
+every position of the claim order (§11)."""
+
+from hookconf.harness.generate import expand
+from hookconf.harness.generate.delivery import _BLOCKERS
+from hookconf.harness.generate.runtime import BAD_SOURCES, ROLES, effect_kinds
+from hookconf.harness.generate.schemas import BT_FAMILY_SOURCES, bt_family
+from hookconf.reference.schemas import validate
+from hookconf.reference.schemas.documents import DEFS
+
+
+def _expand(name, params=None):
+    return {i.key: i for i in expand(name, params or {}, seed=0, template_id=name)}
+
+
+def test_bt_family_comes_from_the_schema_and_every_carrier_gets_every_source():
+    assert set(bt_family()) == {"bt", "magnet"}
+    found = _expand("dto.bt-sources")
+    carriers = {key.split(".")[0] + "." + key.split(".")[1] for key in found}
+    assert {"beforefinalizecontextv1.bt", "hookentermessagev1.beforefinalize"} <= carriers
+    for carrier in carriers:
+        for task_type in bt_family():
+            for label, _, _, valid in BT_FAMILY_SOURCES:
+                instance = found[f"{carrier}.{task_type}.{label}"]
+                assert instance.expect["valid"] is valid
+    for task_type in set(DEFS["PluginTaskSnapshotV1"]["properties"]["type"]["enum"]) - set(bt_family()):
+        assert found[f"beforefinalizecontextv1.bt.{task_type}.own"].expect == {"valid": True}
+
+
+def test_bt_source_cases_agree_with_the_reference_validator():
+    for instance in _expand("dto.bt-sources").values():
+        given = instance.given
+        assert validate(given["schema"], given["value"], direction="input").valid \
+            is instance.expect["valid"], instance.key
+
+
+def test_every_role_meets_every_effect_kind_and_only_audit_is_refused():
+    found = _expand("runtime.role-effects")
+    for hook, key in (("beforeCreate", "before-create"), ("beforeFinalize", "before-finalize")):
+        kinds = effect_kinds(hook)
+        assert {"meta-set", "meta-delete"} <= set(kinds) and len(kinds) > 2
+        for role in ROLES:
+            for kind in kinds:
+                instance = found[f"{key}.{role}.{kind.lower()}"]
+                result = instance.expect["results"]["chain"]
+                assert bool(result["failed"]) is (role == "audit")
+                assert instance.polarity == ("negative" if role == "audit" else "positive")
+
+
+def test_a_refused_url_sits_first_middle_and_last():
+    found = _expand("runtime.source-positions")
+    for label, _ in BAD_SOURCES:
+        for shape in ("patches3", "uris3"):
+            for where in ("first", "middle", "last"):
+                aborted = found[f"{label}.{shape}.{where}.resolve"].expect["results"]["chain"]
+                isolated = found[f"{label}.{shape}.{where}.enrich"].expect["results"]["chain"]
+                assert aborted["status"] == "aborted" and isolated["status"] == "ok"
+                assert isolated["failed"] == [{"pluginId": "p1.enrich",
+                                               "code": "plugin.hook.output_invalid"}]
+    assert all(i.polarity == "positive" for k, i in found.items() if k.startswith("admitted."))
+
+
+def test_a_blocked_plugin_sits_at_every_position_of_the_claim_order():
+    found = _expand("delivery.blocked-positions", {"sizes": [2, 3]})
+    assert len(found) == (2 + 3) * len(_BLOCKERS)
+    for n in (2, 3):
+        for position in range(n):
+            for blocker in _BLOCKERS:
+                steps = found[f"n{n}.at{position}.{blocker}"].given["steps"]
+                last = steps[-1]
+                assert last["do"] == "claim"
+                assert last["expect"]["plugins"] == [f"p{i}" for i in range(n) if i != position]
