@@ -491,7 +491,10 @@ def _role_effect(hook: str, role: str, kind: str) -> Instance:
                            {"pluginId": watcher, "label": watcher, "seen": {"$partial": after}}]},
         notes="§5.2: an audit plugin cannot produce mutating effects — no context patch and no "
               "metadata operation — and an audit failure is isolated; every other role may "
-              f"return each of {hook}'s mutable fields (§9.4) and stage metadata writes (§9.3).")
+              f"return each of {hook}'s mutable fields (§9.4) and stage metadata writes (§9.3). "
+              "The next plugin sees the accepted metadata: §3 counts metadata operations among "
+              "a hook's effects, §5.2 merges accepted effects into the working context and "
+              "\"后执行的插件能看到前面插件已经接受的工作上下文\".")
 
 
 # ------------------------------------------------------------------------------ source positions
