@@ -271,7 +271,7 @@ def after_recovery(sc: FinalizeScenario, state: dict[str, Any], tree: UserTree,
         kept = phase == "quarantined" and bool(sc.tampered)
         if phase not in ("db_committed", "cleaned") and not kept:
             h13.append(f"completed without db_committed (phase {phase})")
-        final = {**sc.final, **{p: ("file", d) for p, d in sc.tampered.items()}}
+        final = {**sc.final, **{p: ("file", d) for p, d in sc.tampered.items()}, **sc.planted}
         if sc.disturbed(fired) and sc.writer is not None:  # rolled forward past the writer
             final[sc.writer[0]] = ("file", sc.writer[1])
         if kept:  # cleanup stopped at the mismatch: what it would delete may remain as it was
@@ -404,11 +404,19 @@ def _count(value: Any) -> int:
 
 # ---- H8: lease, quiesce, identity-checked deletion --------------------------------------
 def tamper_kept(sc: FinalizeScenario, tree: UserTree, when: str) -> list[str]:
-    """H8 (§10.1): bytes an outsider changed are never deleted as known data."""
-    return [f"{when}: {path} was changed by an outside writer (same size, other bytes) and "
-            "then deleted: cleanup must match the full identity, never the size"
-            for path, data in sc.tampered.items()
-            if not any(e[0] == "file" and e[1] == data for e in tree.values())]
+    """H8 (§10.1 "外部变化由下述 identity check 发现，绝不能当作已知数据删除"): bytes an outsider
+    changed are never deleted as known data — neither a rewrite of a file cleanup deletes
+    nor what an outsider left at the private copy between a crash and recovery (§10.3
+    "否则只丢弃该身份并重建": only a partial copy of the recorded identity is discarded)."""
+    files = {e[1] for e in tree.values() if e[0] == "file"}
+    out = [f"{when}: {path} was changed by an outside writer (same size, other bytes) and "
+           "then deleted: cleanup must match the full identity, never the size"
+           for path, data in sc.tampered.items() if data not in files]
+    out += [f"{when}: {path} held an outsider's bytes (sha256:{_sha(entry[1])}, "
+            f"{len(entry[1])} bytes: no partial copy of the recorded identity) left at the "
+            "private copy after the crash, and recovery deleted them as its own copy"
+            for path, entry in sc.planted.items() if entry[0] == "file" and entry[1] not in files]
+    return out[:3]
 
 
 def _touches(ev: Any, roots: tuple[str, ...]) -> bool:

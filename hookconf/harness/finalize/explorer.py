@@ -165,6 +165,7 @@ class _Run:
         """Check a post-crash (or end) state, recover it twice, check again (problems noted
         at ``unit`` on the state ``key``)."""
         ask = {"root": ROOT, "stateDir": STATE_DIR, "database": DATABASE}
+        self.sc.planted.clear()  # the interloper acts anew on each state, after its checks
         self.conn.call("finalize.crash", {})
         traced = FaultyVfs(state_vfs)  # no fault: recovery's operations are recorded (H10)
         self.attach(ROOT, traced)
@@ -172,6 +173,7 @@ class _Run:
         crash_tree = user_tree(state_vfs)
         before = self.conn.call("finalize.state", {**ask, "taskId": self.task["taskId"]})
         self.note(checks.crashed_state(self.sc, before, crash_tree, fired, self.forward), at, unit, key)
+        self.sc.interlope(state_vfs)  # an outsider at the private copy, before recovery
         try:
             first = self.conn.call("finalize.recover", ask)
             snap1 = snapshot(state_vfs)

@@ -440,6 +440,40 @@ def finalize_quiesce(params: dict[str, Any], rng: random.Random) -> Iterator[Ins
                            "negative", given, {"outcome": "completed"}, ("H8", "H12", "H13", "H19"),
                            "§10.2", notes=f"{_CLEANUP[0]}: {_CLEANUP[1]} {_EACH[0]}: {_EACH[1]}")
 
+    for dims in _PRIVATE_COPIES:
+        for shape, what in _INTERLOPERS.items():
+            given, _ = _case(*dims)
+            given["tamper"] = {"path": given["task"]["targetPath"], "when": "after-crash",
+                               "shape": shape}
+            if explore:
+                given["explore"] = explore
+            key = ".".join(d for d in dims if d not in ("none", "native", "absent", "with-source"))
+            yield Instance(f"interlope.{key}.{shape}",
+                           f"{_describe(*dims).split(', crashed')[0]}: at every crash point, before "
+                           f"recovery, an outsider leaves {what} at the private copy: kept, "
+                           "never deleted", "runtime.finalize", "negative", given,
+                           {"outcome": "completed"}, ("H8", "H12", "H13"), "§10.3",
+                           notes=f"{_PRIVATE[0]}: {_PRIVATE[1]}")
+
+
+#: Routes that copy the selected artifact to an invocation-private name on the target's
+#: device (§10.2 "跨设备文件 copy；目录 … 递归 copy"): a file and a tree across devices, a
+#: replacement staged beside a source on another device, a replacement on its own device.
+_PRIVATE_COPIES = (("file", "cross-device", "none", "absent", "native"),
+                   ("tree", "cross-device", "none", "absent", "native"),
+                   ("file", "cross-device", "staged", "absent", "native"),
+                   ("file", "other-dir", "staged", "absent", "native", "own"))
+#: What the outsider between a crash and recovery leaves at the private copy: never a
+#: partial copy of the recorded identity (:meth:`FinalizeScenario.interlope`).
+_INTERLOPERS = {"larger": "a file longer than the recorded size",
+                "same-size": "a file of the recorded size with other bytes",
+                "kind": "a directory where a file was"}
+_PRIVATE = ("§10.3", "target_staged：校验私有临时项后继续；否则只丢弃该身份并重建 (verify the "
+                     "private temporary item and continue, otherwise discard only that identity "
+                     "and rebuild); §10.1: 外部变化由下述 identity check 发现，绝不能当作已知数据删除 "
+                     "(outside changes are found by the identity check and never deleted as "
+                     "known data); §10.3: 畸形、歧义或身份不符的行进入 quarantine … 但不删除任何字节.")
+
 
 #: Routes whose cleanup deletes more than one entry (§10.2: the obsolete source, entry by
 #: entry for a directory; the staged replacement; the rollback artifact): the directory
