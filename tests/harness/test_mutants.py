@@ -99,6 +99,9 @@ FINALIZE_MUTANTS = [
     # an outsider's file at the private copy between a crash and recovery (§10.3 "只丢弃该身份")
     ("tests.mutants.finalize.private_discard_unchecked:factory", "H8",
      ("fin.quiesce.interlope.file.cross-device.larger",)),
+    # a replacement byte-identical to the source, judged on the inode at the target (§10.2)
+    ("tests.mutants.finalize.identical_replacement_dropped:factory", "H11",
+     ("fin.matrix.file.same.identical",)),
 ]
 
 #: Shell mutants (§16) run the shell cases: symmetry, the generated step order, incomplete assemblies.

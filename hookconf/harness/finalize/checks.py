@@ -498,3 +498,35 @@ def selection_problems(sc: FinalizeScenario, prepared: dict[str, Any]) -> list[s
         return [f"the selected replacement is {got}, not the recorded mapping's "
                 f"{mappings[0]['identity']}"]
     return []
+
+
+# ---- H11: the original source never reaches the target ---------------------------------
+def source_at_target(sc: FinalizeScenario, state: dict[str, Any], target_ino: int | None,
+                     when: str, *, forward: bool) -> list[str]:
+    """H11 (§10.2 "有 replacement 时只安装 replacement 临时项，原 source 永远不会覆盖它"): with a
+    selected replacement, once the install is journaled in a run that goes forward (or
+    the task completed), the target is not the original source's inode
+    (:attr:`FinalizeScenario.source_ino`) — renamed there, or left in place when source ==
+    target.  Judged on the inode, so a replacement byte-identical to the source cannot
+    hide it (§10.1: the recorded mapping is the selected artifact, whatever its bytes)."""
+    if sc.source_ino is None or target_ino is None or target_ino != sc.source_ino:
+        return []
+    installed = forward and state.get("phase") in ("target_installed", "db_committed", "cleaned")
+    if not installed and state.get("status") != "completed":
+        return []
+    return [f"{when}: journal at {state.get('phase')} ({state.get('status')}) and the target is "
+            "the original source's inode, not the staged replacement's install (the source "
+            "was installed, or left in place, instead of the replacement)"]
+
+
+def source_installed(sc: FinalizeScenario, trace: list[Any]) -> list[str]:
+    """H11 (§10.2) on a trace: with a selected replacement, the source path is never the
+    one renamed onto the target."""
+    if sc.source_ino is None:
+        return []
+    src = sc.task["sourcePath"]
+    return [f"{ev} renamed the original source onto the target; only the replacement's "
+            "temporary item is installed (§10.2)" for ev in trace
+            if ev.op in ("rename", "rename_noreplace", "link") and ev.errno is None
+            and len(ev.paths) > 1 and ev.paths[0] == src
+            and ev.paths[1] == (sc.target_in_tree or sc.task["targetPath"])][:2]
