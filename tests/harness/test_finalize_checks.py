@@ -204,3 +204,46 @@ def test_a_tamper_before_each_deletion_skips_its_own_path_and_the_state_director
     tamper(vfs, ("d/a",))
     assert tampered["d/b"] not in (first, b"bbbb") and len(tampered["d/b"]) == 4
     assert sorted(vfs.listdir("d")) == ["a", "b", "c"]
+
+
+def _interloped(shape, tree_private):
+    given = {**GIVEN, "tamper": {"path": "save/a.mkv", "when": "after-crash", "shape": shape}}
+    sc = FinalizeScenario.from_given(given)
+    vfs = sc.fresh()
+    assert sc.faults() == ()  # it acts between a crash and recovery, not during the run
+    if tree_private:
+        vfs.mkdir("save/.tmp")
+    else:
+        fh = vfs.open("save/.tmp", "x")
+        vfs.write(fh, b"da", 0)
+        vfs.close(fh)
+    return sc, sc.interlope(vfs)
+
+
+def test_the_interloper_leaves_no_partial_copy_and_its_bytes_must_survive():
+    sc, planted = _interloped("larger", False)
+    assert planted["save/.tmp"][1].startswith(bytes((b + 1) % 256 for b in b"data"))
+    assert len(planted["save/.tmp"][1]) > 4 and sc.disturbed(False)
+    tree = {**sc.initial, **planted}
+    assert checks.tamper_kept(sc, tree, "x") == []
+    assert "deleted them as its own copy" in checks.tamper_kept(sc, sc.initial, "x")[0]
+    assert _interloped("same-size", False)[1]["save/.tmp"] == ("file", b"ebub")
+    assert _interloped("kind", False)[1]["save/.tmp"] == ("directory",)
+    assert set(_interloped("kind", True)[1]) == {"save/.tmp"}  # a file where a directory was
+    assert set(_interloped("larger", True)[1]) == {"save/.tmp/outside.bin"}
+    plain = FinalizeScenario.from_given(GIVEN)
+    assert plain.interlope(plain.fresh()) == {}
+
+
+def test_the_original_sources_inode_never_reaches_a_replacement_target():
+    sc = _sc()
+    sc.source_ino = 7
+    installed = {"phase": "db_committed", "status": "completed"}
+    assert "the original source's inode" in checks.source_at_target(
+        sc, installed, 7, "x", forward=True)[0]
+    assert checks.source_at_target(sc, installed, 8, "x", forward=True) == []
+    assert checks.source_at_target(sc, {"phase": "target_installed"}, 7, "x", forward=False) == []
+    ev = TraceEvent(3, "rename_noreplace", ("save/a.part", "save/a.mkv"), True)
+    assert "renamed the original source" in checks.source_installed(sc, [ev])[0]
+    sc.source_ino = None
+    assert checks.source_installed(sc, [ev]) == []

@@ -96,6 +96,12 @@ FINALIZE_MUTANTS = [
     # a replacement staged on a device of its own (§10.2: what reaches the target crosses)
     ("tests.mutants.finalize.replacement_device_from_source:factory", "H23",
      ("fin.matrix.file.distinct.staged.staging-own",)),
+    # an outsider's file at the private copy between a crash and recovery (§10.3 "只丢弃该身份")
+    ("tests.mutants.finalize.private_discard_unchecked:factory", "H8",
+     ("fin.quiesce.interlope.file.cross-device.larger",)),
+    # a replacement byte-identical to the source, judged on the inode at the target (§10.2)
+    ("tests.mutants.finalize.identical_replacement_dropped:factory", "H11",
+     ("fin.matrix.file.same.identical",)),
 ]
 
 #: Shell mutants (§16) run the shell cases: symmetry, the generated step order, incomplete assemblies.

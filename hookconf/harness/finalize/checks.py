@@ -271,7 +271,7 @@ def after_recovery(sc: FinalizeScenario, state: dict[str, Any], tree: UserTree,
         kept = phase == "quarantined" and bool(sc.tampered)
         if phase not in ("db_committed", "cleaned") and not kept:
             h13.append(f"completed without db_committed (phase {phase})")
-        final = {**sc.final, **{p: ("file", d) for p, d in sc.tampered.items()}}
+        final = {**sc.final, **{p: ("file", d) for p, d in sc.tampered.items()}, **sc.planted}
         if sc.disturbed(fired) and sc.writer is not None:  # rolled forward past the writer
             final[sc.writer[0]] = ("file", sc.writer[1])
         if kept:  # cleanup stopped at the mismatch: what it would delete may remain as it was
@@ -404,11 +404,19 @@ def _count(value: Any) -> int:
 
 # ---- H8: lease, quiesce, identity-checked deletion --------------------------------------
 def tamper_kept(sc: FinalizeScenario, tree: UserTree, when: str) -> list[str]:
-    """H8 (§10.1): bytes an outsider changed are never deleted as known data."""
-    return [f"{when}: {path} was changed by an outside writer (same size, other bytes) and "
-            "then deleted: cleanup must match the full identity, never the size"
-            for path, data in sc.tampered.items()
-            if not any(e[0] == "file" and e[1] == data for e in tree.values())]
+    """H8 (§10.1 "外部变化由下述 identity check 发现，绝不能当作已知数据删除"): bytes an outsider
+    changed are never deleted as known data — neither a rewrite of a file cleanup deletes
+    nor what an outsider left at the private copy between a crash and recovery (§10.3
+    "否则只丢弃该身份并重建": only a partial copy of the recorded identity is discarded)."""
+    files = {e[1] for e in tree.values() if e[0] == "file"}
+    out = [f"{when}: {path} was changed by an outside writer (same size, other bytes) and "
+           "then deleted: cleanup must match the full identity, never the size"
+           for path, data in sc.tampered.items() if data not in files]
+    out += [f"{when}: {path} held an outsider's bytes (sha256:{_sha(entry[1])}, "
+            f"{len(entry[1])} bytes: no partial copy of the recorded identity) left at the "
+            "private copy after the crash, and recovery deleted them as its own copy"
+            for path, entry in sc.planted.items() if entry[0] == "file" and entry[1] not in files]
+    return out[:3]
 
 
 def _touches(ev: Any, roots: tuple[str, ...]) -> bool:
@@ -490,3 +498,35 @@ def selection_problems(sc: FinalizeScenario, prepared: dict[str, Any]) -> list[s
         return [f"the selected replacement is {got}, not the recorded mapping's "
                 f"{mappings[0]['identity']}"]
     return []
+
+
+# ---- H11: the original source never reaches the target ---------------------------------
+def source_at_target(sc: FinalizeScenario, state: dict[str, Any], target_ino: int | None,
+                     when: str, *, forward: bool) -> list[str]:
+    """H11 (§10.2 "有 replacement 时只安装 replacement 临时项，原 source 永远不会覆盖它"): with a
+    selected replacement, once the install is journaled in a run that goes forward (or
+    the task completed), the target is not the original source's inode
+    (:attr:`FinalizeScenario.source_ino`) — renamed there, or left in place when source ==
+    target.  Judged on the inode, so a replacement byte-identical to the source cannot
+    hide it (§10.1: the recorded mapping is the selected artifact, whatever its bytes)."""
+    if sc.source_ino is None or target_ino is None or target_ino != sc.source_ino:
+        return []
+    installed = forward and state.get("phase") in ("target_installed", "db_committed", "cleaned")
+    if not installed and state.get("status") != "completed":
+        return []
+    return [f"{when}: journal at {state.get('phase')} ({state.get('status')}) and the target is "
+            "the original source's inode, not the staged replacement's install (the source "
+            "was installed, or left in place, instead of the replacement)"]
+
+
+def source_installed(sc: FinalizeScenario, trace: list[Any]) -> list[str]:
+    """H11 (§10.2) on a trace: with a selected replacement, the source path is never the
+    one renamed onto the target."""
+    if sc.source_ino is None:
+        return []
+    src = sc.task["sourcePath"]
+    return [f"{ev} renamed the original source onto the target; only the replacement's "
+            "temporary item is installed (§10.2)" for ev in trace
+            if ev.op in ("rename", "rename_noreplace", "link") and ev.errno is None
+            and len(ev.paths) > 1 and ev.paths[0] == src
+            and ev.paths[1] == (sc.target_in_tree or sc.task["targetPath"])][:2]

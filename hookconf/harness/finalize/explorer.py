@@ -165,13 +165,19 @@ class _Run:
         """Check a post-crash (or end) state, recover it twice, check again (problems noted
         at ``unit`` on the state ``key``)."""
         ask = {"root": ROOT, "stateDir": STATE_DIR, "database": DATABASE}
+        self.sc.planted.clear()  # the interloper acts anew on each state, after its checks
         self.conn.call("finalize.crash", {})
         traced = FaultyVfs(state_vfs)  # no fault: recovery's operations are recorded (H10)
         self.attach(ROOT, traced)
         self.conn.attach_host(ROOT, ModelHost())  # type: ignore[attr-defined]
         crash_tree = user_tree(state_vfs)
         before = self.conn.call("finalize.state", {**ask, "taskId": self.task["taskId"]})
-        self.note(checks.crashed_state(self.sc, before, crash_tree, fired, self.forward), at, unit, key)
+        found = checks.crashed_state(self.sc, before, crash_tree, fired, self.forward)
+        found["H11"] = found.get("H11", []) + checks.source_at_target(
+            self.sc, before, _ino(state_vfs, self.sc.target_in_tree or self.task["targetPath"]),
+            "after the crash", forward=self.forward)
+        self.note(found, at, unit, key)
+        self.sc.interlope(state_vfs)  # an outsider at the private copy, before recovery
         try:
             first = self.conn.call("finalize.recover", ask)
             snap1 = snapshot(state_vfs)
@@ -183,8 +189,20 @@ class _Run:
         snap2 = snapshot(state_vfs)
         after = self.conn.call("finalize.state", {**ask, "taskId": self.task["taskId"]})
         tree = user_tree(state_vfs)
-        self.note(checks.recovered_state(self.sc, after, tree, fired, self.expect_completed, traced.trace,
-                                         snap1 == snap2, (first, second)), at, unit, key)
+        found = checks.recovered_state(self.sc, after, tree, fired, self.expect_completed, traced.trace,
+                                       snap1 == snap2, (first, second))
+        found["H11"] = found.get("H11", []) + checks.source_at_target(
+            self.sc, after, _ino(state_vfs, self.sc.target_in_tree or self.task["targetPath"]),
+            "after recovery", forward=self.forward) + checks.source_installed(self.sc, traced.trace)
+        self.note(found, at, unit, key)
+
+
+def _ino(vfs: Any, path: str) -> int | None:
+    """The inode at ``path`` in a model file system, or ``None`` when nothing is there."""
+    try:
+        return vfs.lstat(path).ino
+    except OSError:
+        return None
 
 
 def _spread(points: list[tuple[int, str]], limit: int) -> list[tuple[int, str]]:
@@ -221,6 +239,8 @@ def run_finalize(case: Case, conn: Connection, obs: Any, *, replay: bool = False
     faults = sc.faults()
 
     model = sc.fresh()
+    if sc.replacement_path():  # §10.2: the original's inode must never reach the target
+        sc.source_ino = _ino(model, sc.task["sourcePath"])
     vfs = FaultyVfs(model, FaultPlan(faults))
     try:
         prepared, answer = run.drive(vfs, obs)
@@ -234,7 +254,8 @@ def run_finalize(case: Case, conn: Connection, obs: Any, *, replay: bool = False
     trace = list(vfs.trace)
     run.forward = answer is not None and answer.get("status") == "completed"
     outcome = checks.outcome_problems(sc, case.expect, prepared, answer)
-    run.note({"H10": checks.plain_renames(trace, "the run"),
+    run.note({"H11": checks.source_installed(sc, trace) if prepared.get("planned") else [],
+              "H10": checks.plain_renames(trace, "the run"),
               "H8": checks.lease_problems(sc, trace, fail_closed=bool(
                   sc.host and (sc.host.stop_fails or sc.host.unaccounted))),
               "H9": checks.planning_problems(trace[:run.prepare_end])

@@ -186,6 +186,13 @@ class FinalizeScenario:
     #: paths' directory entries are not yet durable, so a crash before the candidate makes
     #: them durable may lose them without fault of the candidate
     volatile: frozenset[str] = frozenset()
+    #: what an outsider left at the candidate's private copy between the crash being judged
+    #: and recovery (case ``tamper.when: "after-crash"``, :meth:`interlope`): user-tree
+    #: entries, ``{path: entry}``
+    planted: UserTree = field(default_factory=dict)
+    #: the source's inode in the scenario's file system before finalization (replacement
+    #: cases: the original must never reach the target, §10.2)
+    source_ino: int | None = None
 
     @classmethod
     def from_given(cls, given: dict[str, Any]) -> FinalizeScenario:
@@ -365,6 +372,7 @@ class FinalizeScenario:
         self.fired.clear()
         self.tampered.clear()
         self.renamed.clear()
+        self.planted.clear()
         return self._build(self.given)
 
     def faults(self) -> tuple[Fault, ...]:
@@ -412,7 +420,7 @@ class FinalizeScenario:
         write: after planning read the identity, before any file action; §10.1 "any
         change aborts or quarantines rather than accepting a mixed snapshot")."""
         tamper = self.given.get("tamper")
-        if not tamper:
+        if not tamper or self.interloper:  # the interloper acts between crash and recovery
             return ()
         each = tamper.get("when") == "each-delete"
         write = Tamper(tamper["path"], tamper.get("renameTo"), self.tampered, self.renamed,
@@ -425,17 +433,85 @@ class FinalizeScenario:
         return (Fault("mutate-tree", 0, op="unlink", mutate=write),)
 
     @property
+    def interloper(self) -> str | None:
+        """The shape of the outsider that acts between a crash and recovery (case
+        ``tamper: {"when": "after-crash", "shape": ...}``), or ``None``."""
+        tamper = self.given.get("tamper") or {}
+        return tamper.get("shape", "larger") if tamper.get("when") == "after-crash" else None
+
+    def private_roots(self, tree: UserTree) -> list[str]:
+        """The new top-level items of a crash state's user ``tree``: paths the scenario did
+        not start with, whose parent it did, other than the target and the outside
+        writer's path — the candidate's invocation-private copy (§10.2 "invocation 私有名称")."""
+        tgt = self.target_in_tree or self.task["targetPath"]
+        skip = {tgt, self.task["targetPath"]} | ({self.writer[0]} if self.writer else set())
+        return sorted(p for p in tree if p not in self.initial and p not in skip
+                      and (_parent(p) == "." or _parent(p) in self.initial))
+
+    def interlope(self, vfs: Vfs) -> UserTree:
+        """Play the outsider of :attr:`interloper` on a post-crash file system, before
+        recovery (§10.3 "target_staged：校验私有临时项后继续；否则只丢弃该身份并重建"; §10.1
+        "外部变化 … 绝不能当作已知数据删除"): at the private copy it leaves bytes that are no
+        partial copy of the recorded identity —
+
+        - ``larger``: a file longer than the recorded size (other bytes, then more);
+        - ``same-size``: a file of exactly the recorded size with other bytes;
+        - ``kind``: a directory (holding a file of its own) where a file was, or a file
+          where an empty directory was.
+
+        In a private directory copy the victim is its first file (or, none yet, the
+        directory itself).  Everything it writes is durable.  Returns (and keeps in
+        :attr:`planted`) the entries it left; ``{}`` when the state has no private item."""
+        self.planted.clear()
+        shape = self.interloper
+        roots = self.private_roots(user_tree(vfs)) if shape else []
+        if not roots:
+            return {}
+        root = roots[0]
+        tree = user_tree(vfs)
+        files = sorted(p for p in tree if p.startswith(root + "/") and tree[p][0] == "file")
+        victim = root if tree[root][0] == "file" else (files[0] if files else root)
+        want = self.selected.get(victim[len(root):])
+        recorded = want[1] if want and want[0] == "file" else b"recorded bytes"
+        other = bytes((b + 1) % 256 for b in recorded)  # as many bytes, each one other
+        mine = b"an outsider's own bytes, not a copy of anything"
+        if tree[victim][0] == "directory":
+            if shape == "kind" and not any(p.startswith(victim + "/") for p in tree):
+                vfs.rmdir(victim)
+                self._plant(vfs, victim, mine)
+            else:
+                self._plant(vfs, f"{victim}/outside.bin", mine)
+        elif shape == "kind":
+            vfs.unlink(victim)
+            vfs.mkdir(victim)
+            self.planted[victim] = ("directory",)
+            self._plant(vfs, f"{victim}/outside.bin", mine)
+        else:
+            vfs.unlink(victim)
+            self._plant(vfs, victim, other + b"+outside" if shape == "larger" else other)
+        return dict(self.planted)
+
+    def _plant(self, vfs: Vfs, path: str, data: bytes) -> None:
+        fh = vfs.open(path, "x")
+        vfs.write(fh, data, 0)
+        vfs.fsync(fh)
+        vfs.close(fh)
+        vfs.fsync_dir(_parent(path))
+        self.planted[path] = ("file", data)
+
+    @property
     def tamper_early(self) -> bool:
         """Whether the case's tamper falls between planning and the first file action."""
         return (self.given.get("tamper") or {}).get("when") == "after-prepare"
 
     def disturbed(self, fired: bool) -> bool:
         """Whether, in the current run, an outsider changed a path the plan still needs
-        before the commit — the tamper after planning, or a ``whenAbsent`` writer filling a
-        path the candidate emptied: failing closed (quarantine, every byte kept) is then
-        the answer, not a crash-made layout (§10.1, §10.3)."""
+        before the commit — the tamper after planning, a ``whenAbsent`` writer filling a
+        path the candidate emptied, or the outsider at the private copy (:meth:`interlope`):
+        failing closed (quarantine, every byte kept) is then the answer, not a crash-made layout (§10.1, §10.3)."""
         early = self.tamper_early and bool(self.tampered or self.renamed)
-        return early or (fired and bool((self.given.get("outsideWriter") or {}).get("whenAbsent")))
+        absent = bool((self.given.get("outsideWriter") or {}).get("whenAbsent"))
+        return early or bool(self.planted) or (fired and absent)
 
     def disturbed_initial(self, fired: bool) -> UserTree:
         """The initial tree as the outsiders left it (their rewrites, renames and file)."""
@@ -447,6 +523,7 @@ class FinalizeScenario:
                 tree[new + p[len(old):]] = tree.pop(p)
         if fired and self.writer is not None:
             tree[self.writer[0]] = ("file", self.writer[1])
+        tree.update(self.planted)
         return tree
 
     def overwritten(self) -> frozenset[bytes]:

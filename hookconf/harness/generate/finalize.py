@@ -60,6 +60,10 @@ _DEVICES = ("§10.2", "其他情况把选中 artifact 物化到 target filesyste
 _VOLATILE = ("§10.2", "当 source == target 且没有 replacement 时，Motrix 重新验证 artifact 并确保 "
                      "durable，然后不改变路径，直接从 prepared 前进到 target_installed; 每个 phase "
                      "在其代表的文件系统状态已经持久后更新")
+_IDENTICAL = ("§10.2", "有 replacement 时只安装 replacement 临时项，原 source 永远不会覆盖它 (with a "
+                       "replacement only its temporary item is installed; the original source never "
+                       "overwrites it) — equal bytes make no exception: judged on the inode that "
+                       "reaches the target, not on its bytes.")
 _METADATA_OPS = ({"op": "set", "key": "title", "value": "A Movie"},
                  {"op": "set", "key": "year", "value": 1999},
                  {"op": "delete", "key": "year"})
@@ -122,6 +126,8 @@ def _case(artifact: str, placement: str, replacement: str, target: str,
         staged = f"{root}/plugin-a/out.mkv"
         if replacement == "staged":
             tree.append({"path": staged, "file": "replacement output", "repeat": 40})
+        elif replacement == "identical":  # the plugin's output has the source's very bytes
+            tree.append({"path": staged, "file": _FILE_TEXT, "repeat": 64})
         else:
             tree += [{"path": "staging/plugin-a/real.mkv", "file": "x"},
                      {"path": staged, "symlink": "real.mkv"}]
@@ -178,6 +184,12 @@ def _matrix() -> Iterator[tuple[str, ...]]:
     for placement, staging in (("distinct", "own"), ("same", "own"), ("other-dir", "own"),
                                ("cross-device", "with-target"), ("cross-device", "own")):
         yield "file", placement, "staged", "absent", "native", staging
+    # a replacement byte-identical to the source is still the selected artifact: only it is
+    # installed, the original never reaches the target (§10.2), whatever the route
+    for placement in ("distinct", "same", "other-dir"):
+        yield "file", placement, "identical", "absent", "native"
+    yield "file", "cross-device", "identical", "absent", "native", "with-target"
+    yield "file", "distinct", "identical", "absent", "link"
 
 
 def _describe(artifact: str, placement: str, replacement: str, target: str, noreplace: str,
@@ -189,6 +201,7 @@ def _describe(artifact: str, placement: str, replacement: str, target: str, nore
              "cross-device": "across devices",
              "other-dir": "to a distinct path in another parent directory"}[placement]
     rep = {"none": "", "staged": ", with a staged replacement",
+           "identical": ", with a staged replacement byte-identical to the source",
            "symlink": ", with a staged replacement that is a symlink"}[replacement]
     rep += {"with-source": "", "with-target": " on the target's device",
             "own": " on a device of its own"}[staging]
@@ -240,6 +253,8 @@ def finalize_matrix(params: dict[str, Any], rng: random.Random) -> Iterator[Inst
             sentence += f" {_PARENTS[0]}: {_PARENTS[1]}"
         if staging != "with-source":
             sentence += f" {_DEVICES[0]}: {_DEVICES[1]}"
+        if replacement == "identical":
+            sentence += f" {_IDENTICAL[0]}: {_IDENTICAL[1]}"
         yield Instance(key, _describe(*dims), "runtime.finalize",
                        "positive" if expect["outcome"] == "completed" else "negative",
                        given, expect, invariants, spec, notes=f"{spec}: {sentence}")
@@ -439,6 +454,40 @@ def finalize_quiesce(params: dict[str, Any], rng: random.Random) -> Iterator[Ins
                            "cleanup quarantined, the task completed", "runtime.finalize",
                            "negative", given, {"outcome": "completed"}, ("H8", "H12", "H13", "H19"),
                            "§10.2", notes=f"{_CLEANUP[0]}: {_CLEANUP[1]} {_EACH[0]}: {_EACH[1]}")
+
+    for dims in _PRIVATE_COPIES:
+        for shape, what in _INTERLOPERS.items():
+            given, _ = _case(*dims)
+            given["tamper"] = {"path": given["task"]["targetPath"], "when": "after-crash",
+                               "shape": shape}
+            if explore:
+                given["explore"] = explore
+            key = ".".join(d for d in dims if d not in ("none", "native", "absent", "with-source"))
+            yield Instance(f"interlope.{key}.{shape}",
+                           f"{_describe(*dims).split(', crashed')[0]}: at every crash point, before "
+                           f"recovery, an outsider leaves {what} at the private copy: kept, "
+                           "never deleted", "runtime.finalize", "negative", given,
+                           {"outcome": "completed"}, ("H8", "H12", "H13"), "§10.3",
+                           notes=f"{_PRIVATE[0]}: {_PRIVATE[1]}")
+
+
+#: Routes that copy the selected artifact to an invocation-private name on the target's
+#: device (§10.2 "跨设备文件 copy；目录 … 递归 copy"): a file and a tree across devices, a
+#: replacement staged beside a source on another device, a replacement on its own device.
+_PRIVATE_COPIES = (("file", "cross-device", "none", "absent", "native"),
+                   ("tree", "cross-device", "none", "absent", "native"),
+                   ("file", "cross-device", "staged", "absent", "native"),
+                   ("file", "other-dir", "staged", "absent", "native", "own"))
+#: What the outsider between a crash and recovery leaves at the private copy: never a
+#: partial copy of the recorded identity (:meth:`FinalizeScenario.interlope`).
+_INTERLOPERS = {"larger": "a file longer than the recorded size",
+                "same-size": "a file of the recorded size with other bytes",
+                "kind": "a directory where a file was"}
+_PRIVATE = ("§10.3", "target_staged：校验私有临时项后继续；否则只丢弃该身份并重建 (verify the "
+                     "private temporary item and continue, otherwise discard only that identity "
+                     "and rebuild); §10.1: 外部变化由下述 identity check 发现，绝不能当作已知数据删除 "
+                     "(outside changes are found by the identity check and never deleted as "
+                     "known data); §10.3: 畸形、歧义或身份不符的行进入 quarantine … 但不删除任何字节.")
 
 
 #: Routes whose cleanup deletes more than one entry (§10.2: the obsolete source, entry by

@@ -375,8 +375,10 @@ class Executor:
         if st.kind is Kind.DIR and expected["kind"] == "directory":
             self.remove_tree(path, partial=True)
             return
+        # a copy a crash cut short is shorter than the recorded size; one as long or longer
+        # with other bytes is no partial copy of that identity (§10.3 "只丢弃该身份")
         partial = st.kind is Kind.FILE and expected["kind"] == "file" \
-            and st.size <= int(expected["size"])
+            and st.size < int(expected["size"])
         if not partial and self.holds(path, role) is not True:
             raise Mismatch(f"the private item {path} holds unknown bytes; left in place")
         self.vfs.unlink(path)

@@ -212,14 +212,19 @@ def _recorded(ex: Executor, done: int) -> Outcome:
 
 def _finish_private(ex: Executor, seen: _Observer, here: Layout, nxt: Layout, stage) -> int | None:
     """0: a partial private copy was discarded (redo the stage); 1: a link-published
-    install was finished (journal the stage); ``None``: neither applies."""
+    install was finished (journal the stage); ``None``: neither applies — among others, the
+    private path holds what is no partial copy of the recorded identity (§10.3 "只丢弃该
+    身份"; §10.1: outside changes are never deleted as known data), left for quarantine."""
     private = ex.plan.private_path
     here_d, next_d = dict(here), dict(nxt)
     if here_d.get(private, "absent") is None and seen.fits(tuple((p, r) for p, r in here
                                                                   if p != private)):
         role = next_d.get(private)
         if role is not None:
-            ex.discard_private(private, role)
+            try:
+                ex.discard_private(private, role)
+            except Mismatch:  # an outsider's bytes, no partial copy: kept, quarantined below
+                return None
             ex.vfs.fsync_dir(private.rpartition("/")[0] or ".")
             return 0
     for effect in stage.effects:
