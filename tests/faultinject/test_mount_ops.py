@@ -207,3 +207,15 @@ def test_the_binding_hands_rename_flags_and_truncate_handles_to_the_table():
     assert fuse.truncate_fuse_3(b"/d/b", 1, _Info(fh)) == 0
     assert _errno(fuse.truncate_fuse_3, None, 0, None) == errno.EBADF  # no path, no handle
     assert ops.model.snapshot()["d/b"][:2] == ("file", b"a")
+
+
+def test_handle_numbers_do_not_restart_when_another_model_is_served():
+    """A file left open on the model served before (an abandoned SQLite connection) is
+    released late: it must not close the handle a new model's file got."""
+    ops, _ = _ops()
+    old = ops.open("/d/a", os.O_RDWR)
+    ops.load(ModelVfs(), FaultPlan(), None)
+    new = ops.create("/b", 0o644, os.O_RDWR | os.O_CREAT | os.O_EXCL)
+    assert new != old
+    ops.release("/d/a", old)
+    assert ops.write("/b", b"x", 0, new) == 1

@@ -91,7 +91,10 @@ class ModelOperations(mfusepy.Operations):
             self.mutations = 0
             self.crashed: tuple[int, str] | None = None
             self.files: dict[int, FileHandle] = {}
-            self.next_fh = 1
+            # Handle numbers never restart: a file the candidate opened on the model served
+            # before stays open in its process, and its late release must not close a handle
+            # of this model that happens to share its number.
+            self.next_fh = getattr(self, "next_fh", 1)
 
     def _rel(self, path: str | None) -> str:
         """A FUSE path of this mount as a path of the model (under :attr:`prefix`)."""

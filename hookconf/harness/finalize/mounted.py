@@ -51,7 +51,8 @@ from hookconf.harness.finalize.explorer import run_finalize as run_in_process
 from hookconf.harness.finalize.scenario import DATABASE, STATE_DIR, OutsideWriter, Tamper, user_tree
 from hookconf.harness.protocol import CandidateReplyError, CaseSkipped, Connection
 
-__all__ = ["MOUNT_POINTS", "mount_route", "run_finalize", "run_finalize_mounted"]
+__all__ = ["MOUNT_POINTS", "crash_through", "mount_route", "points_cap", "run_finalize",
+           "run_finalize_mounted"]
 
 #: Default cap on crash points per case through the mount (each restarts the candidate).
 MOUNT_POINTS = 6
@@ -70,14 +71,49 @@ def mount_route() -> tuple[bool, str]:
     return fuse_available()
 
 
-def _points_cap(explore: dict[str, Any]) -> int:
-    limit = int(explore.get("maxPoints", _MAX_POINTS))
+def points_cap(limit: int) -> int:
+    """How many crash points a case takes through the mount: :data:`MOUNT_POINTS`, or
+    ``HOOKCONF_MOUNT_POINTS`` (a whole number, or ``all``), never more than ``limit``."""
     wanted = os.environ.get("HOOKCONF_MOUNT_POINTS", "").strip().lower()
     if wanted == "all":
         return limit
     if wanted.isdigit() and int(wanted) > 0:
         return min(limit, int(wanted))
     return min(limit, MOUNT_POINTS)
+
+
+def _points_cap(explore: dict[str, Any]) -> int:
+    return points_cap(int(explore.get("maxPoints", _MAX_POINTS)))
+
+
+def crash_through(mount: Any, conn: Any, work: Any) -> None:
+    """Run ``work()`` (the candidate's requests, the crash armed on ``mount``) in a thread;
+    once the mount holds the crash point, SIGKILL the candidate's process group and let the
+    held request fail.  Returns when ``work`` has ended (or after :data:`_HOLD_S`)."""
+    def guarded() -> None:
+        try:
+            work()
+        except BaseException:  # noqa: BLE001 - the kill ends the call this way
+            pass
+
+    worker = threading.Thread(target=guarded, name="hookconf-mount-crash", daemon=True)
+    worker.start()
+    held = None
+    waited = 0.0
+    while held is None and worker.is_alive() and waited < _HOLD_S:
+        held = mount.wait_held(0.02)
+        waited += 0.02
+    if held is None:
+        held = mount.wait_held(0)
+    if held is not None:
+        pid = getattr(conn, "pid", None)
+        if pid:
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        mount.release()
+    worker.join(_HOLD_S)
 
 
 class _MountRun(_Run):
@@ -150,32 +186,7 @@ class _MountRun(_Run):
         finalization in a thread, SIGKILL the candidate once the request is held.
         Returns the frozen model (``None`` when the point was never reached) and the trace."""
         self.mount.load(self.sc.fresh(), self.plan, (n, when))
-        errors: list[BaseException] = []
-
-        def work() -> None:
-            try:
-                self.drive(None)
-            except BaseException as exc:  # noqa: BLE001 - the kill ends the call this way
-                errors.append(exc)
-
-        worker = threading.Thread(target=work, name="hookconf-finalize-crash", daemon=True)
-        worker.start()
-        held = None
-        waited = 0.0
-        while held is None and worker.is_alive() and waited < _HOLD_S:
-            held = self.mount.wait_held(0.02)
-            waited += 0.02
-        if held is None:
-            held = self.mount.wait_held(0)
-        if held is not None:
-            pid = getattr(self.conn, "pid", None)
-            if pid:
-                try:
-                    os.killpg(pid, signal.SIGKILL)
-                except (ProcessLookupError, PermissionError):
-                    pass
-            self.mount.release()
-        worker.join(_HOLD_S)
+        crash_through(self.mount, self.conn, lambda: self.drive(None))
         model, trace, crashed = self.take()
         return (model if crashed is not None else None), trace
 
