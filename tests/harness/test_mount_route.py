@@ -5,6 +5,7 @@ served as subprocesses must be caught (§10.3, the differential proof)."""
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -121,7 +122,7 @@ def test_a_mutant_only_a_crash_point_shows_is_caught_through_the_mount(hookconf,
 
 def test_the_route_can_be_turned_off_and_says_so(monkeypatch):
     monkeypatch.setenv("HOOKCONF_MOUNT", "off")
-    assert mount_route() == (False, "the mount route is turned off (HOOKCONF_MOUNT=off)")
+    assert mount_route() == (False, "the mount route is turned off (--no-mount or HOOKCONF_MOUNT=off)")
 
 
 @pytest.mark.parametrize(("env", "max_points", "cap"), [
@@ -205,3 +206,58 @@ def test_the_mount_route_states_why_it_does_not_run(monkeypatch):
     monkeypatch.setattr(mount, "ModelMount", refuse)
     with pytest.raises(CaseSkipped, match="could not be mounted: no mount for you"):
         mounted.run_finalize_mounted(_case(), _Subprocess(), _Obs())
+
+
+@pytest.mark.parametrize(("value", "parsed"), [("all", "all"), ("ALL", "all"), ("3", "3"), ("007", "7")])
+def test_mount_points_option_values(value, parsed):
+    from hookconf.harness.cli import _mount_points
+
+    assert _mount_points(value) == parsed
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "x", "1.5", "99999999", ""])
+def test_mount_points_option_refuses_what_is_not_a_count(value, capsys):
+    from hookconf.harness.cli import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["run", "--mount-points", value])
+    assert exit_.value.code == 2
+    assert "expected 'all' or a whole number of crash points" in capsys.readouterr().err
+
+
+def test_the_mount_options_set_the_environment_for_the_run_only(monkeypatch):
+    import argparse
+
+    from hookconf.harness.cli import _mount_settings
+
+    monkeypatch.setenv("HOOKCONF_MOUNT_POINTS", "9")
+    monkeypatch.delenv("HOOKCONF_MOUNT", raising=False)
+    with _mount_settings(argparse.Namespace(mount_points="2", no_mount=True)):
+        assert _points_cap({"maxPoints": 400}) == 2
+        assert mount_route()[0] is False and "--no-mount" in mount_route()[1]
+    assert os.environ["HOOKCONF_MOUNT_POINTS"] == "9" and "HOOKCONF_MOUNT" not in os.environ
+    with _mount_settings(argparse.Namespace(mount_points=None, no_mount=False)):
+        assert _points_cap({"maxPoints": 400}) == 9  # the environment stays the default
+
+
+@needs_fuse
+def test_no_mount_skips_a_subprocess_candidates_crash_cases_saying_why(hookconf, monkeypatch):
+    monkeypatch.delenv("HOOKCONF_MOUNT", raising=False)
+    _, report = hookconf("run", "--no-embedded", "--corpus", CORPUS, "--allow-not-covered",
+                         "--case", "mnt.matrix.file.distinct", "--case", "mnt.dlv.crash.recovery",
+                         "--no-mount", "--candidate", served("reference"))
+    assert {c["status"] for c in report["cases"]} == {"skipped"}
+    assert all("--no-mount" in c["reason"] for c in report["cases"])
+    assert "--no-mount" in report["rerun_prefix"]
+
+
+@needs_fuse
+def test_mount_points_caps_a_run_and_is_in_the_rerun_command(hookconf, monkeypatch):
+    monkeypatch.setenv("HOOKCONF_MOUNT_POINTS", "5")
+    _, report = hookconf("run", "--no-embedded", "--corpus", CORPUS, "--allow-not-covered",
+                         "--case", "mnt.dlv.crash.recovery", "--mount-points", "1",
+                         "--candidate", served("reference"))
+    (case,) = report["cases"]
+    assert case["status"] == "passed" and case["metrics"]["crashPoints"] == 1
+    assert report["rerun_prefix"][-2:] == ["--mount-points", "1"]
+    assert os.environ["HOOKCONF_MOUNT_POINTS"] == "5"

@@ -21,9 +21,10 @@ point's absolute path; ``stateDir`` and ``database`` are the same relative names
 
 Crash points are spread evenly over the trace: at most ``given.explore.maxPoints`` and at
 most :data:`MOUNT_POINTS` (each point restarts the candidate), or every point with
-``HOOKCONF_MOUNT_POINTS=all`` (a number sets the cap).  ``HOOKCONF_MOUNT=off`` turns the
-route off.  Without FUSE, or with it off, the case is **skipped** with the reason: its
-invariants stay *not covered*, never pass.
+``--mount-points all`` (a number sets the cap; ``hookconf run``/``certify`` put it in
+``HOOKCONF_MOUNT_POINTS`` for the run, which is also the default when the option is not given).
+``--no-mount`` (``HOOKCONF_MOUNT=off``) turns the route off.  Without FUSE, or with it off,
+the case is **skipped** with the reason: its invariants stay *not covered*, never pass.
 
 Outside writers and tampers act in the mount's server, between two requests of the candidate
 (a writer creating the target after the kernel's lookup and before the rename reaches the
@@ -65,7 +66,7 @@ def mount_route() -> tuple[bool, str]:
     """Whether finalize cases of a subprocess candidate go through a mount here, and if
     not, why (``HOOKCONF_MOUNT=off``, or :func:`~hookconf.faultinject.mount.fuse_available`)."""
     if os.environ.get("HOOKCONF_MOUNT", "").lower() in ("off", "0", "no"):
-        return False, "the mount route is turned off (HOOKCONF_MOUNT=off)"
+        return False, "the mount route is turned off (--no-mount or HOOKCONF_MOUNT=off)"
     from hookconf.faultinject.mount import fuse_available
 
     return fuse_available()
