@@ -261,3 +261,32 @@ def test_mount_points_caps_a_run_and_is_in_the_rerun_command(hookconf, monkeypat
     assert case["status"] == "passed" and case["metrics"]["crashPoints"] == 1
     assert report["rerun_prefix"][-2:] == ["--mount-points", "1"]
     assert os.environ["HOOKCONF_MOUNT_POINTS"] == "5"
+
+
+@needs_fuse
+def test_the_mount_line_is_the_same_unsplit_with_workers_and_from_merged_shards(tmp_path, monkeypatch,
+                                                                              capsys):
+    """Both mount routes' records keep their route and points through the parts' join
+    (-j splits an explorer case into per-worker parts; shards are joined by merge)."""
+    from hookconf.harness.cli import main
+
+    monkeypatch.chdir(ROOT)
+    base = ["run", "--no-embedded", "--corpus", CORPUS, "--case", "mnt.matrix.file.distinct",
+            "--case", "mnt.dlv.crash.recovery", "--mount-points", "1", "--allow-not-covered", "-q",
+            "--candidate", served("reference")]
+    outputs, reports = {}, {}
+    for name, extra in [("one", []), ("j2", ["-j", "2"]), ("s1", ["--shard", "1/2"]),
+                        ("s2", ["--shard", "2/2"])]:
+        main([*base, *extra, "--json", str(tmp_path / f"{name}.json")])
+        outputs[name] = capsys.readouterr().out
+    main(["merge", str(tmp_path / "s1.json"), str(tmp_path / "s2.json"), "--out", str(tmp_path / "m.json")])
+    outputs["m"] = capsys.readouterr().out
+    for name in ("one", "j2", "m"):
+        report = json.loads((tmp_path / f"{name}.json").read_text())
+        reports[name] = {c["id"]: (c["status"], c["metrics"]) for c in report["cases"]}
+    assert reports["one"] == reports["j2"] == reports["m"]
+    assert {m["crashRoute"] for _, m in reports["one"].values()} == {"mount"}
+    lines = {name: [line for line in out.splitlines() if "through a FUSE mount:" in line]
+             for name, out in outputs.items() if name in ("one", "j2", "m")}
+    assert lines["one"] == lines["j2"] == lines["m"] and len(lines["one"]) == 1
+    assert "2 scenarios, 2 of" in lines["one"][0]

@@ -28,7 +28,8 @@ Points: the case's own seeded sample (``given.crash.sample``), then at most
 :data:`~hookconf.harness.finalize.mounted.MOUNT_POINTS` of them spread evenly (each costs a
 restart of the candidate; ``--mount-points`` / ``HOOKCONF_MOUNT_POINTS`` change the cap).
 Without FUSE, or with the route off, the case is **skipped** with the reason: its invariants
-stay *not covered*, never pass.  The record carries ``crashRoute: "mount"``.
+stay *not covered*, never pass.  The record carries ``route: "mount"``, the metrics
+``crashRoute: "mount"`` (as the finalize route's).
 """
 
 from __future__ import annotations
@@ -140,5 +141,5 @@ def _explore(case: Any, conn: Any, obs: Any, limits: dict[str, Any], record: dic
     record.update(crash_record(ledger, record, total))
     if obs.part is not None:
         record["part"] = ledger.as_json()
-    record["crashRoute"] = "mount"
+    record["route"] = "mount"
     obs.metrics.update({**record["counts"], "crashRoute": "mount"})

@@ -228,4 +228,8 @@ def merge_record(case: Case, records: list[dict[str, Any]], ledger: Ledger
         record = crash_record(ledger, first, total)
     else:
         record = _program_record(ledger, first)
-    return record, dict(record["counts"])
+    metrics = dict(record["counts"])
+    if first.get("route") == "mount":  # crashes made through a FUSE mount (.mounted)
+        record["route"] = "mount"
+        metrics["crashRoute"] = "mount"
+    return record, metrics
