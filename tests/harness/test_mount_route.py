@@ -76,6 +76,8 @@ def test_the_terminal_and_html_reports_count_the_mount_route(tmp_path, monkeypat
     ("plain_rename_install", "mnt.matrix.file.distinct", "H10"),
     ("two_mappings_accepted", "mnt.staging.file.distinct.two", "H9"),
     ("orchestrator_promotes", "mnt.staging.file.distinct.one", "H9"),
+    ("identity_before_quiesce", "mnt.quiesce.file.distinct.engine", "H8"),
+    ("lease_released_early", "mnt.matrix.file.distinct", "H8"),
 ])
 def test_a_finalize_mutant_served_as_a_subprocess_is_caught_through_the_mount(
         hookconf, monkeypatch, mutant, case, invariant):
@@ -97,17 +99,13 @@ def test_every_copied_case_at_every_crash_point_gets_the_in_process_verdicts(hoo
 @needs_fuse
 @pytest.mark.slow
 def test_every_embedded_finalize_case_through_the_mount_gets_the_in_process_verdicts(hookconf):
-    """The whole finalize corpus, at the mount's default crash-point cap; cases the mount
-    cannot express are skipped there, saying why, and every other one must agree."""
+    """The whole finalize corpus, at the mount's default crash-point cap: every case runs
+    (engines and host writers too, through the mount's host directory) and agrees."""
     _, in_process = hookconf("run", "--allow-not-covered", "--case", "fin.*")
     _, mounted = hookconf("run", "--allow-not-covered", "--case", "fin.*",
                           "--candidate", served("reference"))
-    theirs, ours = _verdicts(in_process), _verdicts(mounted)
-    judged = {case for case, (state, _) in ours.items() if state != "skipped"}
-    assert len(judged) > len(ours) // 2
-    assert {case: ours[case] for case in judged} == {case: theirs[case] for case in judged}
-    assert all("in process only" in c["reason"] for c in mounted["cases"]
-               if c["status"] == "skipped")
+    assert _verdicts(mounted) == _verdicts(in_process)
+    assert not [c["id"] for c in mounted["cases"] if c["status"] == "skipped"]
 
 
 @needs_fuse
@@ -130,13 +128,6 @@ def test_the_route_can_be_turned_off_and_says_so(monkeypatch):
 def test_the_crash_point_cap(monkeypatch, env, max_points, cap):
     monkeypatch.setenv("HOOKCONF_MOUNT_POINTS", env)
     assert _points_cap({"maxPoints": max_points}) == cap
-
-
-@pytest.mark.parametrize("given", [{"engine": {"stop": "fails"}}, {"hostWriters": ["w"]}])
-def test_cases_the_mount_cannot_express_are_skipped_with_the_reason(given):
-    from hookconf.harness.finalize.mounted import _refusal
-
-    assert "crash-tested in process only" in _refusal(given)
 
 
 @needs_fuse
@@ -193,8 +184,6 @@ def test_the_mount_route_states_why_it_does_not_run(monkeypatch):
     with pytest.raises(CaseSkipped, match="in process, or a subprocess under a mount"):
         mounted.run_finalize_mounted(_case(), object(), _Obs())
     monkeypatch.setattr(mounted, "mount_route", lambda: (True, ""))
-    with pytest.raises(CaseSkipped, match="an engine to quiesce"):
-        mounted.run_finalize_mounted(_case(engine={"stop": "fails"}), _Subprocess(), _Obs())
     bad = _case(tree=[{"path": "save/a.part", "file": "x"}, {"path": "save/a.part", "file": "y"}])
     with pytest.raises(CaseSkipped, match="cannot be built"):
         mounted.run_finalize_mounted(bad, _Subprocess(), _Obs())
@@ -290,3 +279,18 @@ def test_the_mount_line_is_the_same_unsplit_with_workers_and_from_merged_shards(
              for name, out in outputs.items() if name in ("one", "j2", "m")}
     assert lines["one"] == lines["j2"] == lines["m"] and len(lines["one"]) == 1
     assert "2 scenarios, 2 of" in lines["one"][0]
+
+
+@needs_fuse
+def test_engines_and_host_writers_through_the_mounts_host_directory_get_the_in_process_verdicts(
+        hookconf, monkeypatch):
+    """§10.1 quiesce through the mount: an engine still writing until stopped, one that does
+    not stop, a host writer left open (fail closed), the lease order checked (H8)."""
+    monkeypatch.setenv("HOOKCONF_MOUNT_POINTS", "1")
+    cases = ("mnt.quiesce.file.distinct.engine", "mnt.quiesce.file.distinct.stop-fails",
+             "mnt.quiesce.tree.same.writer-open")
+    in_process = _run(hookconf, "reference", *cases)
+    mounted = _run(hookconf, served("reference"), *cases)
+    assert _verdicts(mounted) == _verdicts(in_process)
+    assert {c["status"] for c in mounted["cases"]} == {"passed"}
+    assert status(mounted, "H8") == "pass"
