@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from hookconf.faultinject.injector import TraceEvent
+from hookconf.faultinject.model import ModelVfs
 from hookconf.faultinject.mount import fuse_available
 from hookconf.harness.delivery import mounted
 from hookconf.harness.protocol import CaseSkipped
@@ -158,3 +159,69 @@ def test_the_in_process_explorer_refuses_a_candidate_without_a_file_system_port(
 
     with pytest.raises(CaseSkipped, match="attach_vfs"):
         explore_crashes(None, object(), _Obs(), {}, {})
+
+
+class _FakeMount:
+    """A mount that never crashes the candidate (its requests go to a real folder)."""
+
+    def __init__(self, path, fail=False):
+        self.path, self.fail = str(path), fail
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return None
+
+    def load(self, *args, **kwargs):
+        if self.fail:
+            from hookconf.faultinject.mount import MountError
+
+            raise MountError("the server is gone")
+
+    def take(self):  # the installs' requests, then the steps' ones
+        self.taken = getattr(self, "taken", 0) + 1
+        return ModelVfs(), _trace(" ".join(["write fsync write"] * (1 if self.taken == 1 else 2))), None
+
+    def wait_held(self, timeout_s):
+        return None
+
+    def release(self):
+        return None
+
+
+def _crash_case():
+    from hookconf.harness.corpus import Case
+
+    return Case(id="mnt.dlv.unit", title="t", invariants=("H14",), spec="§11",
+                kind="runtime.delivery", polarity="positive",
+                given={"plugins": [{"do": "install", "plugin": "a"}],
+                       "steps": [{"do": "terminal", "task": "t1"}], "crash": {}},
+                expect={"config": "accepted"}, source={"from": "spec"}, file="t.json", pointer="/0")
+
+
+def test_a_point_the_replay_never_reaches_and_a_mount_that_fails_are_stated(tmp_path, monkeypatch):
+    from hookconf.faultinject import mount
+    from hookconf.harness.delivery.runner import _limits
+
+    cand = ReferenceCandidate()
+    ops = cand.delivery_ops()
+
+    class Conn:
+        argv, pid = ["candidate"], None
+
+        def call(self, op, args):
+            return ops[op](args)
+
+    monkeypatch.setattr(mounted, "mount_route", lambda: (True, ""))
+    monkeypatch.setattr(mounted, "crash_through", lambda m, conn, work: work())
+    monkeypatch.setenv("HOOKCONF_MOUNT_POINTS", "1")
+    monkeypatch.setattr(mount, "ModelMount", lambda: _FakeMount(tmp_path))
+    case, obs = _crash_case(), _Obs()
+    record = {"reset": {}, "config": []}
+    mounted.explore_mounted(case, Conn(), obs, _limits(case, {}), record)
+    assert "not deterministic" in record["problems"]["H14"]["problems"][0]
+    assert obs.metrics["crashRoute"] == "mount" and obs.metrics["crashPoints"] == 1
+    monkeypatch.setattr(mount, "ModelMount", lambda: _FakeMount(tmp_path, fail=True))
+    with pytest.raises(CaseSkipped, match="the mount failed during the case: the server is gone"):
+        mounted.explore_mounted(case, Conn(), _Obs(), _limits(case, {}), dict(record))
