@@ -19,18 +19,25 @@ commit inside the lease.
 ``lease_release(task)``  the lease ends (after ``cleaned``, ``cancelled`` or a
                          quarantine; recovery takes its own)
 =======================  ===========================================================
+
+A candidate in another process reaches the harness's host through a FUSE mount
+(:mod:`hookconf.faultinject.mount.ops`): the directory :data:`HOST_DIR` at the mount's root
+is the port's control surface, and :class:`FileHost` is the candidate's side of it.
 """
 
 from __future__ import annotations
 
 import errno
+import os
 from collections.abc import Callable
 from typing import Any, Protocol
 
-__all__ = ["HOST_OPS", "Host", "ModelHost", "NullHost"]
+__all__ = ["HOST_DIR", "HOST_OPS", "FileHost", "Host", "ModelHost", "NullHost"]
 
 #: Trace op names of host calls (never mutating, never crash points).
 HOST_OPS = ("lease_acquire", "engine_stop", "writers", "lease_release")
+#: The host port's directory at the root of a mounted model (never part of the model).
+HOST_DIR = ".hookconf-host"
 
 
 class Host(Protocol):
@@ -99,3 +106,37 @@ class ModelHost:
 
     def lease_release(self, task_id: str) -> None:
         self._call("lease_release", task_id, lambda: self.held.discard(task_id))
+
+
+class FileHost:
+    """The host port as file calls on a mount's :data:`HOST_DIR` (``directory``, an absolute
+    path): ``mkdir lease/<task>`` acquires the lease (``EEXIST`` or ``EBUSY``: held, raised
+    as ``OSError(EBUSY)``), ``rmdir lease/<task>`` releases it, ``unlink engine/<task>``
+    stops the engine (``OSError`` when it does not stop), listing ``writers/<task>`` names
+    the host writers still open.  Task ids are single path components."""
+
+    def __init__(self, directory: str) -> None:
+        self.directory = directory
+
+    def _path(self, folder: str, task_id: str) -> str:
+        if not task_id or "/" in task_id or task_id in (".", ".."):
+            raise OSError(errno.EINVAL, "a task id the host directory cannot name", task_id)
+        return os.path.join(self.directory, folder, task_id)
+
+    def lease_acquire(self, task_id: str) -> None:
+        try:
+            os.mkdir(self._path("lease", task_id))
+        except FileExistsError:
+            raise OSError(errno.EBUSY, "the artifact-mutation lease is held", task_id) from None
+
+    def engine_stop(self, task_id: str) -> None:
+        os.unlink(self._path("engine", task_id))
+
+    def writers(self, task_id: str) -> list[str]:
+        return sorted(os.listdir(self._path("writers", task_id)))
+
+    def lease_release(self, task_id: str) -> None:
+        try:
+            os.rmdir(self._path("lease", task_id))
+        except FileNotFoundError:
+            pass

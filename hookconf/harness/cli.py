@@ -13,6 +13,7 @@ any problem.  ``list``: 0, or 2 as ``run``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
 import json
 import math
@@ -21,8 +22,9 @@ import re
 import sys
 import time
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -141,6 +143,38 @@ def _jobs(value: str) -> int:
         raise argparse.ArgumentTypeError(f"expected a whole number of worker processes from 1 to {MAX_JOBS}, "
                                          f"got {value!r}")
     return int(value)
+
+
+def _mount_points(value: str) -> str:
+    """``--mount-points``: ``all`` or a whole number of crash points, 1 ≤ N ≤ 1000000."""
+    if value.strip().lower() == "all":
+        return "all"
+    if not re.fullmatch(r"[0-9]{1,7}", value) or not 1 <= int(value) <= 1_000_000:
+        raise argparse.ArgumentTypeError(f"expected 'all' or a whole number of crash points from 1 "
+                                         f"to 1000000, got {value!r}")
+    return str(int(value))
+
+
+@contextlib.contextmanager
+def _mount_settings(args: argparse.Namespace) -> Iterator[None]:
+    """``--mount-points`` and ``--no-mount`` for the run: they set ``HOOKCONF_MOUNT_POINTS``
+    and ``HOOKCONF_MOUNT`` (read by the mount routes, in this process and in the ``-j``
+    workers it starts) while the run lasts, then put back what was there."""
+    wanted = {}
+    if getattr(args, "mount_points", None) is not None:
+        wanted["HOOKCONF_MOUNT_POINTS"] = args.mount_points
+    if getattr(args, "no_mount", False):
+        wanted["HOOKCONF_MOUNT"] = "off"
+    before = {name: os.environ.get(name) for name in wanted}
+    os.environ.update(wanted)
+    try:
+        yield
+    finally:
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 def _shard(value: str) -> tuple[int, int]:
@@ -276,6 +310,13 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
                         help="run the cases in N worker processes, each with its own connection to the "
                              "candidate (default 1: in this process); the report is the same")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--mount-points", type=_mount_points, metavar="N",
+                        help="crash points per case through the FUSE mount for a cmd: candidate "
+                             "(each restarts it): a whole number or 'all' (default 6, or "
+                             "HOOKCONF_MOUNT_POINTS)")
+    parser.add_argument("--no-mount", action="store_true",
+                        help="no FUSE mount: a cmd: candidate's crash cases are skipped, saying so "
+                             "(default: HOOKCONF_MOUNT=off does the same)")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -516,24 +557,11 @@ def _execute(args: argparse.Namespace, errors: Console) -> tuple[Report, dict[st
         return EXIT_UNREACHABLE
     started_at = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
     started = time.perf_counter()
-    if args.jobs > 1:  # each worker connects on its own; this connection is never opened
-        try:
-            hello, results = _run_with_progress(cases, None, None, errors, quiet=args.quiet,
-                                                parallel=(args.candidate, args.jobs, args.timeout),
-                                                shard=shard)
-        except WorkersUnreachable as exc:
-            _say(errors, "candidate unreachable:", exc.reason)
-            return EXIT_UNREACHABLE
-    else:
-        try:
-            hello = conn.open()
-        except CandidateUnreachable as exc:
-            _say(errors, "candidate unreachable:", exc.reason)
-            return EXIT_UNREACHABLE
-        try:
-            _, results = _run_with_progress(cases, conn, hello, errors, quiet=args.quiet, shard=shard)
-        finally:
-            conn.close()
+    with _mount_settings(args):
+        done = _run_all(args, conn, cases, shard, errors)
+    if isinstance(done, int):
+        return done
+    hello, results = done
     duration_ms = (time.perf_counter() - started) * 1000
     ran = candidate_files(args.candidate, getattr(conn, "candidate", None))
 
@@ -546,6 +574,10 @@ def _execute(args: argparse.Namespace, errors: Console) -> tuple[Report, dict[st
         rerun_prefix += ["--timeout", f"{args.timeout:g}"]
     if args.seed:
         rerun_prefix += ["--seed", str(args.seed)]
+    if getattr(args, "mount_points", None) is not None:
+        rerun_prefix += ["--mount-points", args.mount_points]
+    if getattr(args, "no_mount", False):
+        rerun_prefix.append("--no-mount")
     report = build_report(
         results,
         candidate_spec=args.candidate,
@@ -570,6 +602,31 @@ def _execute(args: argparse.Namespace, errors: Console) -> tuple[Report, dict[st
         expectations=expectations,
     )
     return report, ran
+
+
+def _run_all(args: argparse.Namespace, conn: Any, cases: list[Case], shard: tuple[int, int] | None,
+             errors: Console) -> tuple[Any, list[CaseResult]] | int:
+    """The cases run (in ``-j`` workers or on ``conn``): the handshake and the results, or
+    the exit status when the candidate cannot be reached."""
+    if args.jobs > 1:  # each worker connects on its own; this connection is never opened
+        try:
+            hello, results = _run_with_progress(cases, None, None, errors, quiet=args.quiet,
+                                                parallel=(args.candidate, args.jobs, args.timeout),
+                                                shard=shard)
+        except WorkersUnreachable as exc:
+            _say(errors, "candidate unreachable:", exc.reason)
+            return EXIT_UNREACHABLE
+    else:
+        try:
+            hello = conn.open()
+        except CandidateUnreachable as exc:
+            _say(errors, "candidate unreachable:", exc.reason)
+            return EXIT_UNREACHABLE
+        try:
+            _, results = _run_with_progress(cases, conn, hello, errors, quiet=args.quiet, shard=shard)
+        finally:
+            conn.close()
+    return hello, results
 
 
 def _out_problem(folder: Path) -> str | None:

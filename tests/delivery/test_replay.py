@@ -7,7 +7,7 @@ import pytest
 from hookconf.faultinject.injector import FaultyVfs
 from hookconf.faultinject.model import ModelVfs
 from hookconf.harness.delivery import checks
-from hookconf.harness.delivery.crash import _judge, _Run
+from hookconf.harness.delivery.crash import ROOT, _Run, judge
 from hookconf.harness.delivery.driver import Driver
 from hookconf.harness.delivery.model import DeliveryModel
 from hookconf.harness.protocol import CandidateReplyError
@@ -176,7 +176,12 @@ def test_crash_judge_replays_the_terminal_in_flight_and_the_ones_that_returned()
         def attach_vfs(self, root, vfs):
             cand.attach_vfs(root, vfs)
 
-    found = _judge(Conn(), run, model.crash())
+    def serve(state):
+        cand.attach_vfs("mem:t", FaultyVfs(state))
+        return {}
+
+    assert ROOT != "mem:t"  # the state is served by the caller, wherever it is
+    found = judge(Conn(), run, serve, model.crash())
     assert all(not items for items in found.values()), found
     state = cand.delivery_state({})
     assert sorted(o["taskId"] for o in state["occurrences"]) == ["t1", "t2"]

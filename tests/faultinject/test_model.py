@@ -276,3 +276,29 @@ def test_inodes_created_after_a_crash_belong_to_their_own_state():
     put(b, "y", b"file", sync=False)
     assert a.lstat("x").ino == b.lstat("y").ino  # the same number, allocated twice
     assert a.lstat("x").kind is Kind.DIR and b.lstat("y").kind is Kind.FILE
+
+
+def test_the_file_host_is_the_host_port_as_file_calls(tmp_path):
+    """The candidate's side of a mount's host directory (here a plain folder)."""
+    import errno as errno_mod
+
+    from hookconf.faultinject.host import FileHost
+
+    for folder in ("lease", "engine", "writers/t1"):
+        (tmp_path / folder).mkdir(parents=True)
+    (tmp_path / "engine" / "t1").write_bytes(b"")
+    (tmp_path / "writers" / "t1" / "seeder").write_bytes(b"")
+    host = FileHost(str(tmp_path))
+    host.lease_acquire("t1")
+    with pytest.raises(OSError) as err:
+        host.lease_acquire("t1")
+    assert err.value.errno == errno_mod.EBUSY
+    host.engine_stop("t1")
+    assert not (tmp_path / "engine" / "t1").exists()
+    assert host.writers("t1") == ["seeder"]
+    host.lease_release("t1")
+    host.lease_release("t1")  # released twice: nothing left to release
+    for bad in ("", "a/b", ".."):
+        with pytest.raises(OSError) as err:
+            host.lease_acquire(bad)
+        assert err.value.errno == errno_mod.EINVAL

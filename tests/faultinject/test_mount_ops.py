@@ -207,3 +207,69 @@ def test_the_binding_hands_rename_flags_and_truncate_handles_to_the_table():
     assert fuse.truncate_fuse_3(b"/d/b", 1, _Info(fh)) == 0
     assert _errno(fuse.truncate_fuse_3, None, 0, None) == errno.EBADF  # no path, no handle
     assert ops.model.snapshot()["d/b"][:2] == ("file", b"a")
+
+
+def test_handle_numbers_do_not_restart_when_another_model_is_served():
+    """A file left open on the model served before (an abandoned SQLite connection) is
+    released late: it must not close the handle a new model's file got."""
+    ops, _ = _ops()
+    old = ops.open("/d/a", os.O_RDWR)
+    ops.load(ModelVfs(), FaultPlan(), None)
+    new = ops.create("/b", 0o644, os.O_RDWR | os.O_CREAT | os.O_EXCL)
+    assert new != old
+    ops.release("/d/a", old)
+    assert ops.write("/b", b"x", 0, new) == 1
+
+
+def test_the_host_directory_is_the_host_port_and_its_calls_are_traced():
+    from hookconf.faultinject.host import HOST_DIR
+
+    ops, _ = _ops()
+    assert _errno(ops.getattr, f"/{HOST_DIR}") == errno.ENOENT  # no host loaded: a model path
+    model = ModelVfs()
+    ops.load(model, FaultPlan(), None, (True, False, ("torrent-seeder",)))
+    assert HOST_DIR not in [name for name, _, _ in ops.readdir("/", 0)]
+    assert stat.S_ISDIR(ops.getattr(f"/{HOST_DIR}")["st_mode"])
+    assert [n for n, _, _ in ops.readdir(f"/{HOST_DIR}", 0)] == [".", "..", "engine", "lease", "writers"]
+    assert stat.S_ISREG(ops.getattr(f"/{HOST_DIR}/engine/t1")["st_mode"])
+    assert _errno(ops.getattr, f"/{HOST_DIR}/lease/t1") == errno.ENOENT
+    ops.mkdir(f"/{HOST_DIR}/lease/t1", 0o755)
+    assert stat.S_ISDIR(ops.getattr(f"/{HOST_DIR}/lease/t1")["st_mode"])
+    assert ops.access(f"/{HOST_DIR}/lease/t1", 0) == 0
+    assert [n for n, _, _ in ops.readdir(f"/{HOST_DIR}/lease", 0)][2:] == ["t1"]
+    assert _errno(ops.mkdir, f"/{HOST_DIR}/lease/t1", 0o755) == errno.EBUSY
+    ops.unlink(f"/{HOST_DIR}/engine/t1")
+    assert [n for n, _, _ in ops.readdir(f"/{HOST_DIR}/writers/t1", 0)][2:] == ["torrent-seeder"]
+    assert [n for n, _, _ in ops.readdir(f"/{HOST_DIR}/engine", 0)] == [".", ".."]
+    ops.rmdir(f"/{HOST_DIR}/lease/t1")
+    assert [ev.op for ev in ops.vfs.trace if ev.paths == ("task:t1",)] == [
+        "lease_acquire", "lease_acquire", "engine_stop", "writers", "lease_release"]
+    for bad in (lambda: ops.open(f"/{HOST_DIR}/engine/t1", os.O_RDONLY),
+                lambda: ops.create(f"/{HOST_DIR}/x", 0o644),
+                lambda: ops.mkdir(f"/{HOST_DIR}/engine/t2", 0o755),
+                lambda: ops.unlink(f"/{HOST_DIR}/lease/t1")):
+        with pytest.raises(OSError) as err:
+            bad()
+        assert err.value.errno == errno.EPERM
+    assert _errno(ops.getattr, f"/{HOST_DIR}/other") == errno.ENOENT
+    assert model.listdir(".") == []  # the host directory is never part of the model
+
+
+def test_an_engine_that_does_not_stop_and_a_mutator_that_wants_the_host():
+    from hookconf.faultinject.host import HOST_DIR
+
+    class Engine:
+        host = None
+
+        def __call__(self, vfs, paths):
+            pass
+
+    engine = Engine()
+    ops, _ = _ops()
+    ops.load(ModelVfs(), FaultPlan((Fault("mutate-tree", 0, op="read", mutate=engine),)), None,
+             (True, True, ()))
+    assert engine.host is ops.host and ops.host.running
+    assert _errno(ops.unlink, f"/{HOST_DIR}/engine/t1") == errno.EBUSY
+    assert ops.host.running
+    ops.crashed = (0, "before")
+    assert _errno(ops.mkdir, f"/{HOST_DIR}/lease/t1", 0o755) == errno.EIO

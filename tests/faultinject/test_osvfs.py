@@ -150,3 +150,25 @@ def test_rename_across_devices_is_exdev():
             for name in os.listdir(d):
                 os.unlink(os.path.join(d, name))
             os.rmdir(d)
+
+
+def test_letting_a_root_go_cannot_fail_when_its_file_system_is_gone(tmp_path, monkeypatch):
+    """A root on a FUSE mount that was detached answers ENOTCONN to close; the descriptors
+    are freed all the same, and closing the root must not raise."""
+    import errno as errno_mod
+
+    from hookconf.faultinject import osvfs as osvfs_mod
+
+    vfs = osvfs_mod.OsVfs(tmp_path)
+    fh = vfs.open("a", "x")
+    closed = []
+    real_close = os.close
+
+    def failing_close(fd):
+        closed.append(fd)
+        real_close(fd)
+        raise OSError(errno_mod.ENOTCONN, "Transport endpoint is not connected")
+
+    monkeypatch.setattr(osvfs_mod.os, "close", failing_close)
+    vfs.close_root()
+    assert fh.token in closed and len(closed) == 2

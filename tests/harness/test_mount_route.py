@@ -5,6 +5,7 @@ served as subprocesses must be caught (§10.3, the differential proof)."""
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -75,6 +76,8 @@ def test_the_terminal_and_html_reports_count_the_mount_route(tmp_path, monkeypat
     ("plain_rename_install", "mnt.matrix.file.distinct", "H10"),
     ("two_mappings_accepted", "mnt.staging.file.distinct.two", "H9"),
     ("orchestrator_promotes", "mnt.staging.file.distinct.one", "H9"),
+    ("identity_before_quiesce", "mnt.quiesce.file.distinct.engine", "H8"),
+    ("lease_released_early", "mnt.matrix.file.distinct", "H8"),
 ])
 def test_a_finalize_mutant_served_as_a_subprocess_is_caught_through_the_mount(
         hookconf, monkeypatch, mutant, case, invariant):
@@ -96,17 +99,13 @@ def test_every_copied_case_at_every_crash_point_gets_the_in_process_verdicts(hoo
 @needs_fuse
 @pytest.mark.slow
 def test_every_embedded_finalize_case_through_the_mount_gets_the_in_process_verdicts(hookconf):
-    """The whole finalize corpus, at the mount's default crash-point cap; cases the mount
-    cannot express are skipped there, saying why, and every other one must agree."""
+    """The whole finalize corpus, at the mount's default crash-point cap: every case runs
+    (engines and host writers too, through the mount's host directory) and agrees."""
     _, in_process = hookconf("run", "--allow-not-covered", "--case", "fin.*")
     _, mounted = hookconf("run", "--allow-not-covered", "--case", "fin.*",
                           "--candidate", served("reference"))
-    theirs, ours = _verdicts(in_process), _verdicts(mounted)
-    judged = {case for case, (state, _) in ours.items() if state != "skipped"}
-    assert len(judged) > len(ours) // 2
-    assert {case: ours[case] for case in judged} == {case: theirs[case] for case in judged}
-    assert all("in process only" in c["reason"] for c in mounted["cases"]
-               if c["status"] == "skipped")
+    assert _verdicts(mounted) == _verdicts(in_process)
+    assert not [c["id"] for c in mounted["cases"] if c["status"] == "skipped"]
 
 
 @needs_fuse
@@ -121,7 +120,7 @@ def test_a_mutant_only_a_crash_point_shows_is_caught_through_the_mount(hookconf,
 
 def test_the_route_can_be_turned_off_and_says_so(monkeypatch):
     monkeypatch.setenv("HOOKCONF_MOUNT", "off")
-    assert mount_route() == (False, "the mount route is turned off (HOOKCONF_MOUNT=off)")
+    assert mount_route() == (False, "the mount route is turned off (--no-mount or HOOKCONF_MOUNT=off)")
 
 
 @pytest.mark.parametrize(("env", "max_points", "cap"), [
@@ -129,13 +128,6 @@ def test_the_route_can_be_turned_off_and_says_so(monkeypatch):
 def test_the_crash_point_cap(monkeypatch, env, max_points, cap):
     monkeypatch.setenv("HOOKCONF_MOUNT_POINTS", env)
     assert _points_cap({"maxPoints": max_points}) == cap
-
-
-@pytest.mark.parametrize("given", [{"engine": {"stop": "fails"}}, {"hostWriters": ["w"]}])
-def test_cases_the_mount_cannot_express_are_skipped_with_the_reason(given):
-    from hookconf.harness.finalize.mounted import _refusal
-
-    assert "crash-tested in process only" in _refusal(given)
 
 
 @needs_fuse
@@ -192,8 +184,6 @@ def test_the_mount_route_states_why_it_does_not_run(monkeypatch):
     with pytest.raises(CaseSkipped, match="in process, or a subprocess under a mount"):
         mounted.run_finalize_mounted(_case(), object(), _Obs())
     monkeypatch.setattr(mounted, "mount_route", lambda: (True, ""))
-    with pytest.raises(CaseSkipped, match="an engine to quiesce"):
-        mounted.run_finalize_mounted(_case(engine={"stop": "fails"}), _Subprocess(), _Obs())
     bad = _case(tree=[{"path": "save/a.part", "file": "x"}, {"path": "save/a.part", "file": "y"}])
     with pytest.raises(CaseSkipped, match="cannot be built"):
         mounted.run_finalize_mounted(bad, _Subprocess(), _Obs())
@@ -205,3 +195,102 @@ def test_the_mount_route_states_why_it_does_not_run(monkeypatch):
     monkeypatch.setattr(mount, "ModelMount", refuse)
     with pytest.raises(CaseSkipped, match="could not be mounted: no mount for you"):
         mounted.run_finalize_mounted(_case(), _Subprocess(), _Obs())
+
+
+@pytest.mark.parametrize(("value", "parsed"), [("all", "all"), ("ALL", "all"), ("3", "3"), ("007", "7")])
+def test_mount_points_option_values(value, parsed):
+    from hookconf.harness.cli import _mount_points
+
+    assert _mount_points(value) == parsed
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "x", "1.5", "99999999", ""])
+def test_mount_points_option_refuses_what_is_not_a_count(value, capsys):
+    from hookconf.harness.cli import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["run", "--mount-points", value])
+    assert exit_.value.code == 2
+    assert "expected 'all' or a whole number of crash points" in capsys.readouterr().err
+
+
+def test_the_mount_options_set_the_environment_for_the_run_only(monkeypatch):
+    import argparse
+
+    from hookconf.harness.cli import _mount_settings
+
+    monkeypatch.setenv("HOOKCONF_MOUNT_POINTS", "9")
+    monkeypatch.delenv("HOOKCONF_MOUNT", raising=False)
+    with _mount_settings(argparse.Namespace(mount_points="2", no_mount=True)):
+        assert _points_cap({"maxPoints": 400}) == 2
+        assert mount_route()[0] is False and "--no-mount" in mount_route()[1]
+    assert os.environ["HOOKCONF_MOUNT_POINTS"] == "9" and "HOOKCONF_MOUNT" not in os.environ
+    with _mount_settings(argparse.Namespace(mount_points=None, no_mount=False)):
+        assert _points_cap({"maxPoints": 400}) == 9  # the environment stays the default
+
+
+@needs_fuse
+def test_no_mount_skips_a_subprocess_candidates_crash_cases_saying_why(hookconf, monkeypatch):
+    monkeypatch.delenv("HOOKCONF_MOUNT", raising=False)
+    _, report = hookconf("run", "--no-embedded", "--corpus", CORPUS, "--allow-not-covered",
+                         "--case", "mnt.matrix.file.distinct", "--case", "mnt.dlv.crash.recovery",
+                         "--no-mount", "--candidate", served("reference"))
+    assert {c["status"] for c in report["cases"]} == {"skipped"}
+    assert all("--no-mount" in c["reason"] for c in report["cases"])
+    assert "--no-mount" in report["rerun_prefix"]
+
+
+@needs_fuse
+def test_mount_points_caps_a_run_and_is_in_the_rerun_command(hookconf, monkeypatch):
+    monkeypatch.setenv("HOOKCONF_MOUNT_POINTS", "5")
+    _, report = hookconf("run", "--no-embedded", "--corpus", CORPUS, "--allow-not-covered",
+                         "--case", "mnt.dlv.crash.recovery", "--mount-points", "1",
+                         "--candidate", served("reference"))
+    (case,) = report["cases"]
+    assert case["status"] == "passed" and case["metrics"]["crashPoints"] == 1
+    assert report["rerun_prefix"][-2:] == ["--mount-points", "1"]
+    assert os.environ["HOOKCONF_MOUNT_POINTS"] == "5"
+
+
+@needs_fuse
+def test_the_mount_line_is_the_same_unsplit_with_workers_and_from_merged_shards(tmp_path, monkeypatch,
+                                                                              capsys):
+    """Both mount routes' records keep their route and points through the parts' join
+    (-j splits an explorer case into per-worker parts; shards are joined by merge)."""
+    from hookconf.harness.cli import main
+
+    monkeypatch.chdir(ROOT)
+    base = ["run", "--no-embedded", "--corpus", CORPUS, "--case", "mnt.matrix.file.distinct",
+            "--case", "mnt.dlv.crash.recovery", "--mount-points", "1", "--allow-not-covered", "-q",
+            "--candidate", served("reference")]
+    outputs, reports = {}, {}
+    for name, extra in [("one", []), ("j2", ["-j", "2"]), ("s1", ["--shard", "1/2"]),
+                        ("s2", ["--shard", "2/2"])]:
+        main([*base, *extra, "--json", str(tmp_path / f"{name}.json")])
+        outputs[name] = capsys.readouterr().out
+    main(["merge", str(tmp_path / "s1.json"), str(tmp_path / "s2.json"), "--out", str(tmp_path / "m.json")])
+    outputs["m"] = capsys.readouterr().out
+    for name in ("one", "j2", "m"):
+        report = json.loads((tmp_path / f"{name}.json").read_text())
+        reports[name] = {c["id"]: (c["status"], c["metrics"]) for c in report["cases"]}
+    assert reports["one"] == reports["j2"] == reports["m"]
+    assert {m["crashRoute"] for _, m in reports["one"].values()} == {"mount"}
+    lines = {name: [line for line in out.splitlines() if "through a FUSE mount:" in line]
+             for name, out in outputs.items() if name in ("one", "j2", "m")}
+    assert lines["one"] == lines["j2"] == lines["m"] and len(lines["one"]) == 1
+    assert "2 scenarios, 2 of" in lines["one"][0]
+
+
+@needs_fuse
+def test_engines_and_host_writers_through_the_mounts_host_directory_get_the_in_process_verdicts(
+        hookconf, monkeypatch):
+    """§10.1 quiesce through the mount: an engine still writing until stopped, one that does
+    not stop, a host writer left open (fail closed), the lease order checked (H8)."""
+    monkeypatch.setenv("HOOKCONF_MOUNT_POINTS", "1")
+    cases = ("mnt.quiesce.file.distinct.engine", "mnt.quiesce.file.distinct.stop-fails",
+             "mnt.quiesce.tree.same.writer-open")
+    in_process = _run(hookconf, "reference", *cases)
+    mounted = _run(hookconf, served("reference"), *cases)
+    assert _verdicts(mounted) == _verdicts(in_process)
+    assert {c["status"] for c in mounted["cases"]} == {"passed"}
+    assert status(mounted, "H8") == "pass"

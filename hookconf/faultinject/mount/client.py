@@ -121,11 +121,14 @@ class ModelMount:
             raise MountError(f"the mount server is gone ({exc})") from exc
 
     def load(self, model: ModelVfs, plan: FaultPlan | None = None,
-             crash: tuple[int, str] | None = None) -> None:
+             crash: tuple[int, str] | None = None,
+             host: tuple[bool, bool, tuple[str, ...]] | None = None) -> None:
         """Serve ``model`` (it is copied: later changes to it are not seen), ``plan``'s
-        faults armed, a crash ``crash[1]`` (before|after) mutating call ``crash[0]``."""
+        faults armed, a crash ``crash[1]`` (before|after) mutating call ``crash[0]``;
+        ``host`` ``(engine_running, stop_fails, writers)``: a host model served at the
+        root's :data:`~hookconf.faultinject.host.HOST_DIR` (the calls traced)."""
         self.held = None
-        self._ask("load", model, plan or FaultPlan(), crash)
+        self._ask("load", model, plan or FaultPlan(), crash, host)
 
     def wait_held(self, timeout_s: float) -> tuple[int, str, str] | None:
         """``(trace index, when, op)`` once the armed crash point is held, or ``None`` if

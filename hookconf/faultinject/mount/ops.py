@@ -20,6 +20,18 @@ rename(flags)              ``rename``; with ``RENAME_NOREPLACE`` ``rename_norepl
                            ``einval-noreplace`` fault fires; ``RENAME_EXCHANGE``: EINVAL
 =========================  ==================================================================
 
+**The host port** (§10.1, H8).  When a load names a host (``(engine_running, stop_fails,
+writers)``, a :class:`~hookconf.faultinject.host.ModelHost` in the server), the directory
+:data:`~hookconf.faultinject.host.HOST_DIR` at the mount's root is that host's control
+surface, never part of the model (not listed, not in its snapshots): ``mkdir
+lease/<task>`` is ``lease_acquire`` (``EBUSY`` while held), ``rmdir lease/<task>``
+``lease_release``, ``unlink engine/<task>`` ``engine_stop`` (``EBUSY`` when the engine does
+not stop) and listing ``writers/<task>`` ``writers``; each lands in the op trace as the host
+call it is (:meth:`~hookconf.faultinject.injector.FaultyVfs.note`), as in process, so the
+lease order can be checked.  :class:`~hookconf.faultinject.host.FileHost` is the
+candidate's side.  A fault mutator with a ``host`` attribute (the engine still writing)
+gets the served host.
+
 A **crash point** is the Nth *mutating* call (:data:`~hookconf.faultinject.faults.MUTATING_OPS`):
 the server holds that request — before carrying it out, or after — and reports it; the
 candidate never gets an answer.  From then on the model is frozen: every request fails with
@@ -38,6 +50,7 @@ from typing import Any, TypeVar
 import mfusepy
 
 from hookconf.faultinject.faults import MUTATING_OPS, Crash, FaultPlan
+from hookconf.faultinject.host import HOST_DIR, ModelHost
 from hookconf.faultinject.injector import FaultyVfs
 from hookconf.faultinject.model import ModelVfs
 from hookconf.faultinject.port import FileHandle, Kind, fs_error
@@ -81,17 +94,29 @@ class ModelOperations(mfusepy.Operations):
         self.load(ModelVfs(), FaultPlan(), None)
 
     # ---- the harness's side ---------------------------------------------------------
-    def load(self, model: ModelVfs, plan: FaultPlan, crash: tuple[int, str] | None) -> None:
+    def load(self, model: ModelVfs, plan: FaultPlan, crash: tuple[int, str] | None,
+             host: tuple[bool, bool, tuple[str, ...]] | None = None) -> None:
         """Serve ``model`` from now on, with ``plan``'s faults armed and, when ``crash`` is
-        ``(n, when)``, a crash ``when`` (before|after) the ``n``-th (0-based) mutating call."""
+        ``(n, when)``, a crash ``when`` (before|after) the ``n``-th (0-based) mutating call;
+        ``host`` ``(engine_running, stop_fails, writers)``: a host model served at
+        :data:`~hookconf.faultinject.host.HOST_DIR` (``None``: no host directory)."""
         with self.mutex:
             self.model = model
             self.vfs = FaultyVfs(model, plan)
+            self.host = None if host is None else ModelHost(
+                self.vfs.note, engine_running=bool(host[0]), stop_fails=bool(host[1]),
+                unaccounted=tuple(host[2]))
+            for fault in plan.faults:
+                if hasattr(fault.mutate, "host"):
+                    fault.mutate.host = self.host
             self.crash = crash
             self.mutations = 0
             self.crashed: tuple[int, str] | None = None
             self.files: dict[int, FileHandle] = {}
-            self.next_fh = 1
+            # Handle numbers never restart: a file the candidate opened on the model served
+            # before stays open in its process, and its late release must not close a handle
+            # of this model that happens to share its number.
+            self.next_fh = getattr(self, "next_fh", 1)
 
     def _rel(self, path: str | None) -> str:
         """A FUSE path of this mount as a path of the model (under :attr:`prefix`)."""
@@ -139,8 +164,64 @@ class ModelOperations(mfusepy.Operations):
         self.files[fh] = handle
         return fh
 
+    # ---- the host port ------------------------------------------------------------------
+    def _host_parts(self, path: str | None) -> tuple[str, ...] | None:
+        """``path`` split below :data:`HOST_DIR` (``()``: the directory itself), or ``None``
+        when it is a path of the model (or no host is served)."""
+        if self.prefix or self.host is None or path is None:
+            return None
+        parts = tuple(p for p in path.split("/") if p)
+        if not parts or parts[0] != HOST_DIR:
+            return None
+        return parts[1:]
+
+    def _host_call(self, op: str, task: str, fn: Callable[[], T]) -> T:
+        """A host call (the host model traces it itself, ``FaultyVfs.note``); ``EIO`` once
+        the world stopped at a crash point."""
+        with self.mutex:
+            if self.crashed is not None:
+                raise fs_error(errno.EIO, f"{op}({task})")
+            return fn()
+
+    def _host_kind(self, parts: tuple[str, ...]) -> Kind:
+        """What ``parts`` is in the host directory; ``ENOENT`` for anything else."""
+        if len(parts) <= 1 and (not parts or parts[0] in ("lease", "engine", "writers")):
+            return Kind.DIR
+        if len(parts) == 2 and parts[0] == "engine":
+            return Kind.FILE
+        if len(parts) == 2 and parts[0] == "writers":
+            return Kind.DIR
+        if len(parts) == 2 and parts[0] == "lease" and self.host is not None \
+                and parts[1] in self.host.held:
+            return Kind.DIR
+        raise fs_error(errno.ENOENT, "/".join((HOST_DIR, *parts)))
+
+    def _host_attr(self, parts: tuple[str, ...]) -> dict[str, Any]:
+        with self.mutex:
+            kind = self._host_kind(parts)
+        ino = (1 << 48) + (int.from_bytes("/".join(parts).encode()[:5].ljust(5, b"\0"), "big")
+                           ^ len(parts))
+        return {"st_mode": _MODES[kind], "st_size": 0, "st_nlink": 2 if kind is Kind.DIR else 1,
+                "st_ino": ino, "st_uid": os.getuid(), "st_gid": os.getgid(), "st_atime": 0,
+                "st_mtime": 0, "st_ctime": 0, "st_blocks": 0}
+
+    def _host_list(self, parts: tuple[str, ...]) -> list[str]:
+        assert self.host is not None
+        host = self.host
+        if not parts:
+            return ["engine", "lease", "writers"]
+        if parts == ("lease",):
+            return sorted(host.held)
+        if len(parts) == 2 and parts[0] == "writers":
+            return sorted(self._host_call("writers", parts[1], lambda: host.writers(parts[1])))
+        self._host_kind(parts)
+        return []
+
     # ---- attributes and directories -----------------------------------------------------
     def getattr(self, path: str, fh: int | None = None) -> dict[str, Any]:
+        host = self._host_parts(path)
+        if host is not None:
+            return self._host_attr(host)
         if fh is not None and fh in self.files:
             handle = self.files[fh]
             st = self._do("fstat", lambda: self.vfs.fstat(handle))
@@ -154,6 +235,10 @@ class ModelOperations(mfusepy.Operations):
     def readdir(self, path: str, fh: int) -> list[tuple[str, dict[str, int], int]]:
         """Each entry with its inode number and type (the mount passes the model's
         ``st_ino``; an entry without one would read as inode 0, which libc skips)."""
+        host = self._host_parts(path)
+        if host is not None:
+            names = (".", "..", *self._host_list(host))
+            return [(name, {"st_ino": (1 << 48) + i + 1, "st_mode": 0}, 0) for i, name in enumerate(names)]
         rel = self._rel(path)
         names = self._do("listdir", lambda: self.vfs.listdir(rel))
         out = []
@@ -169,6 +254,10 @@ class ModelOperations(mfusepy.Operations):
         return self._do("readlink", lambda: self.vfs.readlink(self._rel(path)))
 
     def access(self, path: str, amode: int) -> int:
+        host = self._host_parts(path)
+        if host is not None:
+            self._host_attr(host)
+            return 0
         self._do("lstat", lambda: self.vfs.lstat(self._rel(path)))
         return 0
 
@@ -187,6 +276,8 @@ class ModelOperations(mfusepy.Operations):
 
     # ---- files ------------------------------------------------------------------------------
     def open(self, path: str, flags: int) -> int:
+        if self._host_parts(path) is not None:
+            raise fs_error(errno.EPERM, path)  # the host's files are names, not contents
         mode = "r" if flags & os.O_ACCMODE == os.O_RDONLY else "r+"
         handle = self._do("open", lambda: self.vfs.open(self._rel(path), mode))
         with self.mutex:
@@ -194,7 +285,7 @@ class ModelOperations(mfusepy.Operations):
 
     def create(self, path: str, mode: int, flags: int = os.O_RDWR | os.O_CREAT) -> int:
         rel = self._rel(path)
-        if not stat_mod.S_ISREG(mode) and stat_mod.S_IFMT(mode):
+        if (not stat_mod.S_ISREG(mode) and stat_mod.S_IFMT(mode)) or self._host_parts(path) is not None:
             raise fs_error(errno.EPERM, rel)
         try:
             handle = self._do("open", lambda: self.vfs.open(rel, "x"))
@@ -258,15 +349,43 @@ class ModelOperations(mfusepy.Operations):
         return 0
 
     # ---- the namespace ------------------------------------------------------------------------
+    def _host_task(self, path: str, folder: str) -> str | None:
+        """The task named by ``<HOST_DIR>/<folder>/<task>`` (``None``: a model path);
+        ``EPERM`` for any other change in the host directory."""
+        parts = self._host_parts(path)
+        if parts is None:
+            return None
+        if len(parts) != 2 or parts[0] != folder:
+            raise fs_error(errno.EPERM, path)
+        return parts[1]
+
     def mkdir(self, path: str, mode: int) -> int:
+        task = self._host_task(path, "lease")
+        if task is not None:
+            host = self.host
+            assert host is not None
+            self._host_call("lease_acquire", task, lambda: host.lease_acquire(task))
+            return 0
         self._do("mkdir", lambda: self.vfs.mkdir(self._rel(path)))
         return 0
 
     def rmdir(self, path: str) -> int:
+        task = self._host_task(path, "lease")
+        if task is not None:
+            host = self.host
+            assert host is not None
+            self._host_call("lease_release", task, lambda: host.lease_release(task))
+            return 0
         self._do("rmdir", lambda: self.vfs.rmdir(self._rel(path)))
         return 0
 
     def unlink(self, path: str) -> int:
+        task = self._host_task(path, "engine")
+        if task is not None:
+            host = self.host
+            assert host is not None
+            self._host_call("engine_stop", task, lambda: host.engine_stop(task))
+            return 0
         self._do("unlink", lambda: self.vfs.unlink(self._rel(path)))
         return 0
 

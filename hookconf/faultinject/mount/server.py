@@ -7,8 +7,10 @@ dies, however it dies) and answers the harness on a pipe from a second thread.
 
 Requests (tuples; each gets one answer ``("ok", value)`` or ``("error", text)``)::
 
-    ("load", model, plan, crash)  serve ``model`` (a ModelVfs), faults ``plan``, crash point
-                                  ``crash`` = (n, "before"|"after") or None
+    ("load", model, plan, crash, host)  serve ``model`` (a ModelVfs), faults ``plan``, crash
+                                  point ``crash`` = (n, "before"|"after") or None, ``host`` =
+                                  (engine_running, stop_fails, writers) or None: the host
+                                  port's directory (:mod:`hookconf.faultinject.mount.ops`)
     ("take",)                     -> (model, trace, crashed, plan): the served model as it is
                                   now, the op trace, (index, when) of the crash or None, and
                                   the fault plan as the run left it (its mutators' state)

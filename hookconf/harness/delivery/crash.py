@@ -32,7 +32,8 @@ A case asks for it with ``given.crash``: ``{}`` (every crash point) or ``{"sampl
 
 The counts go to ``obs.metrics`` (``crashPoints``, ``pointsTotal``, ``crashStates``,
 ``statesGenerated``), which the report's crash-explorer line sums.  A candidate that cannot
-take a file system from the harness (``attach_vfs``) gets the case skipped.
+take a file system from the harness (``attach_vfs``) is crash-tested through a FUSE mount
+instead (:mod:`hookconf.harness.delivery.mounted`), or has the case skipped, saying why.
 """
 
 from __future__ import annotations
@@ -51,7 +52,8 @@ from hookconf.harness.delivery.model import ROW_CHARGE, canonical_len, dto_of_by
 from hookconf.harness.ledger import Ledger
 from hookconf.harness.protocol import CaseSkipped
 
-__all__ = ["DATABASE", "ROOT", "crash_problems", "crash_record", "explore_crashes"]
+__all__ = ["DATABASE", "ROOT", "crash_problems", "crash_record", "explore_crashes", "judge",
+           "judge_states", "play", "unreached"]
 
 ROOT = "mem:delivery"
 DATABASE = "delivery.db"
@@ -85,11 +87,17 @@ def _play(case: Any, conn: Any, vfs: FaultyVfs, limits: dict[str, Any], run: _Ru
     when the steps began.  ``Crash`` (or the candidate's error once ``vfs`` crashed)
     propagates, ``run`` keeping what was acknowledged and the op in flight."""
     conn.attach_vfs(ROOT, vfs)
+    return play(case, limits, run, ROOT, lambda: len(vfs.trace))
+
+
+def play(case: Any, limits: dict[str, Any], run: _Run, root: str, mark: Any) -> int:
+    """``delivery.reset`` with ``root`` and :data:`DATABASE`, the installs, then the steps,
+    all through ``run``; returns ``mark()`` taken when the steps began (the trace length)."""
     args = {k: case.given[k] for k in ("config", "jitter") if k in case.given}
-    run.call("delivery.reset", {**args, "root": ROOT, "database": DATABASE})
+    run.call("delivery.reset", {**args, "root": root, "database": DATABASE})
     run.driver = Driver(run.call, limits, tuple(case.invariants))
     run.driver.play(list(case.given.get("plugins", [])))
-    start = len(vfs.trace)
+    start = mark()
     run.driver.play(list(case.given.get("steps", [])))
     return start
 
@@ -193,8 +201,8 @@ def explore_crashes(case: Any, conn: Any, obs: Any, limits: dict[str, Any],
     A unit of work (:mod:`hookconf.harness.ledger`) is one chosen crash point: with
     ``obs.part`` only that part's points are replayed."""
     if not callable(getattr(conn, "attach_vfs", None)):
-        raise CaseSkipped("crash-testing the delivery queue needs the harness's file system in "
-                          "the candidate (attach_vfs): in-process today")
+        raise CaseSkipped("crash-testing the delivery queue in process needs the harness's file "
+                          "system in the candidate (attach_vfs)")
     crash = case.given.get("crash") or {}
     vfs = FaultyVfs(ModelVfs())
     run = _Run(conn.call)
@@ -221,24 +229,41 @@ def explore_crashes(case: Any, conn: Any, obs: Any, limits: dict[str, Any],
                 raise
         label = f"crash {when} #{k} {trace[k].op}({', '.join(trace[k].paths)})"
         if faulty.crashed is None or replay.driver is None:
-            ledger.note(unit, {"H14": {"at": label, "problems": [
-                "the candidate never reached this operation on replay: the queue is not "
-                "deterministic"]}})
+            unreached(ledger, unit, label)
             continue
-        for variant, state_vfs in model.crash_states(explore=True):
-            if variant not in ("durable", "all"):
-                continue
-            ledger.tally(unit, statesGenerated=1)
-            key = digest(snapshot(state_vfs))
-            if not ledger.sighted(unit, key):  # identical states are judged once, at the first
-                continue
-            found = _judge(conn, replay, state_vfs)
-            ledger.note(unit, {inv: {"at": f"{label}, variant {variant}", "problems": items[:3]}
-                               for inv, items in found.items() if items}, key=key)
+
+        def serve(state_vfs: ModelVfs) -> dict[str, Any]:
+            conn.attach_vfs(ROOT, FaultyVfs(state_vfs))
+            return {}
+
+        judge_states(ledger, unit, label, model, lambda state, replay=replay: judge(conn, replay, serve, state))
     record.update(crash_record(ledger, record, total))
     if obs.part is not None:
         record["part"] = ledger.as_json()
     obs.metrics.update(record["counts"])
+
+
+def unreached(ledger: Ledger, unit: int, label: str) -> None:
+    """Note that the replay of ``unit`` never reached its crash point (H14)."""
+    ledger.note(unit, {"H14": {"at": label, "problems": [
+        "the candidate never reached this operation on replay: the queue is not "
+        "deterministic"]}})
+
+
+def judge_states(ledger: Ledger, unit: int, label: str, model: ModelVfs, judge_one: Any) -> None:
+    """Each post-crash state of ``model`` (variants ``durable`` and ``all``) counted, the
+    distinct ones judged once by ``judge_one(state) -> {invariant: [problem]}``, their
+    problems noted for ``unit``."""
+    for variant, state_vfs in model.crash_states(explore=True):
+        if variant not in ("durable", "all"):
+            continue
+        ledger.tally(unit, statesGenerated=1)
+        key = digest(snapshot(state_vfs))
+        if not ledger.sighted(unit, key):  # identical states are judged once, at the first
+            continue
+        found = judge_one(state_vfs)
+        ledger.note(unit, {inv: {"at": f"{label}, variant {variant}", "problems": items[:3]}
+                           for inv, items in found.items() if items}, key=key)
 
 
 def crash_record(ledger: Ledger, base: dict[str, Any], total: int) -> dict[str, Any]:
@@ -252,20 +277,21 @@ def crash_record(ledger: Ledger, base: dict[str, Any], total: int) -> dict[str, 
             "problems": ledger.problems}
 
 
-def _judge(conn: Any, run: _Run, state_vfs: ModelVfs) -> dict[str, list[str]]:
+def judge(conn: Any, run: _Run, serve: Any, state_vfs: ModelVfs) -> dict[str, list[str]]:
     """Restart the candidate on one post-crash state and check it (on a copy of the
     replay's model, so each state is judged from the same knowledge): start-up recovery
     twice (the second must change nothing), then every terminal sent again — the one in
-    flight at the crash and each that returned — and a claim."""
-    conn.attach_vfs(ROOT, FaultyVfs(state_vfs))
+    flight at the crash and each that returned — and a claim.  ``serve(state_vfs)`` hands
+    the candidate the state and returns ``delivery.restart``'s arguments."""
+    restart = serve(state_vfs)
     snap = copy.deepcopy(run.driver.m) if run.driver is not None else None
     tasks = dict(run.driver.tasks) if run.driver is not None else {}
     in_flight, acked = run.in_flight, dict(run.acked)  # the replays below call through run
     last = run.driver.state if run.driver is not None else {}
     try:
-        conn.call("delivery.restart", {})
+        conn.call("delivery.restart", restart)
         state = conn.call("delivery.state", {})
-        conn.call("delivery.restart", {})
+        conn.call("delivery.restart", restart)
         again = conn.call("delivery.state", {})
     except Exception as exc:  # noqa: BLE001 - a candidate that cannot restart fails H14
         return {"H14": [f"the restart after the crash failed: {exc}"[:300]]}

@@ -8,7 +8,8 @@
      "explore": {"programs": 20, "length": 12, "seed": 0}}       random programs
     {..., "steps": [...], "crash": {"sample": 40, "seed": 0}}       a scenario crashed at
                                                                     every (sampled) point,
-                                                                    :mod:`.crash`
+                                                                    :mod:`.crash` (a subprocess
+                                                                    candidate: :mod:`.mounted`)
 
 ``expect``: ``{"config": "accepted"}`` or ``{"config": "refused", "field": NAME}`` — the
 answer to ``delivery.reset`` (§11 "Version 1 configuration bounds are exact"); the rest is
@@ -37,6 +38,7 @@ from typing import Any
 from hookconf.harness.corpus import Case
 from hookconf.harness.delivery.crash import crash_record, explore_crashes
 from hookconf.harness.delivery.driver import Driver
+from hookconf.harness.delivery.mounted import explore_mounted
 from hookconf.harness.ledger import Ledger
 from hookconf.harness.protocol import Connection
 from hookconf.reference.delivery.limits import BOUNDS  # the one §11 table (data only)
@@ -161,7 +163,10 @@ def run_delivery(case: Case, conn: Connection, obs: Any) -> None:
         obs.metrics.update({"steps": 0})
         return
     if "crash" in case.given:
-        explore_crashes(case, conn, obs, _limits(case, answer), record)
+        if callable(getattr(conn, "attach_vfs", None)):
+            explore_crashes(case, conn, obs, _limits(case, answer), record)
+        else:  # a subprocess candidate: through a FUSE mount over the model
+            explore_mounted(case, conn, obs, _limits(case, answer), record)
         return
     explore = case.given.get("explore")
     if explore is None:
@@ -223,4 +228,8 @@ def merge_record(case: Case, records: list[dict[str, Any]], ledger: Ledger
         record = crash_record(ledger, first, total)
     else:
         record = _program_record(ledger, first)
-    return record, dict(record["counts"])
+    metrics = dict(record["counts"])
+    if first.get("route") == "mount":  # crashes made through a FUSE mount (.mounted)
+        record["route"] = "mount"
+        metrics["crashRoute"] = "mount"
+    return record, metrics

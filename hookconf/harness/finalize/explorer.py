@@ -304,8 +304,14 @@ def merge_record(case: Case, records: list[dict[str, Any]], ledger: Ledger
                  ) -> tuple[dict[str, Any], dict[str, Any]]:
     """The record and metrics of the run the parts' ``records`` make up, ``ledger`` being
     their ledgers joined (:func:`hookconf.harness.ledger.join`): crash points and generated
-    states add up, a state counts once, the first problem per invariant in point order."""
-    return _record(records[0], ledger)
+    states add up, a state counts once, the first problem per invariant in point order.
+    Crashes made through a mount (``route: "mount"``, :mod:`.mounted`) keep the route and
+    the points the trace offered in the record and the metrics, as one run writes them."""
+    record, metrics = _record(records[0], ledger)
+    if records[0].get("route") == "mount":
+        record["route"] = "mount"
+        metrics.update(pointsTotal=record["pointsTotal"], crashRoute="mount")
+    return record, metrics
 
 
 @dataclass(frozen=True)

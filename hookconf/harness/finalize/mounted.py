@@ -21,18 +21,23 @@ point's absolute path; ``stateDir`` and ``database`` are the same relative names
 
 Crash points are spread evenly over the trace: at most ``given.explore.maxPoints`` and at
 most :data:`MOUNT_POINTS` (each point restarts the candidate), or every point with
-``HOOKCONF_MOUNT_POINTS=all`` (a number sets the cap).  ``HOOKCONF_MOUNT=off`` turns the
-route off.  Without FUSE, or with it off, the case is **skipped** with the reason: its
-invariants stay *not covered*, never pass.
+``--mount-points all`` (a number sets the cap; ``hookconf run``/``certify`` put it in
+``HOOKCONF_MOUNT_POINTS`` for the run, which is also the default when the option is not given).
+``--no-mount`` (``HOOKCONF_MOUNT=off``) turns the route off.  Without FUSE, or with it off,
+the case is **skipped** with the reason: its invariants stay *not covered*, never pass.
 
-Outside writers and tampers act in the mount's server, between two requests of the candidate
-(a writer creating the target after the kernel's lookup and before the rename reaches the
-model: why ``RENAME_NOREPLACE`` must reach it); what they did is read back after each run.
+Outside writers, tampers and an engine still writing act in the mount's server, between two
+requests of the candidate (a writer creating the target after the kernel's lookup and before
+the rename reaches the model: why ``RENAME_NOREPLACE`` must reach it); what they did is read
+back after each run.  **The host** (§10.1, H8): the case's engine and host writers are a
+:class:`~hookconf.faultinject.host.ModelHost` in the server, reached by the candidate through
+the mount's host directory (:data:`~hookconf.faultinject.host.HOST_DIR`; ``mkdir``/``rmdir
+lease/<task>``, ``unlink engine/<task>``, listing ``writers/<task>``), its calls traced as in
+process, so the lease and quiesce order is checked on the recorded trace
+(:func:`~hookconf.harness.finalize.checks.lease_problems`).  A candidate that ignores the
+directory never quiesces the engine: its cases fail H8, as in process.
 Extra device roots (``given.devices``) are mounts of their own below the root, so the kernel
-sees other devices there (``st_dev``; a rename or link across is ``EXDEV``).  Not reached
-through a mount (the case is skipped, saying so): an engine or host writers (the host port
-is in process only).
-The H8 lease-order check reads host calls from the trace, so it is not made on this route.
+sees other devices there (``st_dev``; a rename or link across is ``EXDEV``).
 """
 
 from __future__ import annotations
@@ -51,33 +56,70 @@ from hookconf.harness.finalize.explorer import run_finalize as run_in_process
 from hookconf.harness.finalize.scenario import DATABASE, STATE_DIR, OutsideWriter, Tamper, user_tree
 from hookconf.harness.protocol import CandidateReplyError, CaseSkipped, Connection
 
-__all__ = ["MOUNT_POINTS", "mount_route", "run_finalize", "run_finalize_mounted"]
+__all__ = ["MOUNT_POINTS", "crash_through", "mount_route", "points_cap", "run_finalize",
+           "run_finalize_mounted"]
 
 #: Default cap on crash points per case through the mount (each restarts the candidate).
 MOUNT_POINTS = 6
 #: Seconds to wait for the armed crash point to be held before giving up on it.
 _HOLD_S = 30.0
-_UNSUPPORTED = {"engine": "an engine to quiesce", "hostWriters": "host writers"}
+#: The host served while a post-crash state recovers (as in process: no engine, no writer).
+_NO_ENGINE: tuple[bool, bool, tuple[str, ...]] = (False, False, ())
 
 
 def mount_route() -> tuple[bool, str]:
     """Whether finalize cases of a subprocess candidate go through a mount here, and if
     not, why (``HOOKCONF_MOUNT=off``, or :func:`~hookconf.faultinject.mount.fuse_available`)."""
     if os.environ.get("HOOKCONF_MOUNT", "").lower() in ("off", "0", "no"):
-        return False, "the mount route is turned off (HOOKCONF_MOUNT=off)"
+        return False, "the mount route is turned off (--no-mount or HOOKCONF_MOUNT=off)"
     from hookconf.faultinject.mount import fuse_available
 
     return fuse_available()
 
 
-def _points_cap(explore: dict[str, Any]) -> int:
-    limit = int(explore.get("maxPoints", _MAX_POINTS))
+def points_cap(limit: int) -> int:
+    """How many crash points a case takes through the mount: :data:`MOUNT_POINTS`, or
+    ``HOOKCONF_MOUNT_POINTS`` (a whole number, or ``all``), never more than ``limit``."""
     wanted = os.environ.get("HOOKCONF_MOUNT_POINTS", "").strip().lower()
     if wanted == "all":
         return limit
     if wanted.isdigit() and int(wanted) > 0:
         return min(limit, int(wanted))
     return min(limit, MOUNT_POINTS)
+
+
+def _points_cap(explore: dict[str, Any]) -> int:
+    return points_cap(int(explore.get("maxPoints", _MAX_POINTS)))
+
+
+def crash_through(mount: Any, conn: Any, work: Any) -> None:
+    """Run ``work()`` (the candidate's requests, the crash armed on ``mount``) in a thread;
+    once the mount holds the crash point, SIGKILL the candidate's process group and let the
+    held request fail.  Returns when ``work`` has ended (or after :data:`_HOLD_S`)."""
+    def guarded() -> None:
+        try:
+            work()
+        except BaseException:  # noqa: BLE001 - the kill ends the call this way
+            pass
+
+    worker = threading.Thread(target=guarded, name="hookconf-mount-crash", daemon=True)
+    worker.start()
+    held = None
+    waited = 0.0
+    while held is None and worker.is_alive() and waited < _HOLD_S:
+        held = mount.wait_held(0.02)
+        waited += 0.02
+    if held is None:
+        held = mount.wait_held(0)
+    if held is not None:
+        pid = getattr(conn, "pid", None)
+        if pid:
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        mount.release()
+    worker.join(_HOLD_S)
 
 
 class _MountRun(_Run):
@@ -94,7 +136,7 @@ class _MountRun(_Run):
         """As in process, on the model ``vfs`` (or a FaultyVfs's ``inner``) served at the
         mount.  ``vfs=None``: the model is already served (a crash run, in a thread)."""
         if vfs is not None:
-            self.mount.load(getattr(vfs, "inner", vfs), self.plan)
+            self.mount.load(getattr(vfs, "inner", vfs), self.plan, host=self.sc.host_spec())
 
         def call(op: str, args: dict[str, Any]) -> dict[str, Any]:
             if obs is None:
@@ -125,7 +167,7 @@ class _MountRun(_Run):
                     key: bytes | None = None) -> None:
         """Serve ``state_vfs``; a fresh candidate reads, recovers twice, is read again."""
         ask = {"root": self.root, "stateDir": STATE_DIR, "database": DATABASE}
-        self.mount.load(state_vfs)
+        self.mount.load(state_vfs, host=_NO_ENGINE)  # recovery's host: nothing to quiesce
         self.conn.call("finalize.crash", {})
         crash_tree = user_tree(state_vfs)
         before = self.conn.call("finalize.state", {**ask, "taskId": self.task["taskId"]})
@@ -149,33 +191,8 @@ class _MountRun(_Run):
         """Serve the case afresh with a crash ``when`` mutating request ``n``, drive the
         finalization in a thread, SIGKILL the candidate once the request is held.
         Returns the frozen model (``None`` when the point was never reached) and the trace."""
-        self.mount.load(self.sc.fresh(), self.plan, (n, when))
-        errors: list[BaseException] = []
-
-        def work() -> None:
-            try:
-                self.drive(None)
-            except BaseException as exc:  # noqa: BLE001 - the kill ends the call this way
-                errors.append(exc)
-
-        worker = threading.Thread(target=work, name="hookconf-finalize-crash", daemon=True)
-        worker.start()
-        held = None
-        waited = 0.0
-        while held is None and worker.is_alive() and waited < _HOLD_S:
-            held = self.mount.wait_held(0.02)
-            waited += 0.02
-        if held is None:
-            held = self.mount.wait_held(0)
-        if held is not None:
-            pid = getattr(self.conn, "pid", None)
-            if pid:
-                try:
-                    os.killpg(pid, signal.SIGKILL)
-                except (ProcessLookupError, PermissionError):
-                    pass
-            self.mount.release()
-        worker.join(_HOLD_S)
+        self.mount.load(self.sc.fresh(), self.plan, (n, when), self.sc.host_spec())
+        crash_through(self.mount, self.conn, lambda: self.drive(None))
         model, trace, crashed = self.take()
         return (model if crashed is not None else None), trace
 
@@ -190,14 +207,6 @@ def run_finalize(case: Case, conn: Connection, obs: Any) -> None:
         run_finalize_mounted(case, conn, obs)
 
 
-def _refusal(given: dict[str, Any]) -> str | None:
-    for key, what in _UNSUPPORTED.items():
-        if given.get(key):
-            return (f"this case needs {what}, which a mounted file system does not give a "
-                    f"subprocess candidate; it is crash-tested in process only")
-    return None
-
-
 def run_finalize_mounted(case: Case, conn: Connection, obs: Any) -> None:
     """Record, crash and check one ``runtime.finalize`` case through a mount (see the
     module docstring).  Raises :class:`CaseSkipped` when the route is not available or the
@@ -209,9 +218,6 @@ def run_finalize_mounted(case: Case, conn: Connection, obs: Any) -> None:
     if not ok:
         raise CaseSkipped(f"crash-testing a subprocess candidate needs the harness's file "
                           f"system through a FUSE mount over the durability model: {why}")
-    refusal = _refusal(case.given)
-    if refusal is not None:
-        raise CaseSkipped(refusal)
     from hookconf.faultinject.mount import ModelMount, MountError
 
     try:
@@ -256,7 +262,9 @@ def _explore(run: _MountRun, case: Case, obs: Any) -> None:
     model, trace, _ = run.take()
     run.forward = answer is not None and answer.get("status") == "completed"
     outcome = checks.outcome_problems(sc, case.expect, prepared, answer)
+    host = sc.host_spec()
     run.note({"H10": checks.plain_renames(trace, "the run"),
+              "H8": checks.lease_problems(sc, trace, fail_closed=host[1] or bool(host[2])),
               "H9": checks.planning_problems(trace[:run.prepare_end])
               + checks.selection_problems(sc, prepared)}, "the uncrashed run")
     identity = checks.identity_problems(sc, prepared)

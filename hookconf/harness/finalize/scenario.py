@@ -69,6 +69,26 @@ def _content(entry: dict[str, Any]) -> bytes:
 
 
 @dataclass
+class EngineWriter:
+    """The engine still writing its output, a ``mutate-tree`` mutator: while ``host`` (the
+    run's :class:`~hookconf.faultinject.host.ModelHost`) says the engine runs, it appends to
+    ``path`` durably.  A plain value, so a mount's server can carry it out: the server sets
+    ``host`` to the host it serves (§10.1, H8)."""
+
+    path: str
+    host: Any = None
+
+    def __call__(self, vfs: Vfs, paths: tuple[str, ...]) -> None:
+        if self.host is None or not self.host.running:
+            return
+        size = vfs.lstat(self.path).size
+        fh = vfs.open(self.path, "r+")
+        vfs.write(fh, b"+engine piece", size)
+        vfs.fsync(fh)
+        vfs.close(fh)
+
+
+@dataclass
 class OutsideWriter:
     """The case's outside writer, a ``mutate-tree`` mutator (see the module docstring): it
     creates ``path`` with ``data`` (durably) unless something is there; ``absent``: it waits
@@ -176,6 +196,8 @@ class FinalizeScenario:
     renamed: dict[str, str] = field(default_factory=dict)
     #: the current run's host model (engine and host writers)
     host: ModelHost | None = None
+    #: the engine still writing (case ``engine.writes``), told each run's host
+    engine_writer: EngineWriter | None = None
     #: where the user tree holds the target: ``targetPath``, or the source's own spelling
     #: when a case-folding file system makes the two one entry (§10.1)
     target_in_tree: str = ""
@@ -334,11 +356,17 @@ class FinalizeScenario:
 
     def new_host(self, note: Any) -> ModelHost:
         """A fresh host model for one run (the case's ``engine`` and ``hostWriters``)."""
-        engine = self.given.get("engine") or {}
-        self.host = ModelHost(note, engine_running=bool(engine),
-                              stop_fails=engine.get("stop") == "fails",
-                              unaccounted=tuple(self.given.get("hostWriters", ())))
+        running, fails, writers = self.host_spec()
+        self.host = ModelHost(note, engine_running=running, stop_fails=fails, unaccounted=writers)
+        if self.engine_writer is not None:
+            self.engine_writer.host = self.host
         return self.host
+
+    def host_spec(self) -> tuple[bool, bool, tuple[str, ...]]:
+        """The case's host as ``(engine_running, stop_fails, writers)`` (``ModelHost``'s
+        arguments; a mount builds its host from them in its server)."""
+        engine = self.given.get("engine") or {}
+        return (bool(engine), engine.get("stop") == "fails", tuple(self.given.get("hostWriters", ())))
 
     # ---- the file system ---------------------------------------------------------------
     @staticmethod
@@ -397,17 +425,8 @@ class FinalizeScenario:
         path = engine.get("writes")
         if not path:
             return ()
-
-        def write(vfs: Vfs, paths: tuple[str, ...]) -> None:
-            if self.host is None or not self.host.running:
-                return
-            size = vfs.lstat(path).size
-            fh = vfs.open(path, "r+")
-            vfs.write(fh, b"+engine piece", size)
-            vfs.fsync(fh)
-            vfs.close(fh)
-
-        return (Fault("mutate-tree", 1, op="read", path=path, mutate=write),)
+        self.engine_writer = EngineWriter(path, self.host)
+        return (Fault("mutate-tree", 1, op="read", path=path, mutate=self.engine_writer),)
 
     def _tamper_faults(self) -> tuple[Fault, ...]:
         """An outside writer changes ``tamper.path`` keeping every size and the entry count:

@@ -233,7 +233,7 @@ def _print_crashes(report: Report, console: Console) -> None:
         console.print(f"  through a FUSE mount: {len(mounted)} scenarios, "
                       f"{sum(r.observation.metrics['crashPoints'] for r in mounted)} of "
                       f"{sum(r.observation.metrics.get('pointsTotal', 0) for r in mounted)} crash points "
-                      f"(HOOKCONF_MOUNT_POINTS), "
+                      f"(--mount-points), "
                       f"{sum(r.observation.metrics['crashStates'] for r in mounted)} states, the candidate "
                       "killed at each point and restarted", markup=False, highlight=False, emoji=False)
 

@@ -25,7 +25,10 @@ harness attaches a ``FaultyVfs`` over ``ModelVfs`` for the root first, ``attach_
 can crash the candidate at any write, fsync or journal deletion).  Without ``root`` the queue
 is in memory.  ``delivery.restart`` of a file-backed queue drops the connection unclosed (a
 crashed process closes nothing) and opens the database again from the root's Vfs, which the
-harness may have replaced by a post-crash state, before start-up recovery.
+harness may have replaced by a post-crash state, before start-up recovery.  A process started
+anew (a subprocess candidate killed at a crash point under a mount) is told where its queue
+is: ``delivery.restart`` with ``root``, ``database``, ``config``, ``jitter`` and ``nowMs``
+opens that file (an absolute directory: the OS file system there) without resetting it.
 """
 
 from __future__ import annotations
@@ -128,6 +131,8 @@ class DeliveryOps:
         return {"nowMs": self._delivery_now_ms}
 
     def delivery_restart(self, args: dict[str, Any]) -> dict[str, Any]:
+        if args.get("root") is not None:
+            self._reopen(args)
         queue = self._queue()
         db = queue.db
         if self._delivery_file is not None:
@@ -138,6 +143,21 @@ class DeliveryOps:
         # Nothing of the queue is volatile: a new queue object over the durable database.
         self._delivery = self.make_queue(db, queue.limits)
         return self._delivery.recover()
+
+    def _reopen(self, args: dict[str, Any]) -> None:
+        """A process started anew (§11 start-up): the queue reset with ``args["root"]`` and
+        ``database`` is found there again, with the configuration, jitter and clock (``nowMs``)
+        the harness states, since nothing of a killed process is left to remember them."""
+        try:
+            limits = validate_config(args.get("config"), args.get("jitter", 1.0))
+        except ConfigError as exc:
+            raise HookRuntimeError(ErrorCode.INPUT_INVALID, f"{exc.field}: {exc.message}"[:300]) from None
+        root, database = args["root"], args.get("database", "delivery.db")
+        if not isinstance(root, str) or not isinstance(database, str):
+            raise HookRuntimeError(ErrorCode.INPUT_INVALID, "root and database are strings")
+        self._delivery_now_ms = int(args.get("nowMs", self._delivery_now_ms))
+        self._delivery_file = (root, database)
+        self._delivery = self.make_queue(connect_vfs(self._delivery_vfs(root), database), limits)
 
     def delivery_state(self, args: dict[str, Any]) -> dict[str, Any]:
         return self._queue().state()

@@ -25,8 +25,9 @@ case-folding collisions refused); the answer echoes it and, for a directory sour
 lists ``identityEntries``: the relative paths in digest order.
 
 The host's engine and writers are reached through the :class:`~hookconf.faultinject.host.Host`
-port the harness attaches for ``root`` (:meth:`FinalizeOps.attach_host`; none attached: no
-engine, no writer).  ``finalize.prepare`` takes the task's artifact-mutation lease and
+port the harness attaches for ``root`` (:meth:`FinalizeOps.attach_host`), or, for a root that is
+a mount point with a host directory, through that directory (:class:`~hookconf.faultinject.host.FileHost`);
+neither: no engine, no writer.  ``finalize.prepare`` takes the task's artifact-mutation lease and
 quiesces before its first identity read, failing closed (§10.1, H8); the lease is held
 until ``finalize.run`` has journaled ``cleaned``, ``cancelled`` or a quarantine, and
 recovery takes it around each task.
@@ -37,7 +38,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from hookconf.faultinject.host import Host, NullHost
+from hookconf.faultinject.host import HOST_DIR, FileHost, Host, NullHost
 from hookconf.faultinject.osvfs import OsVfs
 from hookconf.faultinject.port import Vfs
 from hookconf.reference.errors import ErrorCode, Fault, HookRuntimeError
@@ -83,8 +84,18 @@ class FinalizeOps:
         raise HookRuntimeError(ErrorCode.PLAN_INVALID, f"no file system for root {root!r:.100}")
 
     def host_of(self, root: str) -> Host:
-        """The host port attached for ``root`` (a :class:`NullHost` when none is)."""
-        return (self._finalize_hosts or {}).get(root) or NullHost()
+        """The host port attached for ``root``; for an absolute root holding the host
+        directory of a mount (:data:`~hookconf.faultinject.host.HOST_DIR`), a
+        :class:`~hookconf.faultinject.host.FileHost` over it; else a :class:`NullHost`."""
+        attached = (self._finalize_hosts or {}).get(root)
+        if attached is not None:
+            return attached
+        control = os.path.join(root, HOST_DIR)
+        if os.path.isabs(root) and os.path.isdir(control):
+            host = FileHost(control)
+            self.attach_host(root, host)
+            return host
+        return NullHost()
 
     def _database(self, args: dict[str, Any]) -> str:
         given = args.get("database")
