@@ -294,3 +294,22 @@ def test_engines_and_host_writers_through_the_mounts_host_directory_get_the_in_p
     assert _verdicts(mounted) == _verdicts(in_process)
     assert {c["status"] for c in mounted["cases"]} == {"passed"}
     assert status(mounted, "H8") == "pass"
+
+
+@needs_fuse
+@pytest.mark.parametrize(("mutant", "case", "invariant"), [
+    ("identical_replacement_dropped", "fin.matrix.file.distinct.identical", "H11"),
+    ("private_discard_unchecked", "fin.quiesce.interlope.file.cross-device.larger", "H8"),
+])
+def test_the_inode_judgement_and_the_after_crash_outsider_reach_the_mount_route(
+        hookconf, monkeypatch, mutant, case, invariant):
+    """§10.2 (the replacement's inode, never the source's, reaches the target) and §10.3 (an
+    outsider's bytes at the private copy survive recovery) through the mount: the reference
+    served as a subprocess passes, the mutant served so fails that invariant."""
+    monkeypatch.setenv("HOOKCONF_MOUNT_POINTS", "6")
+    args = ("run", "--allow-not-covered", "--case", case, "--candidate")
+    _, reference = hookconf(*args, served("reference"))
+    assert [c["status"] for c in reference["cases"]] == ["passed"]
+    assert reference["cases"][0]["metrics"]["crashRoute"] == "mount"
+    _, report = hookconf(*args, served(f"tests.mutants.finalize.{mutant}:factory"))
+    assert status(report, invariant) == "fail"

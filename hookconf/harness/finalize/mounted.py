@@ -51,7 +51,7 @@ from hookconf.faultinject.faults import FaultPlan
 from hookconf.faultinject.snapshot import digest, snapshot
 from hookconf.harness.corpus import Case
 from hookconf.harness.finalize import checks
-from hookconf.harness.finalize.explorer import _MAX_POINTS, _attach, _record, _Run, _spread
+from hookconf.harness.finalize.explorer import _MAX_POINTS, _attach, _ino, _record, _Run, _spread
 from hookconf.harness.finalize.explorer import run_finalize as run_in_process
 from hookconf.harness.finalize.scenario import DATABASE, STATE_DIR, OutsideWriter, Tamper, user_tree
 from hookconf.harness.protocol import CandidateReplyError, CaseSkipped, Connection
@@ -167,11 +167,22 @@ class _MountRun(_Run):
                     key: bytes | None = None) -> None:
         """Serve ``state_vfs``; a fresh candidate reads, recovers twice, is read again."""
         ask = {"root": self.root, "stateDir": STATE_DIR, "database": DATABASE}
+        target = self.sc.target_in_tree or self.task["targetPath"]
+        self.sc.planted.clear()  # the interloper acts anew on each state, after its checks
+        crash_tree = user_tree(state_vfs)
+        crash_ino = _ino(state_vfs, target)
+        # an outsider at the private copy, before recovery: played on the model before it is
+        # served (the mount serves a copy), judged only after recovery, as in process
+        left = self.sc.interlope(state_vfs)
+        self.sc.planted.clear()
         self.mount.load(state_vfs, host=_NO_ENGINE)  # recovery's host: nothing to quiesce
         self.conn.call("finalize.crash", {})
-        crash_tree = user_tree(state_vfs)
         before = self.conn.call("finalize.state", {**ask, "taskId": self.task["taskId"]})
-        self.note(checks.crashed_state(self.sc, before, crash_tree, fired, self.forward), at, unit, key)
+        found = checks.crashed_state(self.sc, before, crash_tree, fired, self.forward)
+        found["H11"] = found.get("H11", []) + checks.source_at_target(
+            self.sc, before, crash_ino, "after the crash", forward=self.forward)
+        self.note(found, at, unit, key)
+        self.sc.planted.update(left)
         try:
             first = self.conn.call("finalize.recover", ask)
             snap1 = snapshot(self.mount.take()[0])
@@ -184,8 +195,12 @@ class _MountRun(_Run):
         model, trace, _ = self.mount.take()
         tree = user_tree(model)
         after = self.conn.call("finalize.state", {**ask, "taskId": self.task["taskId"]})
-        self.note(checks.recovered_state(self.sc, after, tree, fired, self.expect_completed, trace,
-                                         snap1 == snapshot(model), (first, second)), at, unit, key)
+        found = checks.recovered_state(self.sc, after, tree, fired, self.expect_completed, trace,
+                                       snap1 == snapshot(model), (first, second))
+        found["H11"] = found.get("H11", []) + checks.source_at_target(
+            self.sc, after, _ino(model, target), "after recovery", forward=self.forward) \
+            + checks.source_installed(self.sc, trace)
+        self.note(found, at, unit, key)
 
     def crash_run(self, n: int, when: str) -> tuple[Any, list]:
         """Serve the case afresh with a crash ``when`` mutating request ``n``, drive the
@@ -250,8 +265,11 @@ def _explore(run: _MountRun, case: Case, obs: Any) -> None:
         return
     explore = case.given.get("explore", {})
     variants = explore.get("variants", "all")
+    fresh = sc.fresh()
+    if sc.replacement_path():  # §10.2: the original's inode must never reach the target
+        sc.source_ino = _ino(fresh, sc.task["sourcePath"])
     try:
-        prepared, answer = run.drive(sc.fresh(), obs)
+        prepared, answer = run.drive(fresh, obs)
     except CandidateReplyError as exc:
         if exc.code == "protocol.unknown_op":
             raise CaseSkipped(f"the candidate does not implement finalize.*: {exc.message}") from exc
@@ -263,7 +281,8 @@ def _explore(run: _MountRun, case: Case, obs: Any) -> None:
     run.forward = answer is not None and answer.get("status") == "completed"
     outcome = checks.outcome_problems(sc, case.expect, prepared, answer)
     host = sc.host_spec()
-    run.note({"H10": checks.plain_renames(trace, "the run"),
+    run.note({"H11": checks.source_installed(sc, trace) if prepared.get("planned") else [],
+              "H10": checks.plain_renames(trace, "the run"),
               "H8": checks.lease_problems(sc, trace, fail_closed=host[1] or bool(host[2])),
               "H9": checks.planning_problems(trace[:run.prepare_end])
               + checks.selection_problems(sc, prepared)}, "the uncrashed run")
