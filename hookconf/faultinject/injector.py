@@ -86,6 +86,12 @@ class FaultyVfs:
             raise Crash(self.crashed.index, self.crashed.when)
         index = len(self.trace)
         self.trace.append(TraceEvent(index, op, paths, op in MUTATING_OPS))
+        if self.probe is None and not self.plan.faults:  # only recording: no fault, no probe
+            try:
+                return fn()
+            except OSError as exc:
+                self.trace[index] = TraceEvent(index, op, paths, op in MUTATING_OPS, exc.errno)
+                raise
         fired = self._fire(op, paths)
         names = {f.name for f in fired}
         for fault in fired:

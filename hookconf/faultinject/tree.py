@@ -253,20 +253,36 @@ class InodeTree:
         ``("symlink", target)`` or ``("fifo",)`` — the same shape as
         :func:`hookconf.faultinject.snapshot.snapshot` gives for any Vfs.
         """
+        return self._snapshot_of(self._vol, self._nlink)
+
+    def layer_snapshot(self, layer: Layer) -> dict[str, tuple]:
+        """:meth:`snapshot` of the tree ``layer`` would be as a fully durable tree of its
+        own (link counts from its entries), without building that tree: how a crash
+        explorer tells a state it has seen before from a new one (§10.3)."""
+        nlink: dict[int, int] = {}
+        for ents in layer.entries.values():
+            for _, ino in ents.values():
+                nlink[ino] = nlink.get(ino, 0) + 1
+        return self._snapshot_of(layer, nlink)
+
+    def _snapshot_of(self, layer: Layer, nlink: dict[int, int]) -> dict[str, tuple]:
         out: dict[str, tuple] = {}
+        meta_of = self._meta
+        entries, data = layer.entries, layer.data
         stack = [(ROOT_INO, "")]
         while stack:
             d, prefix = stack.pop()
-            for name, ino in self._vol.entries[d].values():
+            for name, ino in entries[d].values():
                 path = prefix + name
-                meta = self._meta[ino]
-                if meta.kind is Kind.DIR:
+                meta = meta_of[ino]
+                kind = meta.kind
+                if kind is Kind.DIR:
                     out[path] = ("directory",)
                     stack.append((ino, path + "/"))
-                elif meta.kind is Kind.FILE:
-                    out[path] = ("file", self._vol.data.get(ino, b""), self._nlink[ino])
-                elif meta.kind is Kind.SYMLINK:
+                elif kind is Kind.FILE:
+                    out[path] = ("file", data.get(ino, b""), nlink[ino])
+                elif kind is Kind.SYMLINK:
                     out[path] = ("symlink", meta.target)
                 else:
-                    out[path] = (meta.kind.value,)
+                    out[path] = (kind.value,)
         return out

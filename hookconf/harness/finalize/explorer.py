@@ -389,17 +389,19 @@ def _capture(run: _Run, faults: tuple[Fault, ...], trace: list[Any],
             run.note({"H10": checks.plain_renames(vfs.trace[:index + 1], "the run")}, label, unit)
         outsiders = _Outsiders.of(sc, vfs.trace[:index + (when == "after")])
         in_db = all(p.startswith(DATABASE) for p in trace[index].paths)
-        for variant, state in model.crash_states(explore=variants == "all"):
+        for variant, layer in model.crash_layers(explore=variants == "all"):
             if in_db and variant not in ("durable", "all"):
                 continue  # SQLite's own atomic commit: faultinject's tests, not this case's
             if mine:
                 ledger.tally(unit, statesGenerated=1)
-            key = digest(snapshot(state)) + bytes([bool(outsiders.fired)])
+            # the digest of the state's snapshot, read off the bare layer: a state seen
+            # before is never built again
+            key = digest(model.layer_snapshot(layer)) + bytes([bool(outsiders.fired)])
             if key in seen:
                 continue
             seen.add(key)
             if mine and ledger.sighted(unit, key):
-                captured.append((label, variant, state, outsiders, unit, key))
+                captured.append((label, variant, model.reborn(layer), outsiders, unit, key))
 
     vfs = FaultyVfs(model, FaultPlan(faults), probe=probe, probe_at=frozenset(chosen))
     try:

@@ -34,7 +34,8 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import apsw
@@ -42,8 +43,8 @@ import apsw
 from hookconf.faultinject.port import Vfs
 from hookconf.faultinject.sqlite import connect, connect_os
 
-__all__ = ["DbError", "apply_metadata_ops", "commit_terminal", "committed_path", "rebase",
-           "view", "view_and_committed"]
+__all__ = ["DbError", "apply_metadata_ops", "commit_terminal", "committed_path", "committed_read",
+           "forget_readers", "rebase", "view", "view_and_committed"]
 
 #: A failed statement or commit (``SQLITE_IOERR``, ``SQLITE_FULL`` …): ``apsw.Error`` under
 #: the model, ``sqlite3.Error`` on a real file system; catch both as ``except DbError``.
@@ -159,6 +160,72 @@ def _exists(vfs: Vfs, path: str) -> bool:
     return True
 
 
+#: Read connections kept open between reads of one model file system's database (start-up
+#: recovery and ``finalize.state`` read it several times between two crashes, and a fresh
+#: connection reads the schema again before its first statement): ``(id(vfs), path)`` ->
+#: ``(vfs, connection, inode of the database file it opened)``.  At most
+#: :data:`_MAX_READERS`, the oldest closed first; :func:`forget_readers` closes them all.
+_READERS: dict[tuple[int, str], tuple[Vfs, Any, int]] = {}
+_MAX_READERS = 8
+
+
+def forget_readers() -> None:
+    """Close every kept read connection (``finalize.crash``: nothing volatile survives a
+    crash, and the next read opens the database again)."""
+    readers = list(_READERS.values())
+    _READERS.clear()
+    for _, conn, _ in readers:
+        try:
+            conn.close()
+        except DbError:  # pragma: no cover - closing a connection outside a transaction
+            pass
+
+
+@contextmanager
+def _reading(vfs: Vfs, path: str) -> Iterator[Any]:
+    """A connection to the database ``path`` inside one read transaction (``BEGIN`` …
+    ``COMMIT``), or ``None`` when there is no database file.  On a model file system the
+    connection is kept for the next read while the file keeps its inode (SQLite checks the
+    file's change counter and looks for a hot journal at every transaction, as for a
+    fresh connection); a real file system's is closed after.  A connection that failed is
+    closed, never kept.  Raises :data:`DbError`."""
+    try:
+        st = vfs.lstat(path)
+    except FileNotFoundError:
+        yield None
+        return
+    keep = not isinstance(getattr(vfs, "root_path", None), str)
+    key = (id(vfs), path)
+    kept = _READERS.pop(key, None) if keep else None
+    conn = None
+    if kept is not None:
+        if kept[0] is vfs and kept[2] == st.ino:
+            conn = kept[1]
+        else:
+            kept[1].close()
+    if conn is None:
+        conn = _open(vfs, path)
+    ok = False
+    try:
+        conn.execute("BEGIN")
+        yield conn
+        conn.execute("COMMIT")
+        ok = True
+    finally:
+        if ok and keep:
+            _READERS[key] = (vfs, conn, st.ino)
+            while len(_READERS) > _MAX_READERS:
+                _, old, _ = _READERS.pop(next(iter(_READERS)))
+                old.close()
+        else:
+            if _in_transaction(conn):
+                try:
+                    conn.execute("ROLLBACK")
+                except DbError:
+                    pass
+            conn.close()
+
+
 def _tables(conn: Any) -> set[str]:
     return {name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
 
@@ -179,6 +246,18 @@ def committed_path(vfs: Vfs, path: str, task_id: str) -> str | None:
         conn.close()
 
 
+def committed_read(vfs: Vfs, path: str, task_id: str) -> str | None:
+    """:func:`committed_path` in one read transaction on a kept connection (see
+    :func:`_reading`): what start-up recovery and ``finalize.state`` read.  Raises
+    :data:`DbError`."""
+    with _reading(vfs, path) as conn:
+        if conn is None or "finalize_phase" not in _tables(conn):
+            return None
+        row = conn.execute("SELECT final_path FROM finalize_phase WHERE task_id = ?",
+                           (task_id,)).fetchone()
+        return None if row is None else str(row[0])
+
+
 def view(vfs: Vfs, path: str, task_id: str) -> dict[str, Any]:
     """What the database holds of the §10.2 transaction for ``task_id``::
 
@@ -190,15 +269,14 @@ def view(vfs: Vfs, path: str, task_id: str) -> dict[str, Any]:
 
 
 def view_and_committed(vfs: Vfs, path: str, task_id: str) -> tuple[dict[str, Any], str | None]:
-    """:func:`view` and :func:`committed_path` read through one connection (one open of
-    the database instead of two).  Raises :data:`DbError`."""
+    """:func:`view` and :func:`committed_path` read in one read transaction on a kept
+    connection (see :func:`_reading`).  Raises :data:`DbError`."""
     out: dict[str, Any] = {"phase": None, "status": None, "finalPath": None, "taskFiles": [],
                            "metadata": {}, "occurrences": 0}
     committed = None
-    if not _exists(vfs, path):
-        return out, committed
-    conn = _open(vfs, path)
-    try:
+    with _reading(vfs, path) as conn:
+        if conn is None:
+            return out, committed
         tables = _tables(conn)
         if "finalize_phase" in tables:
             row = conn.execute("SELECT phase, final_path FROM finalize_phase WHERE task_id = ?",
@@ -220,6 +298,4 @@ def view_and_committed(vfs: Vfs, path: str, task_id: str) -> tuple[dict[str, Any
         if "occurrence" in tables:
             (out["occurrences"],) = conn.execute(
                 "SELECT count(*) FROM occurrence WHERE task_id = ?", (task_id,)).fetchone()
-        return out, committed
-    finally:
-        conn.close()
+    return out, committed

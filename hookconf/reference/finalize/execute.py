@@ -113,7 +113,7 @@ class JournalStore:
             (final,) = committed
         else:
             try:
-                final = db.committed_path(self.vfs, self.database, self.task_id)
+                final = db.committed_read(self.vfs, self.database, self.task_id)
             except db.DbError as exc:
                 raise j.JournalError(f"the task database cannot be read: {exc}") from exc
         if raw is None:
