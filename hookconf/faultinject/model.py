@@ -335,9 +335,9 @@ class ModelVfs(InodeTree):
             yield variant, layer.reachable(is_dir)
 
     def reborn(self, layer: Layer) -> ModelVfs:
-        """A fresh, fully durable ModelVfs holding ``layer`` (one of :meth:`crash_layers`);
-        this one is left unchanged."""
-        return self._reborn(layer)
+        """A fresh, fully durable ModelVfs holding a copy of ``layer`` (one of
+        :meth:`crash_layers`); this one and ``layer`` are left unchanged."""
+        return self._reborn(layer.copy())
 
     def _reborn(self, layer: Layer) -> ModelVfs:
         new = copy.copy(self)

@@ -58,6 +58,9 @@ class InodeTree:
         self._vol = layer
         self._dur = layer.copy()
         self._pending: list[Mutation] = []
+        #: Bumped by every change of the volatile layer, the durable layer or the pending
+        #: mutations (see :attr:`changes`).
+        self._changes = getattr(self, "_changes", 0) + 1
         self._nlink: dict[int, int] = {ROOT_INO: 1}
         self._parent: dict[int, int] = {ROOT_INO: ROOT_INO}
         for d, ents in layer.entries.items():
@@ -98,6 +101,7 @@ class InodeTree:
                 self._parent[m.ino] = m.dst_dir
         self._vol.apply(m)
         self._pending.append(m)
+        self._changes += 1
 
     def _unref(self, ino: int) -> None:
         self._nlink[ino] -= 1
@@ -214,6 +218,9 @@ class InodeTree:
         removes may still reappear after a crash.  Its addition half alone takes nothing:
         the source name then reappears only if it was durable (the entry in both places)."""
         chosen = {i for i, m in enumerate(self._pending) if pred(m)}
+        if not chosen:
+            return
+        self._changes += 1
         halves = {i: h for i in chosen if dir_ino is not None and isinstance(self._pending[i], Move)
                   and (h := split_move(self._pending[i], dir_ino)) is not None}
         for i in sorted(chosen, reverse=True):
@@ -245,6 +252,12 @@ class InodeTree:
             if made and j not in chosen:
                 chosen.add(j)
                 self._take_sources(j, chosen)
+
+    @property
+    def changes(self) -> int:
+        """A counter that moves whenever the tree, what is durable of it or what is pending
+        changes: two equal readings mean every state a crash could leave is the same."""
+        return self._changes
 
     def snapshot(self) -> dict[str, tuple]:
         """The visible tree as ``{path: entry}``, paths ``/``-joined from the root.

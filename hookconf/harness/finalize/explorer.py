@@ -371,6 +371,9 @@ def _capture(run: _Run, faults: tuple[Fault, ...], trace: list[Any],
     units = {point: unit for unit, point in reversed(list(enumerate(chosen)))}
 
     failed: list[BaseException] = []
+    #: the model's change count at the last point read and that point's crash states
+    #: (variant, layer, digest once computed)
+    last: list[Any] = [None, []]
 
     def probe(index: int, when: str) -> None:
         try:
@@ -389,14 +392,21 @@ def _capture(run: _Run, faults: tuple[Fault, ...], trace: list[Any],
             run.note({"H10": checks.plain_renames(vfs.trace[:index + 1], "the run")}, label, unit)
         outsiders = _Outsiders.of(sc, vfs.trace[:index + (when == "after")])
         in_db = all(p.startswith(DATABASE) for p in trace[index].paths)
-        for variant, layer in model.crash_layers(explore=variants == "all"):
+        if last[0] != model.changes:  # else a crash here leaves what it left at the last point
+            last[0] = model.changes
+            last[1] = [[variant, layer, None]
+                       for variant, layer in model.crash_layers(explore=variants == "all")]
+        for entry in last[1]:
+            variant, layer, found = entry
             if in_db and variant not in ("durable", "all"):
                 continue  # SQLite's own atomic commit: faultinject's tests, not this case's
             if mine:
                 ledger.tally(unit, statesGenerated=1)
-            # the digest of the state's snapshot, read off the bare layer: a state seen
-            # before is never built again
-            key = digest(model.layer_snapshot(layer)) + bytes([bool(outsiders.fired)])
+            if found is None:
+                # the digest of the state's snapshot, read off the bare layer: a state
+                # seen before is never built again
+                found = entry[2] = digest(model.layer_snapshot(layer))
+            key = found + bytes([bool(outsiders.fired)])
             if key in seen:
                 continue
             seen.add(key)
