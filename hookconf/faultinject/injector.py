@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import errno
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 from .faults import MUTATING_OPS, MUTATORS, Crash, Fault, FaultPlan, outside_writer
 from .noreplace import publish_by_link
@@ -23,10 +22,10 @@ __all__ = ["FaultyVfs", "TraceEvent"]
 T = TypeVar("T")
 
 
-@dataclass(frozen=True, slots=True)
-class TraceEvent:
+class TraceEvent(NamedTuple):
     """One traced call: 0-based ``index``, ``op`` name, the ``paths`` it names, whether it
-    may mutate, and the errno it failed with (``None``: it succeeded or never finished)."""
+    may mutate, and the errno it failed with (``None``: it succeeded or never finished).
+    Immutable (a named tuple: the recorder makes one per call of every traced run)."""
 
     index: int
     op: str

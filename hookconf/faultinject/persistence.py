@@ -223,8 +223,10 @@ def crash_variants(
         return
     n = len(pending)
     yield "all", _applied(durable, pending)
-    for i in range(1, n):
-        yield f"prefix-{i}", _applied(durable, pending[:i])
+    prefix = durable.copy()
+    for i in range(1, n):  # each prefix one mutation past the last: built incrementally
+        prefix.apply(pending[i - 1])
+        yield f"prefix-{i}", prefix.copy()
     for i in range(n):
         yield f"omit-{i}", _applied(durable, pending[:i] + pending[i + 1:])
     for i, m in enumerate(pending):

@@ -28,7 +28,7 @@ import enum
 import errno
 import os
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import NamedTuple, Protocol, runtime_checkable
 
 __all__ = [
     "Kind",
@@ -60,8 +60,7 @@ class Kind(enum.Enum):
     OTHER = "other"
 
 
-@dataclass(frozen=True, slots=True)
-class Stat:
+class Stat(NamedTuple):
     """What :meth:`Vfs.lstat` reports about one entry, never following a symlink.
 
     ``size`` is in bytes (file content length, symlink target length; ``0`` for FIFOs

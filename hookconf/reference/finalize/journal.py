@@ -27,7 +27,7 @@ from __future__ import annotations
 import enum
 import json
 import zlib
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
@@ -174,13 +174,15 @@ def step(state: JournalState, event: Event) -> tuple[JournalState, tuple[Persist
     if nxt is None:
         current = state.phase.value if state.phase else "none"
         raise JournalError(f"no transition from {current} on {type(event).__name__}")
-    new = replace(state, phase=nxt)
+    plan, committed, final_path = state.plan, state.committed, state.final_path
+    code, reason = state.code, state.reason
     if isinstance(event, Prepared):
-        new = replace(new, plan=event.plan)
+        plan = event.plan
     elif isinstance(event, DbCommitted):
-        new = replace(new, committed=True, final_path=event.final_path)
+        committed, final_path = True, event.final_path
     elif isinstance(event, (Cancelled, Quarantined)):
-        new = replace(new, code=event.code, reason=event.reason)
+        code, reason = event.code, event.reason
+    new = JournalState(nxt, plan, committed, final_path, code, reason)  # one construction
     return new, (Persist(_record(nxt, event)),)
 
 
