@@ -122,7 +122,10 @@ def touches_data(m: Mutation, ino: int) -> bool:
 def _splice(cur: bytes, offset: int, data: bytes) -> bytes:
     if len(cur) < offset:
         cur = cur + bytes(offset - len(cur))
-    return cur[:offset] + data + cur[offset + len(data):]
+    if offset == 0 and len(data) >= len(cur):
+        return bytes(data)
+    view = memoryview(cur)  # slices without copies: the join copies once
+    return b"".join((view[:offset], data, view[offset + len(data):]))
 
 
 @dataclass(slots=True)

@@ -113,8 +113,15 @@ def commit_terminal(vfs: Vfs, path: str, *, task_id: str, final_path: str,
     rebased ``task_files``, the metadata operations, the terminal occurrence and the
     phase ``db_committed``, in one ``BEGIN IMMEDIATE … COMMIT``.  Idempotent (a second
     call after a lost acknowledgement changes nothing).  Raises :data:`DbError`; after
-    an error nothing of it is committed unless :func:`committed_path` says so."""
-    conn = _open(vfs, path)
+    an error nothing of it is committed unless :func:`committed_path` says so.
+
+    A connection kept by an earlier read of this file system (start-up recovery reads the
+    journal's database first) is used and kept again; otherwise one is opened for this
+    transaction alone and closed, as in a finalization's first and only commit.  After an
+    error the connection is closed."""
+    kept = _kept(vfs, path)
+    conn = kept[1] if kept is not None else _open(vfs, path)
+    ok = False
     try:
         conn.execute("BEGIN IMMEDIATE")
         for statement in _SCHEMA.split(";"):
@@ -137,6 +144,7 @@ def commit_terminal(vfs: Vfs, path: str, *, task_id: str, final_path: str,
         conn.execute("INSERT OR REPLACE INTO finalize_phase VALUES (?, 'db_committed', ?)",
                      (task_id, final_path))
         conn.execute("COMMIT")
+        ok = True
     except BaseException:
         if _in_transaction(conn):
             try:
@@ -145,7 +153,10 @@ def commit_terminal(vfs: Vfs, path: str, *, task_id: str, final_path: str,
                 pass
         raise
     finally:
-        conn.close()
+        if ok and kept is not None:
+            _keep(vfs, path, conn, kept[2])
+        else:
+            conn.close()
 
 
 def _canon(value: Any) -> str:
@@ -181,6 +192,37 @@ def forget_readers() -> None:
             pass
 
 
+def _keeps(vfs: Vfs) -> bool:
+    """Whether connections to ``vfs`` are kept: a model file system's, not a real one's."""
+    return not isinstance(getattr(vfs, "root_path", None), str)
+
+
+def _kept(vfs: Vfs, path: str) -> tuple[Vfs, Any, int] | None:
+    """Take the kept connection to ``path`` on ``vfs`` out of :data:`_READERS`, if there is
+    one; it is checked against the file's inode (one ``lstat``) only then, so a file
+    system with none kept sees exactly the calls a fresh connection makes."""
+    kept = _READERS.pop((id(vfs), path), None)
+    if kept is None:
+        return None
+    try:
+        ino = vfs.lstat(path).ino
+    except FileNotFoundError:
+        ino = -1
+    if kept[0] is vfs and kept[2] == ino:
+        return (vfs, kept[1], ino)
+    kept[1].close()
+    return None
+
+
+def _keep(vfs: Vfs, path: str, conn: Any, ino: int) -> None:
+    """Keep ``conn`` (outside any transaction) for the next use on ``vfs``; ``ino``: the
+    inode of the database file it has open."""
+    _READERS[(id(vfs), path)] = (vfs, conn, ino)
+    while len(_READERS) > _MAX_READERS:
+        _, old, _ = _READERS.pop(next(iter(_READERS)))
+        old.close()
+
+
 @contextmanager
 def _reading(vfs: Vfs, path: str) -> Iterator[Any]:
     """A connection to the database ``path`` inside one read transaction (``BEGIN`` …
@@ -194,9 +236,8 @@ def _reading(vfs: Vfs, path: str) -> Iterator[Any]:
     except FileNotFoundError:
         yield None
         return
-    keep = not isinstance(getattr(vfs, "root_path", None), str)
-    key = (id(vfs), path)
-    kept = _READERS.pop(key, None) if keep else None
+    keep = _keeps(vfs)
+    kept = _READERS.pop((id(vfs), path), None) if keep else None
     conn = None
     if kept is not None:
         if kept[0] is vfs and kept[2] == st.ino:
@@ -213,10 +254,7 @@ def _reading(vfs: Vfs, path: str) -> Iterator[Any]:
         ok = True
     finally:
         if ok and keep:
-            _READERS[key] = (vfs, conn, st.ino)
-            while len(_READERS) > _MAX_READERS:
-                _, old, _ = _READERS.pop(next(iter(_READERS)))
-                old.close()
+            _keep(vfs, path, conn, st.ino)
         else:
             if _in_transaction(conn):
                 try:
