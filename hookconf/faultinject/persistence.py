@@ -170,20 +170,19 @@ class Layer:
         is always a tree.  ``is_dir`` maps every inode to whether it is a directory.
         """
         out = Layer()
+        entries, data, out_data = self.entries, self.data, out.data
         seen_dirs = {ROOT_INO}
         queue = [ROOT_INO]
-        while queue:
-            d = queue.pop(0)
+        for d in queue:  # breadth-first: the list grows while it is walked
             kept: Entries = {}
-            for key in sorted(self.entries.get(d, {})):
-                name, ino = self.entries[d][key]
+            for key, (name, ino) in sorted(entries.get(d, {}).items()):
                 if is_dir[ino]:
                     if ino in seen_dirs:
                         continue
                     seen_dirs.add(ino)
                     queue.append(ino)
-                elif ino in self.data:
-                    out.data[ino] = self.data[ino]
+                elif ino in data:
+                    out_data[ino] = data[ino]
                 kept[key] = (name, ino)
             out.entries[d] = kept
         return out

@@ -248,7 +248,25 @@ def encode(record: dict[str, Any]) -> bytes:
 
 def decode(raw: bytes) -> list[dict[str, Any]]:
     """The records of a journal file; a torn last line is dropped.  Raises
-    :class:`JournalError` for a damaged line before the last one."""
+    :class:`JournalError` for a damaged line before the last one.  Journals met before
+    (recovery and ``finalize.state`` read the same few again and again) are decoded once:
+    the list is new each time, the records are shared and must not be changed."""
+    hit = _DECODED.get(raw)
+    if hit is not None:
+        return list(hit)
+    records = _decode(raw)
+    if len(_DECODED) >= _DECODED_MAX:
+        _DECODED.clear()
+    _DECODED[bytes(raw)] = tuple(records)
+    return records
+
+
+#: Journal bytes -> their records (see :func:`decode`); cleared whole when full.
+_DECODED: dict[bytes, tuple[dict[str, Any], ...]] = {}
+_DECODED_MAX = 512
+
+
+def _decode(raw: bytes) -> list[dict[str, Any]]:
     lines = raw.split(b"\n")
     tail = lines.pop()  # text after the last newline: a torn append (or b"")
     del tail
