@@ -122,10 +122,13 @@ def touches_data(m: Mutation, ino: int) -> bool:
 def _splice(cur: bytes, offset: int, data: bytes) -> bytes:
     if len(cur) < offset:
         cur = cur + bytes(offset - len(cur))
-    if offset == 0 and len(data) >= len(cur):
-        return bytes(data)
-    view = memoryview(cur)  # slices without copies: the join copies once
-    return b"".join((view[:offset], data, view[offset + len(data):]))
+    end = offset + len(data)
+    if end >= len(cur):  # an append or an overwrite of the tail: one concatenation
+        return cur[:offset] + data if offset else bytes(data)
+    if len(cur) < 4096:
+        return cur[:offset] + data + cur[end:]
+    view = memoryview(cur)  # a large file: slices without copies, the join copies once
+    return b"".join((view[:offset], data, view[end:]))
 
 
 @dataclass(slots=True)
