@@ -9,13 +9,6 @@ from hookconf.reference.finalize import db
 DB = "state/motrix.db"
 
 
-@pytest.fixture(autouse=True)
-def _no_kept_connections():
-    db.forget_readers()
-    yield
-    db.forget_readers()
-
-
 def _commit(vfs, task_id="t1", final_path="save/a.mkv"):
     db.commit_terminal(vfs, DB, task_id=task_id, final_path=final_path,
                        task_files=[final_path], metadata_ops=[])
