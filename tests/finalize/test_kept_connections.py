@@ -114,3 +114,13 @@ def test_finalize_crash_forgets_the_kept_connections():
     assert db._READERS
     ReferenceCandidate().handle("finalize.crash", {})
     assert db._READERS == {}
+
+
+def test_recovery_keeps_the_connection_its_commit_opened():
+    vfs = FaultyVfs(_model())
+    db.commit_terminal(vfs, DB, task_id="t1", final_path="save/a.mkv", task_files=[],
+                       metadata_ops=[], keep=True)
+    (kept,) = db._READERS.values()
+    assert kept[2] == vfs.lstat(DB).ino
+    assert db.committed_read(vfs, DB, "t1") == "save/a.mkv"
+    assert db._READERS[(id(vfs), DB)][1] is kept[1]

@@ -108,7 +108,7 @@ def apply_metadata_ops(ops: list[dict[str, Any]], start: dict[str, Any] | None =
 
 def commit_terminal(vfs: Vfs, path: str, *, task_id: str, final_path: str,
                     task_files: list[str], metadata_ops: list[dict[str, Any]],
-                    clock_ms: Callable[[], int] = lambda: 0) -> None:
+                    clock_ms: Callable[[], int] = lambda: 0, keep: bool = False) -> None:
     """The §10.2 transaction: terminal status ``completed`` and ``final_path``, the
     rebased ``task_files``, the metadata operations, the terminal occurrence and the
     phase ``db_committed``, in one ``BEGIN IMMEDIATE … COMMIT``.  Idempotent (a second
@@ -117,8 +117,10 @@ def commit_terminal(vfs: Vfs, path: str, *, task_id: str, final_path: str,
 
     A connection kept by an earlier read of this file system (start-up recovery reads the
     journal's database first) is used and kept again; otherwise one is opened for this
-    transaction alone and closed, as in a finalization's first and only commit.  After an
-    error the connection is closed."""
+    transaction and closed, as in a finalization's first and only commit — or, with
+    ``keep`` (start-up recovery, which reads the database again), kept once the file's
+    inode is read (one ``lstat`` after the commit).  After an error the connection is
+    closed."""
     kept = _kept(vfs, path)
     conn = kept[1] if kept is not None else _open(vfs, path)
     ok = False
@@ -153,8 +155,10 @@ def commit_terminal(vfs: Vfs, path: str, *, task_id: str, final_path: str,
                 pass
         raise
     finally:
-        if ok and kept is not None:
-            _keep(vfs, path, conn, kept[2])
+        ino = kept[2] if kept is not None else _inode(vfs, path) if ok and keep and _keeps(vfs) \
+            else None
+        if ok and ino is not None:
+            _keep(vfs, path, conn, ino)
         else:
             conn.close()
 
@@ -212,6 +216,14 @@ def _kept(vfs: Vfs, path: str) -> tuple[Vfs, Any, int] | None:
         return (vfs, kept[1], ino)
     kept[1].close()
     return None
+
+
+def _inode(vfs: Vfs, path: str) -> int | None:
+    """The inode of ``path`` (``None``: gone)."""
+    try:
+        return vfs.lstat(path).ino
+    except FileNotFoundError:
+        return None
 
 
 def _keep(vfs: Vfs, path: str, conn: Any, ino: int) -> None:
