@@ -374,6 +374,8 @@ def _capture(run: _Run, faults: tuple[Fault, ...], trace: list[Any],
     #: the model's change count at the last point read and that point's crash states
     #: (variant, layer, digest once computed)
     last: list[Any] = [None, []]
+    renames: list[int] = []  # indices of the trace's rename events, and how far it was read
+    scanned = [0]
 
     def probe(index: int, when: str) -> None:
         try:
@@ -389,7 +391,14 @@ def _capture(run: _Run, faults: tuple[Fault, ...], trace: list[Any],
         mine = ledger.takes(unit)
         label = f"crash {when} {trace[index]}"
         if mine:
-            run.note({"H10": checks.plain_renames(vfs.trace[:index + 1], "the run")}, label, unit)
+            # the run's plain renames up to this point: the trace's renames are collected as
+            # it grows (an event's op and paths never change), then judged as they stand now
+            for ev in vfs.trace[scanned[0]:]:
+                if ev.op == "rename":
+                    renames.append(ev.index)
+            scanned[0] = len(vfs.trace)
+            upto = [vfs.trace[i] for i in renames if i <= index]
+            run.note({"H10": checks.plain_renames(upto, "the run")}, label, unit)
         outsiders = _Outsiders.of(sc, vfs.trace[:index + (when == "after")])
         in_db = all(p.startswith(DATABASE) for p in trace[index].paths)
         if last[0] != model.changes:  # else a crash here leaves what it left at the last point
