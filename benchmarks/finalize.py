@@ -1,6 +1,6 @@
 """Finalize crash states checked per second: the §10.3 matrix against the reference, in process.
 
-Usage: python benchmarks/finalize.py [--rounds N] [--case GLOB]
+Usage: python benchmarks/finalize.py [--rounds N] [--case GLOB] [--split]
 
 Runs the ``runtime.finalize`` cases of the embedded corpus (default: the ``finalize.matrix``
 template's, ``fin.matrix.*``) through the harness's crash explorer against the reference
@@ -10,8 +10,9 @@ session: reading each crash point's states from one probed run (what ``hookconf 
 does), and crashing one run per point after replaying its prefix (the old way).  Prints
 crash points, states generated, distinct states checked, states per second of each and
 their ratio, in CPU seconds of this process (per core, whatever else the machine runs).
-The issue's goal is >= 1,000 checked states/s per core.  Single process, single thread.
-Prints figures; asserts nothing.
+The issue's goal is >= 1,000 checked states/s per core.  ``--split`` first prints where a
+probed exploration's CPU goes: each ``finalize.*`` operation of the candidate and the
+harness's own share.  Single process, single thread.  Prints figures; asserts nothing.
 """
 
 from __future__ import annotations
@@ -45,15 +46,59 @@ def _explore(cases, conn, replay: bool) -> tuple[int, int, int, float]:
     return points, generated, states, time.process_time() - started
 
 
+class _TimedConnection:
+    """A connection that adds up the CPU seconds of each operation's calls."""
+
+    def __init__(self, conn: InProcessConnection) -> None:
+        self.conn = conn
+        self.seconds: dict[str, float] = {}
+        self.calls: dict[str, int] = {}
+
+    def call(self, op: str, args: dict) -> dict:
+        started = time.process_time()
+        try:
+            return self.conn.call(op, args)
+        finally:
+            self.seconds[op] = self.seconds.get(op, 0.0) + time.process_time() - started
+            self.calls[op] = self.calls.get(op, 0) + 1
+
+    def attach_vfs(self, root: str, vfs: object) -> None:
+        self.conn.attach_vfs(root, vfs)
+
+    def attach_host(self, root: str, host: object) -> None:
+        self.conn.attach_host(root, host)
+
+
+def split(cases, conn) -> None:
+    """Where one probed exploration's CPU goes: each ``finalize.*`` operation of the
+    candidate (with the harness's JSON and schema checks of its calls) and the harness's
+    own work (building scenarios, reading every crash point's states, the oracles)."""
+    timed = _TimedConnection(conn)
+    points, generated, states, elapsed = _explore(cases, timed, False)
+    print(f"split of {elapsed:.2f} CPU s ({states} states checked, "
+          f"{elapsed / max(states, 1) * 1000:.2f} ms each):")
+    for op in sorted(timed.seconds, key=lambda o: -timed.seconds[o]):
+        secs = timed.seconds[op]
+        print(f"  {op:18} {secs:6.2f} s {secs / elapsed:6.1%}  {timed.calls[op]:6} calls "
+              f"{secs / timed.calls[op] * 1e6:8.0f} us each")
+    rest = elapsed - sum(timed.seconds.values())
+    print(f"  {'harness':18} {rest:6.2f} s {rest / elapsed:6.1%}  (scenarios, oracles; the "
+          "probes reading each point's crash states run inside finalize.run)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--case", default="fin.matrix.*", help="case id glob (default fin.matrix.*)")
+    parser.add_argument("--split", action="store_true",
+                        help="also print where the probed run's CPU goes, per operation")
     args = parser.parse_args()
     cases = [c for c in load_corpus().cases
              if c.kind == "runtime.finalize" and fnmatch.fnmatchcase(c.id, args.case)]
     conn = InProcessConnection(ReferenceCandidate(), "reference")
     conn.open()
+    if args.split:
+        split(cases, conn)
     for _ in range(args.rounds):
         rates = {}
         for label, replay in (("probed run", False), ("replayed per point", True)):

@@ -209,11 +209,20 @@ def dumps(value: Any, *, max_depth: int = MAX_DEPTH, indent: int | None = None,
         JsonBoundsError: ``value`` nests deeper than ``max_depth`` (with its pointer).
         TypeError, ValueError: ``value`` is not JSON (as :func:`json.dumps` raises them).
     """
-    pointer = depth_pointer(value, max_depth)
-    if pointer is not None:
-        raise JsonBoundsError(f"nests deeper than {max_depth} levels", pointer)
-    text = json.dumps(value, ensure_ascii=False, allow_nan=allow_nan, indent=indent,
-                      default=default)
+    try:
+        text = json.dumps(value, ensure_ascii=False, allow_nan=allow_nan, indent=indent,
+                          default=default)
+    except (TypeError, ValueError, RecursionError):
+        text = None  # the depth is judged first, as if it had been checked before
+    # A text with at most max_depth brackets (those inside strings count too) cannot nest
+    # deeper: only a value that might is walked for the pointer.
+    if text is None or text.count("[") + text.count("{") > max_depth:
+        pointer = depth_pointer(value, max_depth)
+        if pointer is not None:
+            raise JsonBoundsError(f"nests deeper than {max_depth} levels", pointer)
+        if text is None:
+            text = json.dumps(value, ensure_ascii=False, allow_nan=allow_nan, indent=indent,
+                              default=default)
     return escape_surrogates(text)
 
 

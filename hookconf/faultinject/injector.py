@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import errno
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 from .faults import MUTATING_OPS, MUTATORS, Crash, Fault, FaultPlan, outside_writer
 from .noreplace import publish_by_link
@@ -23,10 +22,10 @@ __all__ = ["FaultyVfs", "TraceEvent"]
 T = TypeVar("T")
 
 
-@dataclass(frozen=True, slots=True)
-class TraceEvent:
+class TraceEvent(NamedTuple):
     """One traced call: 0-based ``index``, ``op`` name, the ``paths`` it names, whether it
-    may mutate, and the errno it failed with (``None``: it succeeded or never finished)."""
+    may mutate, and the errno it failed with (``None``: it succeeded or never finished).
+    Immutable (a named tuple: the recorder makes one per call of every traced run)."""
 
     index: int
     op: str
@@ -86,6 +85,12 @@ class FaultyVfs:
             raise Crash(self.crashed.index, self.crashed.when)
         index = len(self.trace)
         self.trace.append(TraceEvent(index, op, paths, op in MUTATING_OPS))
+        if self.probe is None and not self.plan.faults:  # only recording: no fault, no probe
+            try:
+                return fn()
+            except OSError as exc:
+                self.trace[index] = TraceEvent(index, op, paths, op in MUTATING_OPS, exc.errno)
+                raise
         fired = self._fire(op, paths)
         names = {f.name for f in fired}
         for fault in fired:

@@ -325,6 +325,20 @@ class ModelVfs(InodeTree):
         for variant, layer in crash_variants(self._dur, self._pending, explore=explore):
             yield variant, self._reborn(layer.reachable(is_dir))
 
+    def crash_layers(self, *, explore: bool = True) -> Iterator[tuple[str, Layer]]:
+        """What :meth:`crash_states` yields, each state still a bare layer (what survives,
+        pruned to what is reachable from the root): :meth:`layer_snapshot` reads it and
+        :meth:`reborn` makes it a ModelVfs, so a caller that has seen a state need not
+        build it again."""
+        is_dir = {ino: meta.kind is Kind.DIR for ino, meta in self._meta.items()}
+        for variant, layer in crash_variants(self._dur, self._pending, explore=explore):
+            yield variant, layer.reachable(is_dir)
+
+    def reborn(self, layer: Layer) -> ModelVfs:
+        """A fresh, fully durable ModelVfs holding a copy of ``layer`` (one of
+        :meth:`crash_layers`); this one and ``layer`` are left unchanged."""
+        return self._reborn(layer.copy())
+
     def _reborn(self, layer: Layer) -> ModelVfs:
         new = copy.copy(self)
         new._meta = dict(self._meta)  # inodes allocated after the crash stay per-state

@@ -122,7 +122,13 @@ def touches_data(m: Mutation, ino: int) -> bool:
 def _splice(cur: bytes, offset: int, data: bytes) -> bytes:
     if len(cur) < offset:
         cur = cur + bytes(offset - len(cur))
-    return cur[:offset] + data + cur[offset + len(data):]
+    end = offset + len(data)
+    if end >= len(cur):  # an append or an overwrite of the tail: one concatenation
+        return cur[:offset] + data if offset else bytes(data)
+    if len(cur) < 4096:
+        return cur[:offset] + data + cur[end:]
+    view = memoryview(cur)  # a large file: slices without copies, the join copies once
+    return b"".join((view[:offset], data, view[end:]))
 
 
 @dataclass(slots=True)
@@ -167,20 +173,19 @@ class Layer:
         is always a tree.  ``is_dir`` maps every inode to whether it is a directory.
         """
         out = Layer()
+        entries, data, out_data = self.entries, self.data, out.data
         seen_dirs = {ROOT_INO}
         queue = [ROOT_INO]
-        while queue:
-            d = queue.pop(0)
+        for d in queue:  # breadth-first: the list grows while it is walked
             kept: Entries = {}
-            for key in sorted(self.entries.get(d, {})):
-                name, ino = self.entries[d][key]
+            for key, (name, ino) in sorted(entries.get(d, {}).items()):
                 if is_dir[ino]:
                     if ino in seen_dirs:
                         continue
                     seen_dirs.add(ino)
                     queue.append(ino)
-                elif ino in self.data:
-                    out.data[ino] = self.data[ino]
+                elif ino in data:
+                    out_data[ino] = data[ino]
                 kept[key] = (name, ino)
             out.entries[d] = kept
         return out
@@ -223,8 +228,10 @@ def crash_variants(
         return
     n = len(pending)
     yield "all", _applied(durable, pending)
-    for i in range(1, n):
-        yield f"prefix-{i}", _applied(durable, pending[:i])
+    prefix = durable.copy()
+    for i in range(1, n):  # each prefix one mutation past the last: built incrementally
+        prefix.apply(pending[i - 1])
+        yield f"prefix-{i}", prefix.copy()
     for i in range(n):
         yield f"omit-{i}", _applied(durable, pending[:i] + pending[i + 1:])
     for i, m in enumerate(pending):

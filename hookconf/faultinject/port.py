@@ -28,7 +28,7 @@ import enum
 import errno
 import os
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import NamedTuple, Protocol, runtime_checkable
 
 __all__ = [
     "Kind",
@@ -60,8 +60,7 @@ class Kind(enum.Enum):
     OTHER = "other"
 
 
-@dataclass(frozen=True, slots=True)
-class Stat:
+class Stat(NamedTuple):
     """What :meth:`Vfs.lstat` reports about one entry, never following a symlink.
 
     ``size`` is in bytes (file content length, symlink target length; ``0`` for FIFOs
@@ -121,6 +120,10 @@ def split_path(path: str) -> tuple[str, ...]:
     """
     if path == ".":
         return ()
+    if isinstance(path, str):
+        hit = _SPLIT.get(path)
+        if hit is not None:
+            return hit
     if not isinstance(path, str) or not path or path.startswith("/"):
         raise fs_error(errno.EINVAL, str(path))
     if "\x00" in path or "\\" in path:
@@ -131,7 +134,15 @@ def split_path(path: str) -> tuple[str, ...]:
             raise fs_error(errno.EINVAL, path)
         if len(part.encode("utf-8", "surrogateescape")) > 255:
             raise fs_error(errno.ENAMETOOLONG, path)
+    if len(_SPLIT) < _SPLIT_MAX:
+        _SPLIT[path] = parts
     return parts
+
+
+#: Valid paths already split (a model file system resolves the same few paths again and
+#: again); bounded, never evicted.
+_SPLIT: dict[str, tuple[str, ...]] = {}
+_SPLIT_MAX = 1 << 16
 
 
 @runtime_checkable

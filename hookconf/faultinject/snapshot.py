@@ -86,12 +86,14 @@ def diff(before: Snapshot, after: Snapshot) -> list[str]:
 
 def digest(snap: Snapshot) -> bytes:
     """A stable 32-byte digest of a snapshot (used to count distinct crash states)."""
-    h = hashlib.sha256()
+    parts: list[bytes] = []
+    add = parts.append
     for path in sorted(snap):
         entry = snap[path]
-        h.update(path.encode("utf-8", "surrogateescape") + b"\0" + entry[0].encode())
+        add(path.encode("utf-8", "surrogateescape") + b"\0" + entry[0].encode())
         for part in entry[1:]:
             raw = part if isinstance(part, bytes) else str(part).encode("utf-8",
                                                                         "surrogateescape")
-            h.update(len(raw).to_bytes(8, "big") + raw)
-    return h.digest()
+            add(len(raw).to_bytes(8, "big"))
+            add(raw)
+    return hashlib.sha256(b"".join(parts)).digest()

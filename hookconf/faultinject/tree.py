@@ -58,6 +58,9 @@ class InodeTree:
         self._vol = layer
         self._dur = layer.copy()
         self._pending: list[Mutation] = []
+        #: Bumped by every change of the volatile layer, the durable layer or the pending
+        #: mutations (see :attr:`changes`).
+        self._changes = getattr(self, "_changes", 0) + 1
         self._nlink: dict[int, int] = {ROOT_INO: 1}
         self._parent: dict[int, int] = {ROOT_INO: ROOT_INO}
         for d, ents in layer.entries.items():
@@ -98,6 +101,7 @@ class InodeTree:
                 self._parent[m.ino] = m.dst_dir
         self._vol.apply(m)
         self._pending.append(m)
+        self._changes += 1
 
     def _unref(self, ino: int) -> None:
         self._nlink[ino] -= 1
@@ -214,6 +218,9 @@ class InodeTree:
         removes may still reappear after a crash.  Its addition half alone takes nothing:
         the source name then reappears only if it was durable (the entry in both places)."""
         chosen = {i for i, m in enumerate(self._pending) if pred(m)}
+        if not chosen:
+            return
+        self._changes += 1
         halves = {i: h for i in chosen if dir_ino is not None and isinstance(self._pending[i], Move)
                   and (h := split_move(self._pending[i], dir_ino)) is not None}
         for i in sorted(chosen, reverse=True):
@@ -246,6 +253,12 @@ class InodeTree:
                 chosen.add(j)
                 self._take_sources(j, chosen)
 
+    @property
+    def changes(self) -> int:
+        """A counter that moves whenever the tree, what is durable of it or what is pending
+        changes: two equal readings mean every state a crash could leave is the same."""
+        return self._changes
+
     def snapshot(self) -> dict[str, tuple]:
         """The visible tree as ``{path: entry}``, paths ``/``-joined from the root.
 
@@ -253,20 +266,36 @@ class InodeTree:
         ``("symlink", target)`` or ``("fifo",)`` — the same shape as
         :func:`hookconf.faultinject.snapshot.snapshot` gives for any Vfs.
         """
+        return self._snapshot_of(self._vol, self._nlink)
+
+    def layer_snapshot(self, layer: Layer) -> dict[str, tuple]:
+        """:meth:`snapshot` of the tree ``layer`` would be as a fully durable tree of its
+        own (link counts from its entries), without building that tree: how a crash
+        explorer tells a state it has seen before from a new one (§10.3)."""
+        nlink: dict[int, int] = {}
+        for ents in layer.entries.values():
+            for _, ino in ents.values():
+                nlink[ino] = nlink.get(ino, 0) + 1
+        return self._snapshot_of(layer, nlink)
+
+    def _snapshot_of(self, layer: Layer, nlink: dict[int, int]) -> dict[str, tuple]:
         out: dict[str, tuple] = {}
+        meta_of = self._meta
+        entries, data = layer.entries, layer.data
         stack = [(ROOT_INO, "")]
         while stack:
             d, prefix = stack.pop()
-            for name, ino in self._vol.entries[d].values():
+            for name, ino in entries[d].values():
                 path = prefix + name
-                meta = self._meta[ino]
-                if meta.kind is Kind.DIR:
+                meta = meta_of[ino]
+                kind = meta.kind
+                if kind is Kind.DIR:
                     out[path] = ("directory",)
                     stack.append((ino, path + "/"))
-                elif meta.kind is Kind.FILE:
-                    out[path] = ("file", self._vol.data.get(ino, b""), self._nlink[ino])
-                elif meta.kind is Kind.SYMLINK:
+                elif kind is Kind.FILE:
+                    out[path] = ("file", data.get(ino, b""), nlink[ino])
+                elif kind is Kind.SYMLINK:
                     out[path] = ("symlink", meta.target)
                 else:
-                    out[path] = (meta.kind.value,)
+                    out[path] = (kind.value,)
         return out

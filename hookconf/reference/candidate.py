@@ -68,7 +68,10 @@ class ReferenceCandidate(RuntimeOps, FinalizeOps, ShellOps, DeliveryOps):
         }
 
     def handle(self, op: str, args: dict[str, Any]) -> dict[str, Any]:
-        handler = self._ops().get(op)
+        table = self.__dict__.get("_op_table")
+        if table is None:  # built once per candidate: the ops are this object's methods
+            table = self.__dict__["_op_table"] = self._ops()
+        handler = table.get(op)
         if handler is None:
             raise UnknownOperation(op)
         return handler(args)

@@ -54,3 +54,18 @@ def test_fold_refuses_records_out_of_order_and_unknown_phases():
         j.fold([{"phase": "promoted"}])
     with pytest.raises(j.JournalError):
         j.fold([{"phase": "prepared"}])  # no plan
+
+
+def test_decoding_the_same_bytes_again_gives_equal_records_in_a_new_list(monkeypatch):
+    from hookconf.reference.finalize import journal as jr
+
+    raw = jr.encode({"phase": "prepared", "plan": {"a": 1}}) + jr.encode({"phase": "target_staged"})
+    monkeypatch.setattr(jr, "_DECODED", {})
+    first = jr.decode(raw)
+    second = jr.decode(raw)
+    assert first == second and first is not second
+    second.append({"phase": "x"})
+    assert jr.decode(raw) == first
+    monkeypatch.setattr(jr, "_DECODED_MAX", 1)
+    assert jr.decode(raw + jr.encode({"phase": "cleaned"}))[-1] == {"phase": "cleaned"}
+    assert len(jr._DECODED) == 1

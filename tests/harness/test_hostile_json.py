@@ -198,3 +198,19 @@ def test_a_lone_surrogate_in_a_candidates_error_reaches_the_json_report(hookconf
     assert code == 1
     reasons = [c["reason"] for c in report["cases"]]
     assert reasons == ["candidate answered error fake.lone_surrogate: bad \\ud800 here"] * 3
+
+
+def test_dumps_judges_the_depth_first_whatever_else_is_wrong():
+    from hookconf import boundedjson
+
+    deep: list = [object()]
+    for _ in range(boundedjson.MAX_DEPTH + 5):
+        deep = [deep]
+    with pytest.raises(boundedjson.JsonBoundsError, match="deeper"):
+        boundedjson.dumps(deep)
+    with pytest.raises(TypeError):
+        boundedjson.dumps([[object()]])
+    many = [[] for _ in range(boundedjson.MAX_DEPTH + 5)]  # many brackets, shallow
+    assert boundedjson.loads(boundedjson.dumps(many)) == many
+    text = "[" * 3 + '"' + "[" * 200 + '"' + "]" * 3  # brackets inside a string
+    assert boundedjson.dumps(boundedjson.loads(text)) == text

@@ -36,3 +36,45 @@ def test_the_memo_is_bounded(monkeypatch):
         check_result("finalize.recover", {"tasks": [{"taskId": f"t{i}", "status": "pending",
                                                      "phase": None}]})
     assert 1 <= len(messages._MEMO) <= 3
+
+
+def test_a_given_text_is_the_memo_key_unless_it_may_hold_nan():
+    messages._MEMO.clear()
+    good = {"tasks": [{"taskId": "t", "status": "completed", "phase": "cleaned"}]}
+    text = '{"tasks":[{"taskId":"t","status":"completed","phase":"cleaned"}]}'
+    assert check_result("finalize.recover", good, text) == good
+    assert (id(messages.OPS["finalize.recover"].result), text) in messages._MEMO
+    with pytest.raises(ProtocolViolation):
+        check_result("finalize.recover", {"tasks": [float("nan")]}, '{"tasks": [NaN]}')
+    assert len(messages._MEMO) == 1
+    messages.check_args("finalize.crash", {}, "{}")
+    with pytest.raises(ValueError, match="bad args"):
+        messages.check_args("finalize.crash", {"x": 1}, '{"x": 1}')
+
+
+def test_in_process_calls_judge_results_as_before(monkeypatch):
+    from hookconf.harness.protocol import InProcessConnection
+
+    class Answers:
+        def hello(self):
+            return {"name": "t", "version": "0", "protocol": 1, "families": ["runtime"]}
+
+        def handle(self, op, args):
+            return self.answer
+
+    cand = Answers()
+    conn = InProcessConnection(cand, "t")
+    conn.open()
+    cand.answer = {"tasks": []}
+    assert conn.call("finalize.recover", {"root": "r", "stateDir": "s"}) == {"tasks": []}
+    cand.answer = {"tasks": [object()]}
+    with pytest.raises(ProtocolViolation, match="not JSON"):
+        conn.call("finalize.recover", {"root": "r", "stateDir": "s"})
+    deep: list = []
+    for _ in range(200):
+        deep = [deep]
+    cand.answer = {"tasks": deep}
+    with pytest.raises(ProtocolViolation, match="deeper"):
+        conn.call("finalize.recover", {"root": "r", "stateDir": "s"})
+    with pytest.raises(ValueError, match="bad args"):
+        conn.call("finalize.recover", {"root": object()})

@@ -371,6 +371,11 @@ def _capture(run: _Run, faults: tuple[Fault, ...], trace: list[Any],
     units = {point: unit for unit, point in reversed(list(enumerate(chosen)))}
 
     failed: list[BaseException] = []
+    #: the model's change count at the last point read and that point's crash states
+    #: (variant, layer, digest once computed)
+    last: list[Any] = [None, []]
+    renames: list[int] = []  # indices of the trace's rename events, and how far it was read
+    scanned = [0]
 
     def probe(index: int, when: str) -> None:
         try:
@@ -386,20 +391,36 @@ def _capture(run: _Run, faults: tuple[Fault, ...], trace: list[Any],
         mine = ledger.takes(unit)
         label = f"crash {when} {trace[index]}"
         if mine:
-            run.note({"H10": checks.plain_renames(vfs.trace[:index + 1], "the run")}, label, unit)
+            # the run's plain renames up to this point: the trace's renames are collected as
+            # it grows (an event's op and paths never change), then judged as they stand now
+            for ev in vfs.trace[scanned[0]:]:
+                if ev.op == "rename":
+                    renames.append(ev.index)
+            scanned[0] = len(vfs.trace)
+            upto = [vfs.trace[i] for i in renames if i <= index]
+            run.note({"H10": checks.plain_renames(upto, "the run")}, label, unit)
         outsiders = _Outsiders.of(sc, vfs.trace[:index + (when == "after")])
         in_db = all(p.startswith(DATABASE) for p in trace[index].paths)
-        for variant, state in model.crash_states(explore=variants == "all"):
+        if last[0] != model.changes:  # else a crash here leaves what it left at the last point
+            last[0] = model.changes
+            last[1] = [[variant, layer, None]
+                       for variant, layer in model.crash_layers(explore=variants == "all")]
+        for entry in last[1]:
+            variant, layer, found = entry
             if in_db and variant not in ("durable", "all"):
                 continue  # SQLite's own atomic commit: faultinject's tests, not this case's
             if mine:
                 ledger.tally(unit, statesGenerated=1)
-            key = digest(snapshot(state)) + bytes([bool(outsiders.fired)])
+            if found is None:
+                # the digest of the state's snapshot, read off the bare layer: a state
+                # seen before is never built again
+                found = entry[2] = digest(model.layer_snapshot(layer))
+            key = found + bytes([bool(outsiders.fired)])
             if key in seen:
                 continue
             seen.add(key)
             if mine and ledger.sighted(unit, key):
-                captured.append((label, variant, state, outsiders, unit, key))
+                captured.append((label, variant, model.reborn(layer), outsiders, unit, key))
 
     vfs = FaultyVfs(model, FaultPlan(faults), probe=probe, probe_at=frozenset(chosen))
     try:

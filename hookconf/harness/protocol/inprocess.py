@@ -73,8 +73,13 @@ class InProcessConnection:
             CandidateReplyError: the candidate answered with an error code.
             CandidateError: it raised anything else, or returned a malformed result.
         """
-        check_args(op, args)
-        sent = _through_json(args)  # the harness's own bounds: a failure here is a harness bug
+        try:
+            text: str | None = boundedjson.dumps(args)
+        except (TypeError, ValueError):
+            text = None  # judged by check_args, then raised again by _through_json
+        check_args(op, args, text)
+        # the harness's own bounds: a failure here is a harness bug
+        sent = _through_json(args) if text is None else boundedjson.loads(text)
         try:
             result = self._candidate.handle(op, sent)
         except Exception as exc:  # noqa: BLE001 - classify every failure
@@ -83,12 +88,13 @@ class InProcessConnection:
                 raise CandidateReplyError(code, message) from exc
             raise CandidateError(f"candidate raised {type(exc).__name__}: {exc}") from exc
         try:
-            result = _through_json(result)
+            answer = boundedjson.dumps(result)
+            result = boundedjson.loads(answer)
         except boundedjson.JsonBoundsError as exc:
             raise ProtocolViolation(f"{op} result refused: {exc.reason} at {exc.pointer}") from None
         except (TypeError, ValueError) as exc:
             raise ProtocolViolation(f"{op} result is not JSON: {exc}") from exc
-        return check_result(op, result)
+        return check_result(op, result, answer)
 
     def attach_vfs(self, root: str, vfs: Any) -> None:
         """Hand the candidate the harness's file system for ``root`` (``runtime.finalize``).

@@ -133,11 +133,18 @@ _MEMO_SIZE = 4096
 _MEMO_TEXT = 4096
 
 
-def _first_error(validator: jsonschema.Draft202012Validator, value: Any) -> str | None:
-    try:
-        text = json.dumps(value, sort_keys=True, separators=(",", ":"), allow_nan=False)
-    except (TypeError, ValueError):
+def _first_error(validator: jsonschema.Draft202012Validator, value: Any,
+                 text: str | None = None) -> str | None:
+    """The first schema error of ``value`` (``None``: valid).  ``text``: the JSON text
+    ``value`` was read from or is sent as, when the caller has it: it serves as the memo
+    key instead of a canonical text made again (equal texts are equal values)."""
+    if text is not None and ("NaN" in text or "Infinity" in text):
         text = None
+    if text is None:
+        try:
+            text = json.dumps(value, sort_keys=True, separators=(",", ":"), allow_nan=False)
+        except (TypeError, ValueError):
+            text = None
     key = (id(validator), text) if text is not None and len(text) <= _MEMO_TEXT else None
     if key is not None and key in _MEMO:
         return _MEMO[key]
@@ -153,9 +160,10 @@ def _first_error(validator: jsonschema.Draft202012Validator, value: Any) -> str 
     return found
 
 
-def check_args(op: str, args: dict[str, Any]) -> None:
-    """Raise ``ValueError`` if the harness is about to send malformed arguments (a bug)."""
-    problem = _first_error(OPS[op].args, args)
+def check_args(op: str, args: dict[str, Any], text: str | None = None) -> None:
+    """Raise ``ValueError`` if the harness is about to send malformed arguments (a bug).
+    ``text``: the JSON text the arguments are sent as, if made already."""
+    problem = _first_error(OPS[op].args, args, text)
     if problem:
         raise ValueError(f"harness built bad args for {op}: {problem}")
 
@@ -177,9 +185,10 @@ def check_reply(reply: Any, expected_id: int) -> dict[str, Any]:
     return reply["result"]
 
 
-def check_result(op: str, result: Any) -> dict[str, Any]:
-    """Check an ok result against the operation's schema; raise ProtocolViolation if not."""
-    problem = _first_error(OPS[op].result, result)
+def check_result(op: str, result: Any, text: str | None = None) -> dict[str, Any]:
+    """Check an ok result against the operation's schema; raise ProtocolViolation if not.
+    ``text``: the JSON text ``result`` was read from, if there is one."""
+    problem = _first_error(OPS[op].result, result, text)
     if problem:
         raise ProtocolViolation(f"{op} result breaks its schema ({problem}): {_clip(result)}")
     return result

@@ -34,7 +34,8 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import apsw
@@ -42,8 +43,8 @@ import apsw
 from hookconf.faultinject.port import Vfs
 from hookconf.faultinject.sqlite import connect, connect_os
 
-__all__ = ["DbError", "apply_metadata_ops", "commit_terminal", "committed_path", "rebase",
-           "view", "view_and_committed"]
+__all__ = ["DbError", "apply_metadata_ops", "commit_terminal", "committed_path", "committed_read",
+           "forget_readers", "rebase", "view", "view_and_committed"]
 
 #: A failed statement or commit (``SQLITE_IOERR``, ``SQLITE_FULL`` …): ``apsw.Error`` under
 #: the model, ``sqlite3.Error`` on a real file system; catch both as ``except DbError``.
@@ -107,13 +108,22 @@ def apply_metadata_ops(ops: list[dict[str, Any]], start: dict[str, Any] | None =
 
 def commit_terminal(vfs: Vfs, path: str, *, task_id: str, final_path: str,
                     task_files: list[str], metadata_ops: list[dict[str, Any]],
-                    clock_ms: Callable[[], int] = lambda: 0) -> None:
+                    clock_ms: Callable[[], int] = lambda: 0, keep: bool = False) -> None:
     """The §10.2 transaction: terminal status ``completed`` and ``final_path``, the
     rebased ``task_files``, the metadata operations, the terminal occurrence and the
     phase ``db_committed``, in one ``BEGIN IMMEDIATE … COMMIT``.  Idempotent (a second
     call after a lost acknowledgement changes nothing).  Raises :data:`DbError`; after
-    an error nothing of it is committed unless :func:`committed_path` says so."""
-    conn = _open(vfs, path)
+    an error nothing of it is committed unless :func:`committed_path` says so.
+
+    A connection kept by an earlier read of this file system (start-up recovery reads the
+    journal's database first) is used and kept again; otherwise one is opened for this
+    transaction and closed, as in a finalization's first and only commit — or, with
+    ``keep`` (start-up recovery, which reads the database again), kept once the file's
+    inode is read (one ``lstat`` after the commit).  After an error the connection is
+    closed."""
+    kept = _kept(vfs, path)
+    conn = kept[1] if kept is not None else _open(vfs, path)
+    ok = False
     try:
         conn.execute("BEGIN IMMEDIATE")
         for statement in _SCHEMA.split(";"):
@@ -136,6 +146,7 @@ def commit_terminal(vfs: Vfs, path: str, *, task_id: str, final_path: str,
         conn.execute("INSERT OR REPLACE INTO finalize_phase VALUES (?, 'db_committed', ?)",
                      (task_id, final_path))
         conn.execute("COMMIT")
+        ok = True
     except BaseException:
         if _in_transaction(conn):
             try:
@@ -144,7 +155,12 @@ def commit_terminal(vfs: Vfs, path: str, *, task_id: str, final_path: str,
                 pass
         raise
     finally:
-        conn.close()
+        ino = kept[2] if kept is not None else _inode(vfs, path) if ok and keep and _keeps(vfs) \
+            else None
+        if ok and ino is not None:
+            _keep(vfs, path, conn, ino)
+        else:
+            conn.close()
 
 
 def _canon(value: Any) -> str:
@@ -157,6 +173,107 @@ def _exists(vfs: Vfs, path: str) -> bool:
     except FileNotFoundError:
         return False
     return True
+
+
+#: Read connections kept open between reads of one model file system's database (start-up
+#: recovery and ``finalize.state`` read it several times between two crashes, and a fresh
+#: connection reads the schema again before its first statement): ``(id(vfs), path)`` ->
+#: ``(vfs, connection, inode of the database file it opened)``.  At most
+#: :data:`_MAX_READERS`, the oldest closed first; :func:`forget_readers` closes them all.
+_READERS: dict[tuple[int, str], tuple[Vfs, Any, int]] = {}
+_MAX_READERS = 8
+
+
+def forget_readers() -> None:
+    """Close every kept read connection (``finalize.crash``: nothing volatile survives a
+    crash, and the next read opens the database again)."""
+    readers = list(_READERS.values())
+    _READERS.clear()
+    for _, conn, _ in readers:
+        try:
+            conn.close()
+        except DbError:  # pragma: no cover - closing a connection outside a transaction
+            pass
+
+
+def _keeps(vfs: Vfs) -> bool:
+    """Whether connections to ``vfs`` are kept: a model file system's, not a real one's."""
+    return not isinstance(getattr(vfs, "root_path", None), str)
+
+
+def _kept(vfs: Vfs, path: str) -> tuple[Vfs, Any, int] | None:
+    """Take the kept connection to ``path`` on ``vfs`` out of :data:`_READERS`, if there is
+    one; it is checked against the file's inode (one ``lstat``) only then, so a file
+    system with none kept sees exactly the calls a fresh connection makes."""
+    kept = _READERS.pop((id(vfs), path), None)
+    if kept is None:
+        return None
+    try:
+        ino = vfs.lstat(path).ino
+    except FileNotFoundError:
+        ino = -1
+    if kept[0] is vfs and kept[2] == ino:
+        return (vfs, kept[1], ino)
+    kept[1].close()
+    return None
+
+
+def _inode(vfs: Vfs, path: str) -> int | None:
+    """The inode of ``path`` (``None``: gone)."""
+    try:
+        return vfs.lstat(path).ino
+    except FileNotFoundError:
+        return None
+
+
+def _keep(vfs: Vfs, path: str, conn: Any, ino: int) -> None:
+    """Keep ``conn`` (outside any transaction) for the next use on ``vfs``; ``ino``: the
+    inode of the database file it has open."""
+    _READERS[(id(vfs), path)] = (vfs, conn, ino)
+    while len(_READERS) > _MAX_READERS:
+        _, old, _ = _READERS.pop(next(iter(_READERS)))
+        old.close()
+
+
+@contextmanager
+def _reading(vfs: Vfs, path: str) -> Iterator[Any]:
+    """A connection to the database ``path`` inside one read transaction (``BEGIN`` …
+    ``COMMIT``), or ``None`` when there is no database file.  On a model file system the
+    connection is kept for the next read while the file keeps its inode (SQLite checks the
+    file's change counter and looks for a hot journal at every transaction, as for a
+    fresh connection); a real file system's is closed after.  A connection that failed is
+    closed, never kept.  Raises :data:`DbError`."""
+    try:
+        st = vfs.lstat(path)
+    except FileNotFoundError:
+        yield None
+        return
+    keep = _keeps(vfs)
+    kept = _READERS.pop((id(vfs), path), None) if keep else None
+    conn = None
+    if kept is not None:
+        if kept[0] is vfs and kept[2] == st.ino:
+            conn = kept[1]
+        else:
+            kept[1].close()
+    if conn is None:
+        conn = _open(vfs, path)
+    ok = False
+    try:
+        conn.execute("BEGIN")
+        yield conn
+        conn.execute("COMMIT")
+        ok = True
+    finally:
+        if ok and keep:
+            _keep(vfs, path, conn, st.ino)
+        else:
+            if _in_transaction(conn):
+                try:
+                    conn.execute("ROLLBACK")
+                except DbError:
+                    pass
+            conn.close()
 
 
 def _tables(conn: Any) -> set[str]:
@@ -179,6 +296,18 @@ def committed_path(vfs: Vfs, path: str, task_id: str) -> str | None:
         conn.close()
 
 
+def committed_read(vfs: Vfs, path: str, task_id: str) -> str | None:
+    """:func:`committed_path` in one read transaction on a kept connection (see
+    :func:`_reading`): what start-up recovery and ``finalize.state`` read.  Raises
+    :data:`DbError`."""
+    with _reading(vfs, path) as conn:
+        if conn is None or "finalize_phase" not in _tables(conn):
+            return None
+        row = conn.execute("SELECT final_path FROM finalize_phase WHERE task_id = ?",
+                           (task_id,)).fetchone()
+        return None if row is None else str(row[0])
+
+
 def view(vfs: Vfs, path: str, task_id: str) -> dict[str, Any]:
     """What the database holds of the §10.2 transaction for ``task_id``::
 
@@ -190,15 +319,14 @@ def view(vfs: Vfs, path: str, task_id: str) -> dict[str, Any]:
 
 
 def view_and_committed(vfs: Vfs, path: str, task_id: str) -> tuple[dict[str, Any], str | None]:
-    """:func:`view` and :func:`committed_path` read through one connection (one open of
-    the database instead of two).  Raises :data:`DbError`."""
+    """:func:`view` and :func:`committed_path` read in one read transaction on a kept
+    connection (see :func:`_reading`).  Raises :data:`DbError`."""
     out: dict[str, Any] = {"phase": None, "status": None, "finalPath": None, "taskFiles": [],
                            "metadata": {}, "occurrences": 0}
     committed = None
-    if not _exists(vfs, path):
-        return out, committed
-    conn = _open(vfs, path)
-    try:
+    with _reading(vfs, path) as conn:
+        if conn is None:
+            return out, committed
         tables = _tables(conn)
         if "finalize_phase" in tables:
             row = conn.execute("SELECT phase, final_path FROM finalize_phase WHERE task_id = ?",
@@ -220,6 +348,4 @@ def view_and_committed(vfs: Vfs, path: str, task_id: str) -> tuple[dict[str, Any
         if "occurrence" in tables:
             (out["occurrences"],) = conn.execute(
                 "SELECT count(*) FROM occurrence WHERE task_id = ?", (task_id,)).fetchone()
-        return out, committed
-    finally:
-        conn.close()
+    return out, committed

@@ -100,6 +100,9 @@ class JournalStore:
         self.database = database or f"{state_dir}/{DATABASE}"
         self.path = f"{state_dir}/finalize-{task_id}.journal"
         self.marker = f"{state_dir}/finalize-{task_id}.quarantined"
+        #: Keep the database connection a commit opened for the reads after it (start-up
+        #: recovery, which reads the database again; see :func:`db.commit_terminal`).
+        self.keep_connection = False
 
     def records(self, committed: tuple[str | None] | None = None
                 ) -> list[dict[str, object]] | None:
@@ -113,7 +116,7 @@ class JournalStore:
             (final,) = committed
         else:
             try:
-                final = db.committed_path(self.vfs, self.database, self.task_id)
+                final = db.committed_read(self.vfs, self.database, self.task_id)
             except db.DbError as exc:
                 raise j.JournalError(f"the task database cannot be read: {exc}") from exc
         if raw is None:
@@ -135,7 +138,7 @@ class JournalStore:
         db.commit_terminal(self.vfs, self.database, task_id=plan.task_id, final_path=final_path,
                            task_files=db.rebase(plan.task_files, plan.source_path,
                                                 plan.target_path, plan.replacement is not None),
-                           metadata_ops=plan.metadata_ops)
+                           metadata_ops=plan.metadata_ops, keep=self.keep_connection)
 
     def read(self) -> bytes | None:
         """The journal's bytes, or ``None`` when there is no journal."""

@@ -27,7 +27,7 @@ from __future__ import annotations
 import enum
 import json
 import zlib
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
@@ -174,13 +174,15 @@ def step(state: JournalState, event: Event) -> tuple[JournalState, tuple[Persist
     if nxt is None:
         current = state.phase.value if state.phase else "none"
         raise JournalError(f"no transition from {current} on {type(event).__name__}")
-    new = replace(state, phase=nxt)
+    plan, committed, final_path = state.plan, state.committed, state.final_path
+    code, reason = state.code, state.reason
     if isinstance(event, Prepared):
-        new = replace(new, plan=event.plan)
+        plan = event.plan
     elif isinstance(event, DbCommitted):
-        new = replace(new, committed=True, final_path=event.final_path)
+        committed, final_path = True, event.final_path
     elif isinstance(event, (Cancelled, Quarantined)):
-        new = replace(new, code=event.code, reason=event.reason)
+        code, reason = event.code, event.reason
+    new = JournalState(nxt, plan, committed, final_path, code, reason)  # one construction
     return new, (Persist(_record(nxt, event)),)
 
 
@@ -246,7 +248,25 @@ def encode(record: dict[str, Any]) -> bytes:
 
 def decode(raw: bytes) -> list[dict[str, Any]]:
     """The records of a journal file; a torn last line is dropped.  Raises
-    :class:`JournalError` for a damaged line before the last one."""
+    :class:`JournalError` for a damaged line before the last one.  Journals met before
+    (recovery and ``finalize.state`` read the same few again and again) are decoded once:
+    the list is new each time, the records are shared and must not be changed."""
+    hit = _DECODED.get(raw)
+    if hit is not None:
+        return list(hit)
+    records = _decode(raw)
+    if len(_DECODED) >= _DECODED_MAX:
+        _DECODED.clear()
+    _DECODED[bytes(raw)] = tuple(records)
+    return records
+
+
+#: Journal bytes -> their records (see :func:`decode`); cleared whole when full.
+_DECODED: dict[bytes, tuple[dict[str, Any], ...]] = {}
+_DECODED_MAX = 512
+
+
+def _decode(raw: bytes) -> list[dict[str, Any]]:
     lines = raw.split(b"\n")
     tail = lines.pop()  # text after the last newline: a torn append (or b"")
     del tail

@@ -233,6 +233,7 @@ class FinalizeOps:
         for vfs in (self._finalize_roots or {}).values():
             if isinstance(vfs, OsVfs):  # a real root we opened: let its file system go
                 vfs.close_root()
+        db.forget_readers()
         self._finalize_plans = {}
         self._finalize_roots = {}
         self._finalize_hosts = {}

@@ -105,7 +105,9 @@ def recover(vfs: Vfs, state_dir: str, *, database: str | None = None,
     for tid in journal_ids(vfs, state_dir):
         host.lease_acquire(tid)
         try:
-            out.append((tid, recover_task(vfs, JournalStore(vfs, state_dir, tid, database))))
+            store = JournalStore(vfs, state_dir, tid, database)
+            store.keep_connection = True  # recovery reads the database again after a commit
+            out.append((tid, recover_task(vfs, store)))
         finally:
             host.lease_release(tid)
     return out
