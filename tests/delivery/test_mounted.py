@@ -4,41 +4,16 @@ the in-process verdicts, and delivery mutants served as subprocesses are caught.
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 
 from hookconf.faultinject.injector import TraceEvent
 from hookconf.faultinject.model import ModelVfs
-from hookconf.faultinject.mount import fuse_available
 from hookconf.harness.delivery import mounted
 from hookconf.harness.protocol import CaseSkipped
 from hookconf.reference.candidate import ReferenceCandidate
 from hookconf.reference.errors import HookRuntimeError
 from tests.conftest import status
-
-CORPUS = str(Path(__file__).resolve().parents[1] / "data" / "mount")
-AVAILABLE, WHY = fuse_available()
-needs_fuse = pytest.mark.skipif(not AVAILABLE, reason=f"no FUSE mount on this machine: {WHY}")
-
-
-def served(spec: str) -> str:
-    return f"cmd:{sys.executable} -m hookconf.harness serve {spec}"
-
-
-def _verdicts(report: dict) -> dict[str, tuple]:
-    return {c["id"]: (c["status"], tuple(sorted((j["invariant"], j["passed"])
-                                                for j in c.get("judgements", []))))
-            for c in report["cases"]}
-
-
-def _run(hookconf, candidate: str, *cases: str) -> dict:
-    args = ["run", "--no-embedded", "--corpus", CORPUS, "--allow-not-covered",
-            "--candidate", candidate]
-    for case in cases:
-        args += ["--case", case]
-    return hookconf(*args)[1]
+from tests.mounting import needs_fuse, run_mount_corpus, served, verdicts
 
 
 @needs_fuse
@@ -46,9 +21,9 @@ def test_the_reference_over_stdio_gets_the_in_process_verdicts_through_the_mount
                                                                                  monkeypatch):
     monkeypatch.setenv("HOOKCONF_MOUNT_POINTS", "2")
     case = "mnt.dlv.crash.recovery"
-    in_process = _run(hookconf, "reference", case)
-    through = _run(hookconf, served("reference"), case)
-    assert _verdicts(through) == _verdicts(in_process)
+    in_process = run_mount_corpus(hookconf, "reference", case)
+    through = run_mount_corpus(hookconf, served("reference"), case)
+    assert verdicts(through) == verdicts(in_process)
     (result,) = through["cases"]
     assert result["status"] == "passed"
     m = result["metrics"]
@@ -64,7 +39,7 @@ def test_the_reference_over_stdio_gets_the_in_process_verdicts_through_the_mount
 def test_a_delivery_mutant_only_a_crash_shows_is_caught_served_as_a_subprocess(
         hookconf, monkeypatch, mutant, case, invariant, points):
     monkeypatch.setenv("HOOKCONF_MOUNT_POINTS", points)
-    report = _run(hookconf, served(f"tests.mutants.delivery.{mutant}:factory"), case)
+    report = run_mount_corpus(hookconf, served(f"tests.mutants.delivery.{mutant}:factory"), case)
     assert status(report, invariant) == "fail"
     (result,) = report["cases"]
     assert result["metrics"]["crashRoute"] == "mount"
@@ -104,7 +79,9 @@ def test_the_mount_route_states_why_it_does_not_run(monkeypatch):
     monkeypatch.setenv("HOOKCONF_MOUNT", "off")
     with pytest.raises(CaseSkipped, match="turned off"):
         mounted.explore_mounted(None, _Subprocess(), _Obs(), {}, {})
-    monkeypatch.setattr(mounted, "mount_route", lambda: (True, ""))
+    from hookconf.harness.finalize import mounted as finalize_mounted
+
+    monkeypatch.setattr(finalize_mounted, "mount_route", lambda: (True, ""))
     from hookconf.faultinject import mount
 
     def refuse(**kwargs):
@@ -141,7 +118,7 @@ def test_every_embedded_delivery_crash_case_through_the_mount_gets_the_in_proces
     globs = ("--case", "dlv.crash.*", "--case", "dlv.gen.crashes.*")
     _, in_process = hookconf("run", "--allow-not-covered", *globs)
     _, through = hookconf("run", "--allow-not-covered", *globs, "--candidate", served("reference"))
-    assert _verdicts(through) == _verdicts(in_process)
+    assert verdicts(through) == verdicts(in_process)
     assert {c["metrics"]["crashRoute"] for c in through["cases"]} == {"mount"}
 
 
@@ -213,7 +190,9 @@ def test_a_point_the_replay_never_reaches_and_a_mount_that_fails_are_stated(tmp_
         def call(self, op, args):
             return ops[op](args)
 
-    monkeypatch.setattr(mounted, "mount_route", lambda: (True, ""))
+    from hookconf.harness.finalize import mounted as finalize_mounted
+
+    monkeypatch.setattr(finalize_mounted, "mount_route", lambda: (True, ""))
     monkeypatch.setattr(mounted, "crash_through", lambda m, conn, work: work())
     monkeypatch.setenv("HOOKCONF_MOUNT_POINTS", "1")
     monkeypatch.setattr(mount, "ModelMount", lambda: _FakeMount(tmp_path))

@@ -6,50 +6,27 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from pathlib import Path
 
 import jsonschema
 import pytest
 
-from hookconf.faultinject.mount import fuse_available
 from hookconf.harness.finalize.mounted import _points_cap, mount_route
 from hookconf.harness.report import REPORT_SCHEMA
 from tests.conftest import status
+from tests.mounting import CORPUS, needs_fuse, run_mount_corpus, served, verdicts
 
 ROOT = Path(__file__).resolve().parents[2]
-CORPUS = str(ROOT / "tests" / "data" / "mount")
-AVAILABLE, WHY = fuse_available()
-needs_fuse = pytest.mark.skipif(not AVAILABLE, reason=f"no FUSE mount on this machine: {WHY}")
 SAMPLE = ("mnt.matrix.file.distinct", "mnt.staging.file.distinct.two")
-
-
-def served(spec: str) -> str:
-    return f"cmd:{sys.executable} -m hookconf.harness serve {spec}"
-
-
-def _verdicts(report: dict) -> dict[str, tuple]:
-    return {c["id"]: (c["status"], tuple(sorted((j["invariant"], j["passed"])
-                                                for j in c.get("judgements", []))))
-            for c in report["cases"]}
-
-
-def _run(hookconf, candidate: str, *cases: str) -> dict:
-    args = ["run", "--no-embedded", "--corpus", CORPUS, "--allow-not-covered",
-            "--candidate", candidate]
-    for case in cases:
-        args += ["--case", case]
-    _, report = hookconf(*args)
-    return report
 
 
 @needs_fuse
 def test_the_reference_over_stdio_through_the_mount_gets_the_in_process_verdicts(hookconf,
                                                                                   monkeypatch):
     monkeypatch.setenv("HOOKCONF_MOUNT_POINTS", "2")
-    in_process = _run(hookconf, "reference", *SAMPLE)
-    mounted = _run(hookconf, served("reference"), *SAMPLE)
-    assert _verdicts(mounted) == _verdicts(in_process)
+    in_process = run_mount_corpus(hookconf, "reference", *SAMPLE)
+    mounted = run_mount_corpus(hookconf, served("reference"), *SAMPLE)
+    assert verdicts(mounted) == verdicts(in_process)
     assert {c["status"] for c in mounted["cases"]} == {"passed"}
     matrix = next(c for c in mounted["cases"] if c["id"] == "mnt.matrix.file.distinct")
     assert matrix["metrics"]["crashPoints"] == 2 and matrix["metrics"]["crashStates"] >= 2
@@ -82,7 +59,7 @@ def test_the_terminal_and_html_reports_count_the_mount_route(tmp_path, monkeypat
 def test_a_finalize_mutant_served_as_a_subprocess_is_caught_through_the_mount(
         hookconf, monkeypatch, mutant, case, invariant):
     monkeypatch.setenv("HOOKCONF_MOUNT_POINTS", "1")
-    report = _run(hookconf, served(f"tests.mutants.finalize.{mutant}:factory"), case)
+    report = run_mount_corpus(hookconf, served(f"tests.mutants.finalize.{mutant}:factory"), case)
     assert status(report, invariant) == "fail"
 
 
@@ -91,9 +68,9 @@ def test_a_finalize_mutant_served_as_a_subprocess_is_caught_through_the_mount(
 def test_every_copied_case_at_every_crash_point_gets_the_in_process_verdicts(hookconf,
                                                                              monkeypatch):
     monkeypatch.setenv("HOOKCONF_MOUNT_POINTS", "all")
-    in_process = _run(hookconf, "reference", "mnt.*")
-    mounted = _run(hookconf, served("reference"), "mnt.*")
-    assert _verdicts(mounted) == _verdicts(in_process)
+    in_process = run_mount_corpus(hookconf, "reference", "mnt.*")
+    mounted = run_mount_corpus(hookconf, served("reference"), "mnt.*")
+    assert verdicts(mounted) == verdicts(in_process)
 
 
 @needs_fuse
@@ -104,7 +81,7 @@ def test_every_embedded_finalize_case_through_the_mount_gets_the_in_process_verd
     _, in_process = hookconf("run", "--allow-not-covered", "--case", "fin.*")
     _, mounted = hookconf("run", "--allow-not-covered", "--case", "fin.*",
                           "--candidate", served("reference"))
-    assert _verdicts(mounted) == _verdicts(in_process)
+    assert verdicts(mounted) == verdicts(in_process)
     assert not [c["id"] for c in mounted["cases"] if c["status"] == "skipped"]
 
 
@@ -113,7 +90,7 @@ def test_every_embedded_finalize_case_through_the_mount_gets_the_in_process_verd
 def test_a_mutant_only_a_crash_point_shows_is_caught_through_the_mount(hookconf, monkeypatch):
     """Terminal state and phase in two transactions (H12) show only in a crash between them."""
     monkeypatch.setenv("HOOKCONF_MOUNT_POINTS", "all")
-    report = _run(hookconf, served("tests.mutants.finalize.terminal_apart_from_phase:factory"),
+    report = run_mount_corpus(hookconf, served("tests.mutants.finalize.terminal_apart_from_phase:factory"),
                   "mnt.matrix.file.distinct")
     assert status(report, "H12") == "fail"
 
@@ -139,9 +116,9 @@ def test_outsiders_and_other_devices_through_the_mount_get_the_in_process_verdic
     monkeypatch.setenv("HOOKCONF_MOUNT_POINTS", "1")
     cases = ("mnt.matrix.file.distinct.appears.link", "mnt.quiesce.tamper.distinct.staged.source",
              "mnt.matrix.file.cross-device.staged")
-    in_process = _run(hookconf, "reference", *cases)
-    mounted = _run(hookconf, served("reference"), *cases)
-    assert _verdicts(mounted) == _verdicts(in_process)
+    in_process = run_mount_corpus(hookconf, "reference", *cases)
+    mounted = run_mount_corpus(hookconf, served("reference"), *cases)
+    assert verdicts(mounted) == verdicts(in_process)
     assert {c["status"] for c in mounted["cases"]} == {"passed"}
 
 
@@ -149,9 +126,9 @@ def test_outsiders_and_other_devices_through_the_mount_get_the_in_process_verdic
 def test_identity_pairs_and_lowered_limits_work_through_the_mount(hookconf, monkeypatch):
     monkeypatch.setenv("HOOKCONF_MOUNT_POINTS", "1")
     cases = ("mnt.identity.pair.file-name", "mnt.limits.flat.distinct.over")
-    in_process = _run(hookconf, "reference", *cases)
-    mounted = _run(hookconf, served("reference"), *cases)
-    assert _verdicts(mounted) == _verdicts(in_process)
+    in_process = run_mount_corpus(hookconf, "reference", *cases)
+    mounted = run_mount_corpus(hookconf, served("reference"), *cases)
+    assert verdicts(mounted) == verdicts(in_process)
     assert {c["status"] for c in mounted["cases"]} == {"passed"}
 
 
@@ -289,9 +266,9 @@ def test_engines_and_host_writers_through_the_mounts_host_directory_get_the_in_p
     monkeypatch.setenv("HOOKCONF_MOUNT_POINTS", "1")
     cases = ("mnt.quiesce.file.distinct.engine", "mnt.quiesce.file.distinct.stop-fails",
              "mnt.quiesce.tree.same.writer-open")
-    in_process = _run(hookconf, "reference", *cases)
-    mounted = _run(hookconf, served("reference"), *cases)
-    assert _verdicts(mounted) == _verdicts(in_process)
+    in_process = run_mount_corpus(hookconf, "reference", *cases)
+    mounted = run_mount_corpus(hookconf, served("reference"), *cases)
+    assert verdicts(mounted) == verdicts(in_process)
     assert {c["status"] for c in mounted["cases"]} == {"passed"}
     assert status(mounted, "H8") == "pass"
 

@@ -48,7 +48,7 @@ from hookconf.harness.delivery.crash import (
     unreached,
 )
 from hookconf.harness.finalize.explorer import _spread
-from hookconf.harness.finalize.mounted import crash_through, mount_route, points_cap
+from hookconf.harness.finalize.mounted import crash_through, points_cap, require_mount_route
 from hookconf.harness.ledger import Ledger
 from hookconf.harness.protocol import CaseSkipped
 
@@ -78,14 +78,7 @@ def explore_mounted(case: Any, conn: Any, obs: Any, limits: dict[str, Any],
     docstring); problems go to ``record["problems"]``, counts to ``obs.metrics`` with
     ``crashRoute: "mount"``.  Raises :class:`CaseSkipped` when the candidate is not a
     subprocess, FUSE is not there, the route is off, or the mount fails."""
-    if getattr(conn, "pid", None) is None and not hasattr(conn, "argv"):
-        raise CaseSkipped("crash-testing the delivery queue needs the harness's file system in "
-                          "the candidate: in process (attach_vfs), or a subprocess under a mount")
-    ok, why = mount_route()
-    if not ok:
-        raise CaseSkipped(f"crash-testing a subprocess candidate's delivery queue needs the "
-                          f"harness's file system through a FUSE mount over the durability "
-                          f"model: {why}")
+    require_mount_route(conn, "the delivery queue")
     from hookconf.faultinject.mount import ModelMount, MountError
 
     try:

@@ -77,6 +77,19 @@ def mount_route() -> tuple[bool, str]:
     return fuse_available()
 
 
+def require_mount_route(conn: Any, what: str) -> None:
+    """Raise :class:`CaseSkipped` (saying why) unless ``conn`` is a subprocess candidate
+    whose crash cases can go through a mount here; ``what`` names what is crash-tested
+    ("a finalization", "the delivery queue")."""
+    if getattr(conn, "pid", None) is None and not hasattr(conn, "argv"):
+        raise CaseSkipped(f"crash-testing {what} needs the harness's file system in the "
+                          "candidate: in process, or a subprocess under a mount")
+    ok, why = mount_route()
+    if not ok:
+        raise CaseSkipped(f"crash-testing {what} of a subprocess candidate needs the harness's "
+                          f"file system through a FUSE mount over the durability model: {why}")
+
+
 def points_cap(limit: int) -> int:
     """How many crash points a case takes through the mount: :data:`MOUNT_POINTS`, or
     ``HOOKCONF_MOUNT_POINTS`` (a whole number, or ``all``), never more than ``limit``."""
@@ -226,13 +239,7 @@ def run_finalize_mounted(case: Case, conn: Connection, obs: Any) -> None:
     """Record, crash and check one ``runtime.finalize`` case through a mount (see the
     module docstring).  Raises :class:`CaseSkipped` when the route is not available or the
     case needs what it cannot give."""
-    if getattr(conn, "pid", None) is None and not hasattr(conn, "argv"):
-        raise CaseSkipped("crash-testing a finalization needs the harness's file system in "
-                          "the candidate: in process, or a subprocess under a mount")
-    ok, why = mount_route()
-    if not ok:
-        raise CaseSkipped(f"crash-testing a subprocess candidate needs the harness's file "
-                          f"system through a FUSE mount over the durability model: {why}")
+    require_mount_route(conn, "a finalization")
     from hookconf.faultinject.mount import ModelMount, MountError
 
     try:

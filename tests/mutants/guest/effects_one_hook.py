@@ -15,8 +15,13 @@ from hookconf.reference.schemas import validate
 
 
 class OneHookVm(PluginVm):
+    @staticmethod
+    def unchecked(hook: str) -> bool:
+        """Whether this hook's exit skips its own effects schema (the bug)."""
+        return hook != "beforeCreate"
+
     def _exit(self, message: Any, outcome: Any, refusals: Any) -> Any:
-        if outcome.hook != "beforeCreate" and isinstance(message, dict) and message.get("ok") is True \
+        if self.unchecked(outcome.hook) and isinstance(message, dict) and message.get("ok") is True \
                 and all(message.get(k) == v for k, v in outcome.scope().items()) \
                 and outcome.aborted is None:
             checked = validate("HookExitMessageV1", message, direction="output")

@@ -9,23 +9,13 @@ checked, so a wrong-typed, empty or over-long ``filePath`` (or another hook's fi
 from typing import Any
 
 from hookconf.reference.candidate import ReferenceCandidate
-from hookconf.reference.errors import ErrorCode
-from hookconf.reference.guest.vm import PluginVm
-from hookconf.reference.schemas import validate
+from tests.mutants.guest.effects_one_hook import OneHookVm
 
 
-class FinalizeUncheckedVm(PluginVm):
-    def _exit(self, message: Any, outcome: Any, refusals: Any) -> Any:
-        if outcome.hook == "beforeFinalize" and isinstance(message, dict) \
-                and message.get("ok") is True and outcome.aborted is None \
-                and all(message.get(k) == v for k, v in outcome.scope().items()):
-            checked = validate("HookExitMessageV1", message, direction="output")
-            if not checked.valid:
-                return outcome.fail(ErrorCode.OUTPUT_INVALID, f"{checked.path}: {checked.reason}")
-            effects = message["effects"]
-            return outcome.success({"contextPatches": effects["contextPatches"],
-                                    "metadataOperations": effects["metadataOperations"]})
-        return super()._exit(message, outcome, refusals)
+class FinalizeUncheckedVm(OneHookVm):
+    @staticmethod
+    def unchecked(hook: str) -> bool:
+        return hook == "beforeFinalize"
 
 
 class FinalizeEffectsUnchecked(ReferenceCandidate):
