@@ -228,6 +228,12 @@ PATH_MUTANTS = [
      ("dlv.gen.blocked-positions.*",)),
     ("tests.mutants.guest.finalize_effects_unchecked:factory", "H4",
      ("guest.hook-effects.beforefinalize.*",)),
+    # a cancellation at one lane position: a queued entry of another plugin's chain cancelled
+    # behind a running one (frees the lane), or one with survivors behind it (reorders them)
+    ("tests.mutants.runtime.cancelled_frees_lane:factory", "H2",
+     ("race.gen.lane-cancellations.n3.*.caller",)),
+    ("tests.mutants.runtime.cancel_reorders_queue:factory", "H2",
+     ("race.gen.lane-cancellations.n4.*.caller*",)),
 ]
 
 ALL = ([(c, i, FAMILY_CASES[i]) for c, i in MUTANTS]
