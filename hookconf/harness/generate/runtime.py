@@ -36,8 +36,9 @@ Three templates, each expanding from the structure the spec gives rather than on
 ``runtime.lane-cancellations`` (H2, §6, §8)
     One plugin's busy lane — a running entry and queued entries behind it — in which the
     entry at **every** position (running, first queued, a later queued one, the last) is
-    the one a cancellation meets: a policy barrier on the plugin whose command it is (a
-    descendant of another plugin's entry, one or two hops away: §8, aborting an outer entry
+    the one a cancellation meets: a policy barrier on the plugin whose call it is (a
+    descendant of another plugin's command one or two hops away, or of its ``resolve`` hook
+    in a ``beforeCreate`` chain, which the abort then ends (§5.2); §8: aborting an outer entry
     cancels its queued descendants), a barrier on the lane's own plugin (its running entry
     aborted, every queued one cancelled), or the hook timeout of the running entry; one more
     entry is enqueued as the cancellation starts.  Each case is a ``runtime.race``: the race
@@ -614,9 +615,10 @@ LANE, CALLER, MIDDLE = "b.lane", "a.caller", "c.middle"
 #: Work of the lane's running entry and of each queued one (virtual ms); the timeout cause
 #: sets the hook timeout between the two, so only the running entry times out.
 _HOLD_MS, _PING_MS, _CANCEL_TIMEOUT_MS = 20, 2, 10
-#: How a cancellation meets the lane: a barrier on the caller (one or two hops from the
-#: lane), a barrier on the lane's plugin, the running entry's hook timeout.
-CAUSES = ("caller", "caller-via", "owner", "timeout")
+#: How a cancellation meets the lane: a barrier on the caller (a command one or two hops from
+#: the lane, or its ``resolve`` hook in a ``beforeCreate`` chain, which the abort then ends),
+#: a barrier on the lane's plugin, the running entry's hook timeout.
+CAUSES = ("caller", "caller-via", "caller-chain", "owner", "timeout")
 #: Barrier actions rotated over the caller cases (each closes admission and aborts, §6).
 _CALLER_ACTIONS = ("disable", "quarantine", "grant")
 
@@ -638,13 +640,17 @@ def lane_cancellations(params: dict[str, Any], rng: random.Random) -> Iterator[I
                 yield _lane_cancellation(n, position, cause, interleavings)
 
 
-def _lane_plugins() -> list[dict[str, Any]]:
+def _lane_plugins(chain_command: str | None = None) -> list[dict[str, Any]]:
     lane = {"commands": {"hold": [{"work": _HOLD_MS}], "ping": [{"work": _PING_MS}]}}
     middle = {"commands": {c: [{"call": LANE, "command": c}] for c in ("hold", "ping")}}
     caller = {"commands": {**{c: [{"call": LANE, "command": c}] for c in ("hold", "ping")},
                            **{f"via-{c}": [{"call": MIDDLE, "command": c}] for c in ("hold", "ping")}}}
-    return [{"manifest": _manifest(pid, {}), "guest": guest}
-            for pid, guest in ((LANE, lane), (MIDDLE, middle), (CALLER, caller))]
+    plugins = [{"manifest": _manifest(pid, {}), "guest": guest}
+               for pid, guest in ((LANE, lane), (MIDDLE, middle), (CALLER, caller))]
+    if chain_command is not None:  # the caller's beforeCreate hook makes the call
+        caller["hooks"] = {"beforeCreate": [{"call": LANE, "command": chain_command}]}
+        plugins[2]["manifest"] = _manifest(CALLER, {"beforeCreate": "resolve"})
+    return plugins
 
 
 def _position_name(n: int, position: int) -> str:
@@ -660,21 +666,25 @@ def _lane_cancellation(n: int, position: int, cause: str, interleavings: int) ->
     steps: list[dict[str, Any]] = []
     for slot in range(n):
         command = "hold" if slot == 0 else "ping"
-        if slot == position:
+        if slot == position and cause == "caller-chain":
+            steps.append({"op": "before_create", "taskId": "t1", "as": "victim"})
+        elif slot == position:
             steps.append({"op": "command", "pluginId": CALLER,
                           "command": f"via-{command}" if via else command, "as": "victim"})
         else:
             steps.append({"op": "command", "pluginId": LANE, "command": command, "as": f"s{slot}"})
         steps.append({"op": "advance", "ms": 1})
     config: dict[str, Any] = {}
-    if cause in ("caller", "caller-via"):
+    if cause.startswith("caller"):
         action = _CALLER_ACTIONS[position % len(_CALLER_ACTIONS)]
         policy: dict[str, Any] = {"op": "policy", "pluginId": CALLER, "action": action, "as": "barrier"}
         if action == "grant":
             policy["capability"] = "storage"
         steps.append(policy)
-        what = f"a {action} barrier on {CALLER}, whose command " + (
-            f"reaches {LANE} through {MIDDLE}" if via else f"waits in {LANE}'s lane")
+        what = f"a {action} barrier on {CALLER}, whose " + (
+            f"command reaches {LANE} through {MIDDLE}" if via else
+            f"resolve hook in a beforeCreate chain waits in {LANE}'s lane" if cause == "caller-chain"
+            else f"command waits in {LANE}'s lane")
     elif cause == "owner":
         steps.append({"op": "policy", "pluginId": LANE, "action": "grant", "capability": "storage",
                       "as": "barrier"})
@@ -692,11 +702,14 @@ def _lane_cancellation(n: int, position: int, cause: str, interleavings: int) ->
     where = _position_name(n, position)
     return Instance(
         key=f"n{n}.{where}.{cause}",
-        title=f"{what} cancels the {where} entry of a lane of {n} (another plugin's command "
+        title=f"{what} cancels the {where} entry of a lane of {n} (another plugin's call "
               f"at that position), one more entry enqueued behind: never two entries of "
               f"{LANE} at once, survivors in FIFO order",
         kind="runtime.race", polarity="negative",
-        given={"config": config, "plugins": _lane_plugins(), "tasks": [], "steps": steps,
+        given={"config": config,
+               "plugins": _lane_plugins(("hold" if position == 0 else "ping")
+                                        if cause == "caller-chain" else None),
+               "tasks": [_http_task()] if cause == "caller-chain" else [], "steps": steps,
                "explore": {"interleavings": interleavings, "seed": 0, "maxSteps": 400}},
         expect={"results": results, "events": events},
         notes="§8: one FIFO lane per plugin; 'the same plugin facing two tasks must run them "
@@ -722,4 +735,7 @@ def _lane_outcomes(n: int, position: int, cause: str) -> tuple[dict[str, Any], i
         return results, 0, n + 1
     for slot in range(n):  # a barrier on the caller: its entry aborts, the lane's own run on
         results["victim" if slot == position else f"s{slot}"] = done(STALE if slot == position else None)
+    if cause == "caller-chain":  # §5.2: a failed resolve hook aborts its chain
+        results["victim"] = {"status": "aborted", "code": STALE, "abortedBy": CALLER,
+                             "failed": [{"pluginId": CALLER, "code": STALE}]}
     return results, (0 if position == 0 else 1), (n + 1 if position == 0 else n)
