@@ -71,3 +71,39 @@ def test_a_blocked_plugin_sits_at_every_position_of_the_claim_order():
                 last = steps[-1]
                 assert last["do"] == "claim"
                 assert last["expect"]["plugins"] == [f"p{i}" for i in range(n) if i != position]
+
+
+def test_a_cancellation_meets_every_position_of_a_busy_lane():
+    from hookconf.harness.generate.runtime import CALLER, CAUSES, LANE, STALE
+
+    found = _expand("runtime.lane-cancellations", {"lengths": [2, 4]})
+    assert len(found) == (2 + 4) * len(CAUSES)
+    names = {4: ("running", "first-queued", "queued-2", "last-queued"), 2: ("running", "first-queued")}
+    for n, positions in names.items():
+        for position, where in enumerate(positions):
+            for cause in CAUSES:
+                instance = found[f"n{n}.{where}.{cause}"]
+                assert instance.kind == "runtime.race"
+                steps = instance.given["steps"]
+                victim = next(s for s in steps if s.get("as") == "victim")
+                assert victim.get("pluginId", CALLER) == CALLER
+                # the victim is spawned at its slot: after `position` lane entries
+                spawned = [s.get("as") for s in steps if s["op"] in ("command", "before_create")]
+                assert spawned.index("victim") == position
+                assert steps[-1] == {"op": "command", "pluginId": LANE, "command": "ping", "as": "late"}
+                results = instance.expect["results"]
+                if cause == "caller-chain":
+                    assert victim["op"] == "before_create"
+                    assert results["victim"]["status"] == "aborted"
+                if cause.startswith("caller"):
+                    victim_code = (results["victim"].get("code") if cause == "caller-chain"
+                                   else results["victim"]["value"]["$partial"]["code"])
+                    assert victim_code == STALE
+                    assert all(results[f"s{i}"]["value"]["$partial"]["code"] is None
+                               for i in range(n) if i != position)
+                    assert {"kind": "lane.cancelled", "pluginId": LANE,
+                            "count": 0 if position == 0 else 1} in instance.expect["events"]
+                elif cause == "owner":
+                    assert "late" not in results
+                else:
+                    assert instance.given["config"]["hookTimeoutMs"] < 20

@@ -149,3 +149,25 @@ def test_lint_refuses_a_runtime_case_with_an_unknown_step_or_a_kind_that_cannot_
     out = capsys.readouterr().out
     assert code == 2
     assert "/0/given/steps/0/op" in out and "can evidence only" in out
+
+
+def test_h2_judges_the_fifo_order_of_the_entries_not_cancelled():
+    queued = READY + [ev(3, "lane.enqueued", pluginId="a", entryId="e1"),
+                      ev(4, "lane.enqueued", pluginId="a", entryId="e2"),
+                      ev(5, "lane.enqueued", pluginId="a", entryId="e3")]
+    in_order = queued + [ev(6, "lane.cancelled", pluginId="a", entryId="e1"),
+                         ev(7, "guest.enter", pluginId="a", entryId="e2", invocationId="i2"),
+                         ev(8, "guest.exit", pluginId="a", invocationId="i2"),
+                         ev(9, "guest.enter", pluginId="a", entryId="e3", invocationId="i3")]
+    assert checks.h2(in_order) == []
+    jumped = queued + [ev(6, "lane.cancelled", pluginId="a", entryId="e1"),
+                       ev(7, "guest.enter", pluginId="a", entryId="e3", invocationId="i3")]
+    assert checks.h2(jumped) == ["#7 a entered e3 ahead of ['e2'], enqueued before it and still "
+                                 "waiting (§8: one FIFO lane per plugin)"]
+    anonymous = queued + [ev(6, "guest.enter", pluginId="a", invocationId="i1")]
+    assert "cannot be judged" in checks.h2(anonymous)[0]
+    # an entry that left without entering (activation failed) no longer holds the others back
+    left = queued + [ev(6, "lane.exit", pluginId="a", entryId="e1"),
+                     ev(7, "guest.enter", pluginId="a", entryId="e2", invocationId="i2")]
+    assert checks.h2(left) == []
+    assert checks.h2(READY + [ev(3, "guest.enter", pluginId="a", invocationId="i1")]) == []

@@ -33,7 +33,22 @@ Three templates, each expanding from the structure the spec gives rather than on
     shrink, which is why the programs are drawn by the runner rather than frozen into
     scenario cases.
 
-Every instance is an ordinary case (``runtime.scenario`` or ``runtime.program``), seeded
+``runtime.lane-cancellations`` (H2, §6, §8)
+    One plugin's busy lane — a running entry and queued entries behind it — in which the
+    entry at **every** position (running, first queued, a later queued one, the last) is
+    the one a cancellation meets: a policy barrier on the plugin whose call it is (a
+    descendant of another plugin's command one or two hops away, or of its ``resolve`` hook
+    in a ``beforeCreate`` chain, which the abort then ends (§5.2); §8: aborting an outer entry
+    cancels its queued descendants), a barrier on the lane's own plugin (its running entry
+    aborted, every queued one cancelled), or the hook timeout of the running entry; one more
+    entry is enqueued as the cancellation starts.  Each case is a ``runtime.race``: the race
+    explorer picks the interleavings after the set-up and runs the H2 predicate after every
+    step — never two guest entries of one plugin between an enter and its exit, and every
+    entry entering in the order it was enqueued among those not cancelled
+    (:func:`hookconf.harness.runtime.checks.h2`) — and the expectations give each entry's
+    outcome and how many were cancelled and entered.
+
+Every instance is an ordinary case (``runtime.scenario``, ``runtime.program`` or ``runtime.race``), seeded
 by ``--seed`` through the expander's ``rng``, and bounded by the template's params.
 """
 
@@ -590,3 +605,137 @@ def _source_case(key: str, role: str, patches: list[dict[str, Any]], *, refused:
               "passes the ordinary task source admission policy (supported scheme, no "
               "credentials, URL limits); §13 plugin.hook.output_invalid; §5.2 resolve failures "
               "abort, enrich failures are isolated.")
+
+
+# ------------------------------------------------------------------------------ lane cancellations
+
+STALE = "plugin.runtime.permission_generation_stale"
+#: The busy lane's plugin, the plugin whose command waits in it, and the hop between them.
+LANE, CALLER, MIDDLE = "b.lane", "a.caller", "c.middle"
+#: Work of the lane's running entry and of each queued one (virtual ms); the timeout cause
+#: sets the hook timeout between the two, so only the running entry times out.
+_HOLD_MS, _PING_MS, _CANCEL_TIMEOUT_MS = 20, 2, 10
+#: How a cancellation meets the lane: a barrier on the caller (a command one or two hops from
+#: the lane, or its ``resolve`` hook in a ``beforeCreate`` chain, which the abort then ends),
+#: a barrier on the lane's plugin, the running entry's hook timeout.
+CAUSES = ("caller", "caller-via", "caller-chain", "owner", "timeout")
+#: Barrier actions rotated over the caller cases (each closes admission and aborts, §6).
+_CALLER_ACTIONS = ("disable", "quarantine", "grant")
+
+_CANCEL_PARAMS = {"type": "object", "additionalProperties": False,
+                  "properties": {"lengths": {"type": "array", "minItems": 1,
+                                             "items": {"type": "integer", "minimum": 2, "maximum": 6}},
+                                 "causes": {"type": "array", "minItems": 1,
+                                            "items": {"enum": list(CAUSES)}},
+                                 "interleavings": {"type": "integer", "minimum": 1, "maximum": 50}}}
+
+
+@template("runtime.lane-cancellations", params=_CANCEL_PARAMS)
+def lane_cancellations(params: dict[str, Any], rng: random.Random) -> Iterator[Instance]:
+    """A cancellation at every position of a busy lane with entries behind it (§6, §8, H2)."""
+    interleavings = params.get("interleavings", 8)
+    for n in params.get("lengths", [3, 4]):
+        for cause in params.get("causes", list(CAUSES)):
+            for position in range(n):
+                yield _lane_cancellation(n, position, cause, interleavings)
+
+
+def _lane_plugins(chain_command: str | None = None) -> list[dict[str, Any]]:
+    lane = {"commands": {"hold": [{"work": _HOLD_MS}], "ping": [{"work": _PING_MS}]}}
+    middle = {"commands": {c: [{"call": LANE, "command": c}] for c in ("hold", "ping")}}
+    caller = {"commands": {**{c: [{"call": LANE, "command": c}] for c in ("hold", "ping")},
+                           **{f"via-{c}": [{"call": MIDDLE, "command": c}] for c in ("hold", "ping")}}}
+    plugins = [{"manifest": _manifest(pid, {}), "guest": guest}
+               for pid, guest in ((LANE, lane), (MIDDLE, middle), (CALLER, caller))]
+    if chain_command is not None:  # the caller's beforeCreate hook makes the call
+        caller["hooks"] = {"beforeCreate": [{"call": LANE, "command": chain_command}]}
+        plugins[2]["manifest"] = _manifest(CALLER, {"beforeCreate": "resolve"})
+    return plugins
+
+
+def _position_name(n: int, position: int) -> str:
+    if position == 0:
+        return "running"
+    if position == 1:
+        return "first-queued"
+    return "last-queued" if position == n - 1 else f"queued-{position}"
+
+
+def _lane_cancellation(n: int, position: int, cause: str, interleavings: int) -> Instance:
+    via = cause == "caller-via"
+    steps: list[dict[str, Any]] = []
+    for slot in range(n):
+        command = "hold" if slot == 0 else "ping"
+        if slot == position and cause == "caller-chain":
+            steps.append({"op": "before_create", "taskId": "t1", "as": "victim"})
+        elif slot == position:
+            steps.append({"op": "command", "pluginId": CALLER,
+                          "command": f"via-{command}" if via else command, "as": "victim"})
+        else:
+            steps.append({"op": "command", "pluginId": LANE, "command": command, "as": f"s{slot}"})
+        steps.append({"op": "advance", "ms": 1})
+    config: dict[str, Any] = {}
+    if cause.startswith("caller"):
+        action = _CALLER_ACTIONS[position % len(_CALLER_ACTIONS)]
+        policy: dict[str, Any] = {"op": "policy", "pluginId": CALLER, "action": action, "as": "barrier"}
+        if action == "grant":
+            policy["capability"] = "storage"
+        steps.append(policy)
+        what = f"a {action} barrier on {CALLER}, whose " + (
+            f"command reaches {LANE} through {MIDDLE}" if via else
+            f"resolve hook in a beforeCreate chain waits in {LANE}'s lane" if cause == "caller-chain"
+            else f"command waits in {LANE}'s lane")
+    elif cause == "owner":
+        steps.append({"op": "policy", "pluginId": LANE, "action": "grant", "capability": "storage",
+                      "as": "barrier"})
+        what = f"a grant barrier on {LANE} itself"
+    else:
+        config["hookTimeoutMs"] = _CANCEL_TIMEOUT_MS
+        what = f"the hook timeout of {LANE}'s running entry"
+    steps.append({"op": "command", "pluginId": LANE, "command": "ping", "as": "late"})
+    results, cancelled, entered = _lane_outcomes(n, position, cause)
+    events = [{"kind": "lane.cancelled", "pluginId": LANE, "count": cancelled},
+              {"kind": "guest.enter", "pluginId": LANE, "count": entered}]
+    if cause == "owner":  # the late entry may be enqueued before the barrier (then cancelled)
+        events = [{"kind": "lane.cancelled", "pluginId": LANE},
+                  {"kind": "guest.enter", "pluginId": LANE}]
+    where = _position_name(n, position)
+    return Instance(
+        key=f"n{n}.{where}.{cause}",
+        title=f"{what} cancels the {where} entry of a lane of {n} (another plugin's call "
+              f"at that position), one more entry enqueued behind: never two entries of "
+              f"{LANE} at once, survivors in FIFO order",
+        kind="runtime.race", polarity="negative",
+        given={"config": config,
+               "plugins": _lane_plugins(("hold" if position == 0 else "ping")
+                                        if cause == "caller-chain" else None),
+               "tasks": [_http_task()] if cause == "caller-chain" else [], "steps": steps,
+               "explore": {"interleavings": interleavings, "seed": 0, "maxSteps": 400}},
+        expect={"results": results, "events": events},
+        notes="§8: one FIFO lane per plugin; 'the same plugin facing two tasks must run them "
+              "serially' (H2); aborting an outer entry cancels its queued descendants; §6: the "
+              "barrier closes admission and aborts the plugin's own work before the drain. "
+              "The cancelled entry never enters, the running one is never joined by another.")
+
+
+def _lane_outcomes(n: int, position: int, cause: str) -> tuple[dict[str, Any], int, int]:
+    """Each named entry's outcome, the lane's cancellations and its guest entries."""
+
+    def done(code: str | None) -> dict[str, Any]:
+        return {"status": "ok", "value": {"$partial": {"code": code}}}
+
+    if cause == "owner":  # the running entry aborted, every queued one cancelled (§6); the
+        # late entry is cancelled too or runs after the publish, as the interleaving has it
+        return {("victim" if slot == position else f"s{slot}"): done(STALE)
+                for slot in range(n)}, n - 1, 2
+    results: dict[str, Any] = {"late": done(None)}
+    if cause == "timeout":  # only the running entry outlives the budget (§5.1, §8)
+        for slot in range(n):
+            results["victim" if slot == position else f"s{slot}"] = done(TIMEOUT if slot == 0 else None)
+        return results, 0, n + 1
+    for slot in range(n):  # a barrier on the caller: its entry aborts, the lane's own run on
+        results["victim" if slot == position else f"s{slot}"] = done(STALE if slot == position else None)
+    if cause == "caller-chain":  # §5.2: a failed resolve hook aborts its chain
+        results["victim"] = {"status": "aborted", "code": STALE, "abortedBy": CALLER,
+                             "failed": [{"pluginId": CALLER, "code": STALE}]}
+    return results, (0 if position == 0 else 1), (n + 1 if position == 0 else n)

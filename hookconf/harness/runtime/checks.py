@@ -9,9 +9,12 @@ race explorer can run them after every scheduler step and the oracles after the 
 check             what a violation is
 ================  ======================================================================
 :func:`h2`        two ``guest.enter`` of one plugin without a ``guest.exit`` between
-                  (§8); a guest entry while the plugin's worker is stopped or being
-                  started twice (§5.1: Active only after ready; activations coalesce);
-                  idle reclaim decided (``worker.quiesce``) while the lane holds entries
+                  (§8); an entry entering ahead of one enqueued before it on the same
+                  plugin that is still waiting (§8: one FIFO per plugin, so cancelling
+                  an entry keeps the survivors' order); a guest entry while the plugin's
+                  worker is stopped or being started twice (§5.1: Active only after
+                  ready; activations coalesce); idle reclaim decided
+                  (``worker.quiesce``) while the lane holds entries
 :func:`h3`        a ``bridge.accepted`` whose invocationId is not the plugin's running
                   invocation (§8)
 :func:`h21`       a guest entry, capability admission or completion of a plugin between
@@ -34,17 +37,30 @@ Event = dict[str, Any]
 
 
 def h2(events: Iterable[Event]) -> list[str]:
-    """§8 one entry at a time per plugin VM; §5.1 entries only in a started, single worker."""
+    """§8 one entry at a time per plugin VM, entered in the order enqueued; §5.1 entries only
+    in a started, single worker.
+
+    FIFO order: an entry is *waiting* from its ``lane.enqueued`` until its ``guest.enter``,
+    ``lane.cancelled`` or ``lane.exit``; a ``guest.enter`` while an entry of the same plugin
+    enqueued earlier is still waiting is a violation, and so is one without an ``entryId``
+    while entries wait (the order cannot be told).
+    """
     running: dict[str, str | None] = {}
     worker: dict[str, str] = {}  # pluginId -> "starting" | "ready" | "stopped"
     open_entries: dict[str, set[str]] = {}
+    waiting: dict[str, dict[str, int]] = {}  # pluginId -> {entryId: seq enqueued}, in order
     bad: list[str] = []
     for e in events:
         kind, pid = e["kind"], e.get("pluginId")
         if kind == "lane.enqueued":
             open_entries.setdefault(pid, set()).add(e["entryId"])
-        elif kind == "lane.exit":
-            open_entries.get(pid, set()).discard(e["entryId"])
+            waiting.setdefault(pid, {})[e["entryId"]] = e["seq"]
+        elif kind in ("lane.exit", "lane.cancelled"):
+            if kind == "lane.exit":
+                open_entries.get(pid, set()).discard(e.get("entryId"))
+            waiting.get(pid, {}).pop(e.get("entryId"), None)
+        elif kind == "guest.enter":
+            bad.extend(_fifo(e, waiting.get(pid, {})))
         elif kind == "worker.quiesce" and e.get("reason") == "idle" and open_entries.get(pid):
             bad.append(f"#{e['seq']} idle reclaim of {pid} decided with entries in its lane: "
                        f"{sorted(open_entries[pid])}")
@@ -68,6 +84,27 @@ def h2(events: Iterable[Event]) -> list[str]:
         elif kind == "guest.exit" and running.get(pid) == e.get("invocationId"):
             running[pid] = None
     return bad
+
+
+def _fifo(enter: Event, waiting: dict[str, int]) -> list[str]:
+    """§8 FIFO: ``enter`` must be the oldest waiting entry of its plugin (``waiting`` keeps
+    enqueue order); it stops waiting either way."""
+    entry = enter.get("entryId")
+    if entry is None:
+        if waiting:
+            return [f"#{enter['seq']} {enter.get('pluginId')} guest.enter without an entryId while "
+                    f"entries {list(waiting)} wait: the §8 FIFO order cannot be judged"]
+        return []
+    ahead = []
+    for other in waiting:
+        if other == entry:
+            break
+        ahead.append(other)
+    waiting.pop(entry, None)
+    if not ahead:
+        return []
+    return [f"#{enter['seq']} {enter.get('pluginId')} entered {entry} ahead of {ahead}, enqueued "
+            "before it and still waiting (§8: one FIFO lane per plugin)"]
 
 
 def h3(events: Iterable[Event]) -> list[str]:
