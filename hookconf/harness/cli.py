@@ -35,6 +35,7 @@ from hookconf.harness import __version__
 from hookconf.harness.corpus import Case, Corpus, load_corpus
 from hookconf.harness.engine import CaseResult, run_cases
 from hookconf.harness.expect import ExpectError, load_expectations
+from hookconf.harness.finalize.mounted import MOUNT_OFF, MOUNT_ON
 from hookconf.harness.ledger import splittable
 from hookconf.harness.parallel import MAX_JOBS, WorkersUnreachable, run_parallel
 from hookconf.harness.profiles import PROFILES
@@ -67,6 +68,8 @@ EXIT_USAGE = 2
 EXIT_UNREACHABLE = 3
 #: ``verify-cert``: the certificate does not match its files (or cannot be read).
 EXIT_REFUSED = 4
+#: Ctrl-C (SIGINT): the shell's convention, 128 + 2.
+EXIT_INTERRUPTED = 130
 #: Accepted ``--shard I/N`` range: 1 ≤ I ≤ N ≤ MAX_SHARDS.
 MAX_SHARDS = 10_000
 #: Width used when output goes to a pipe or a CI log (a terminal reports its own width).
@@ -82,8 +85,10 @@ EXIT_CODES = """exit codes:
      failures are those the expect file names)
   1  not conformant (with --profile NAME: the profile does not pass; with
      --expect: also when an entry's cases all passed)
-  2  usage or corpus error, or a report that could not be written
-  3  candidate unreachable"""
+  2  usage or corpus error (a bad HOOKCONF_MOUNT or HOOKCONF_MOUNT_POINTS
+     included), or a report that could not be written
+  3  candidate unreachable
+  130  interrupted (Ctrl-C): no report written"""
 
 MERGE_EXIT_CODES = """exit codes:
   0  the merged run is conformant (or, with --allow-not-covered, nothing failed or errored)
@@ -332,7 +337,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     handler = {"run": _run, "certify": _certify, "verify-cert": _verify_cert, "merge": _merge, "badge": _badge,
                "lint": _lint,
                "list": _list, "serve": _serve, "adapter": _adapter}[args.command]
-    return handler(args)
+    try:
+        return handler(args)
+    except KeyboardInterrupt:  # Ctrl-C: a line, not a traceback; no report is written
+        _say(_console(stderr=True), "interrupted:", "no report was written")
+        return EXIT_INTERRUPTED
 
 
 def _distinct_roots(paths: Sequence[Path], *, embedded_corpus: bool) -> list[Path]:
@@ -524,9 +533,29 @@ def _badge(args: argparse.Namespace) -> int:
     return 0
 
 
+def _mount_env_problem() -> str | None:
+    """What is wrong with ``HOOKCONF_MOUNT_POINTS`` / ``HOOKCONF_MOUNT`` as set in the
+    environment (read when ``--mount-points`` / ``--no-mount`` are not given), or ``None``."""
+    points = os.environ.get("HOOKCONF_MOUNT_POINTS", "").strip()
+    if points:
+        try:
+            _mount_points(points)
+        except argparse.ArgumentTypeError as exc:
+            return f"HOOKCONF_MOUNT_POINTS: {exc}"
+    mount = os.environ.get("HOOKCONF_MOUNT", "").strip().lower()
+    if mount and mount not in MOUNT_OFF + MOUNT_ON:
+        return (f"HOOKCONF_MOUNT: expected one of {', '.join(MOUNT_OFF + MOUNT_ON)}, "
+                f"got {clip(os.environ['HOOKCONF_MOUNT'], 40)!r}")
+    return None
+
+
 def _execute(args: argparse.Namespace, errors: Console) -> tuple[Report, dict[str, str]] | int:
     """Load, select and run the cases of ``run``/``certify``; the report and the digests of
     what was run (:func:`candidate_files`), or the exit status of a failure before the run."""
+    problem = _mount_env_problem()
+    if problem and getattr(args, "mount_points", None) is None and not getattr(args, "no_mount", False):
+        _say(errors, "usage:", problem)
+        return EXIT_USAGE
     expectations = None
     if getattr(args, "expect", None) is not None:
         try:

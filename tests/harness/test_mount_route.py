@@ -206,6 +206,34 @@ def test_the_mount_options_set_the_environment_for_the_run_only(monkeypatch):
         assert _points_cap({"maxPoints": 400}) == 9  # the environment stays the default
 
 
+@pytest.mark.parametrize(("name", "value", "said"), [
+    ("HOOKCONF_MOUNT_POINTS", "zero", "HOOKCONF_MOUNT_POINTS: expected 'all' or a whole number"),
+    ("HOOKCONF_MOUNT_POINTS", "0", "HOOKCONF_MOUNT_POINTS: expected 'all' or a whole number"),
+    ("HOOKCONF_MOUNT", "maybe", "HOOKCONF_MOUNT: expected one of off, 0, no, false, on"),
+])
+def test_a_bad_mount_setting_in_the_environment_is_a_usage_error(monkeypatch, capsys, name, value, said):
+    from hookconf.harness.cli import main
+
+    monkeypatch.setenv(name, value)
+    assert main(["run", "-q", "--case", "perm.host.*", "--allow-not-covered"]) == 2
+    assert said in capsys.readouterr().err
+    # an option given on the command line decides instead of the environment
+    option = ["--mount-points", "1"] if name == "HOOKCONF_MOUNT_POINTS" else ["--no-mount"]
+    assert main(["run", "-q", "--case", "perm.host.exact.*", "--allow-not-covered", *option]) == 0
+
+
+def test_ctrl_c_is_a_line_and_exit_130_not_a_traceback(monkeypatch, capsys):
+    from hookconf.harness import cli
+
+    def interrupted(args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "_run", interrupted)
+    assert cli.main(["run", "-q"]) == 130
+    err = capsys.readouterr().err
+    assert "interrupted" in err and "Traceback" not in err
+
+
 @needs_fuse
 def test_no_mount_skips_a_subprocess_candidates_crash_cases_saying_why(hookconf, monkeypatch):
     monkeypatch.delenv("HOOKCONF_MOUNT", raising=False)

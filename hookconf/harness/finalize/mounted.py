@@ -67,10 +67,16 @@ _HOLD_S = 30.0
 _NO_ENGINE: tuple[bool, bool, tuple[str, ...]] = (False, False, ())
 
 
+#: ``HOOKCONF_MOUNT`` values that turn the mount route off, and those that leave it on (any
+#: other value is a usage error of ``hookconf run``/``certify``).
+MOUNT_OFF = ("off", "0", "no", "false")
+MOUNT_ON = ("on", "1", "yes", "true")
+
+
 def mount_route() -> tuple[bool, str]:
     """Whether finalize cases of a subprocess candidate go through a mount here, and if
     not, why (``HOOKCONF_MOUNT=off``, or :func:`~hookconf.faultinject.mount.fuse_available`)."""
-    if os.environ.get("HOOKCONF_MOUNT", "").lower() in ("off", "0", "no"):
+    if os.environ.get("HOOKCONF_MOUNT", "").strip().lower() in MOUNT_OFF:
         return False, "the mount route is turned off (--no-mount or HOOKCONF_MOUNT=off)"
     from hookconf.faultinject.mount import fuse_available
 

@@ -230,10 +230,12 @@ def _print_crashes(report: Report, console: Console) -> None:
                   "(per case in --json: metrics)", markup=False, highlight=False, emoji=False)
     mounted = [r for r in crashed if r.observation.metrics.get("crashRoute") == "mount"]
     if mounted:
+        from hookconf.harness.finalize.mounted import MOUNT_POINTS
+
         console.print(f"  through a FUSE mount: {len(mounted)} scenarios, "
                       f"{sum(r.observation.metrics['crashPoints'] for r in mounted)} of "
                       f"{sum(r.observation.metrics.get('pointsTotal', 0) for r in mounted)} crash points "
-                      f"(--mount-points), "
+                      f"(capped per case by --mount-points or HOOKCONF_MOUNT_POINTS, default {MOUNT_POINTS}), "
                       f"{sum(r.observation.metrics['crashStates'] for r in mounted)} states, the candidate "
                       "killed at each point and restarted", markup=False, highlight=False, emoji=False)
 
@@ -296,13 +298,20 @@ def _print_case(report: Report, result: CaseResult, console: Console, label: Tex
     if result.status == "errored":
         _detail(console, "expected", preview(case.expect, _VALUE_CHARS))
         _detail(console, "error", _untrusted(result.reason, _REASON_CHARS))
+    # one block per distinct finding, named by the invariants it fails (a finding judged
+    # under several invariants is printed once)
+    blocks: dict[tuple[str, str, str], list[str]] = {}
     for j in result.judgements:
-        if j.passed:
-            continue
-        _detail(console, "expected", preview(j.expected, _VALUE_CHARS))
-        _detail(console, "observed", preview(j.observed, _VALUE_CHARS))
-        if j.detail:
-            _detail(console, "detail", _untrusted(j.detail, _REASON_CHARS))
+        if not j.passed:
+            shown = (str(preview(j.expected, _VALUE_CHARS)), str(preview(j.observed, _VALUE_CHARS)),
+                     j.detail or "")
+            blocks.setdefault(shown, []).append(j.invariant)
+    for (expected, observed, detail), invariants in blocks.items():
+        _detail(console, "fails", ", ".join(invariants))
+        _detail(console, "  expected", expected)
+        _detail(console, "  observed", observed)
+        if detail:
+            _detail(console, "  detail", _untrusted(detail, _REASON_CHARS))
     _detail(console, "re-run", _untrusted(report.rerun(case.id)))
 
 
