@@ -143,6 +143,9 @@ DELIVERY_MUTANTS = [
     # a receipt quota removing a recent receipt, not the oldest (§11)
     ("tests.mutants.delivery.receipt_not_oldest:factory", "H24",
      ("dlv.gen.bounds.receipts.plugin-rows.*",)),
+    # delivered rows never give their active row quota back (§11 exact release)
+    ("tests.mutants.delivery.receipts_hold_quota:factory", "H24",
+     ("dlv.gen.bounds.admit.plugin-rows.*",)),
 ]
 
 #: Permission and DTO mutants run their own family's cases (the corpus is large; the other

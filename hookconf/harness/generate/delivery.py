@@ -95,6 +95,16 @@ def _unrelated(task: str) -> list[dict[str, Any]]:
              "expect": {"admitted": [], "tombstoned": [], "permanent": []}}]
 
 
+def _released(plugins: list[str], terminal: dict[str, Any]) -> list[dict[str, Any]]:
+    """After pruning's counterpart for active quotas (§11 "the ledger releases exact active
+    bytes on compact/prune"; active rows are never pruned): a claim, the exit of every
+    plugin's claimed row (a plugin the claim did not serve has none: a no-op), then
+    ``terminal``, which must be admitted wherever the released room fits it (the checks
+    report a candidate tombstoned though it fits, and any cap exceeded)."""
+    return [{"do": "claim"}, *({"do": "complete", "plugin": p} for p in plugins),
+            {"do": "terminal", **terminal}]
+
+
 def _admission_cases() -> Iterator[Instance]:
     hooks_a = {"do": "install", "plugin": "a", "grants": ["http"], "requires": ["http"],
                "hooks": ["afterComplete"]}
@@ -113,8 +123,12 @@ def _admission_cases() -> Iterator[Instance]:
                               "expect": {"admitted": [], "tombstoned": ["a"], "permanent": []}})
                 steps.append({"do": "terminal", "task": "other-plugin", "hook": "onError",
                               "expect": {"admitted": ["z"], "tombstoned": [], "permanent": []}})
+                steps += _released(["a"], {"task": "after-release",
+                                           "expect": {"admitted": ["a"], "tombstoned": [],
+                                                      "permanent": []}})
             yield _quota("plugin-rows", n, over, {"pluginActiveRows": n}, steps,
-                         f"plugin a's active rows at pluginActiveRows = {n}")
+                         f"plugin a's active rows at pluginActiveRows = {n}"
+                         + ("; once its row is delivered, one more is admitted" if over else ""))
     # per-plugin active bytes: two rows of exactly half the minimum (2 MiB)
     limit = 2 * MIB
     for over in (False, True):
@@ -127,9 +141,14 @@ def _admission_cases() -> Iterator[Instance]:
         if over:
             steps.append({"do": "terminal", "task": "small", "bytes": 10,
                           "expect": {"admitted": ["a"], "tombstoned": [], "permanent": []}})
+            # whichever row the claim took, its release leaves room for one of 1 MiB
+            steps += _released(["a"], {"task": "after-release", "bytes": _dto_bytes(limit // 2),
+                                       "expect": {"admitted": ["a"], "tombstoned": [],
+                                                  "permanent": []}})
         yield _quota("plugin-bytes", limit, over, {"pluginActiveBytes": limit}, steps,
                      "plugin a's active bytes at pluginActiveBytes = 2 MiB (rows of 1 MiB"
-                     + (", the second one byte more)" if over else ")"))
+                     + (", the second one byte more; once a row is delivered, 1 MiB more is "
+                        "admitted)" if over else ")"))
     # global active rows: ten plugins, 100 terminals fill exactly 1,000
     plugins = [_plugin(f"p{i}") for i in range(10)]
     for over in (False, True):
