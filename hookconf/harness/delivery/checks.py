@@ -24,7 +24,9 @@ Attribution:
 - **H24** (§11 quotas): the ledger is not the tables' exact sum, a cap is exceeded, a
   candidate that fits is tombstoned, a row's bytes are not DTO + 512, rejections are not all
   counted in tombstones, buckets exceed their bounds, an active row was pruned, a removed
-  receipt missing from the audit counters, a replay charging the quota again.
+  receipt missing from the audit counters, a receipt removed while an older one stays
+  (:func:`receipt_order_problems`), a receipt charged more than 1 KiB, a replay charging the
+  quota again.
 - **H25** (§11 permissions over time): an attempt's permissions are not created ∩ live, a
   claim runs an identity that is not the live one, rows of a superseded identity, a revoked
   required grant, a disabled/quarantined/uninstalled plugin stay active or lack their reason.

@@ -10,8 +10,14 @@
   (2 MiB), global rows (1,000 over ten plugins), global bytes (64 MiB over sixteen plugins of
   4 MiB each); at each cap an unrelated task's terminal still commits and an unrelated plugin
   with room is still admitted;
-- terminal receipts past their per-plugin row cap (the oldest roll into aggregates; active rows
-  are never pruned) and quota tombstones over 34 UTC days (32 daily buckets and a rollup).
+  once its rows are delivered, a plugin's released room admits again;
+- every receipt quota of the table (per-plugin and global, rows and bytes) binding first — it at
+  its v1 minimum, the others at their maximum —: exactly at the limit (no receipt may go), then
+  one receipt over and one more, each sent alone (the bound holds, the oldest go first, another
+  plugin's receipts stay), then a restart; receipts past their per-plugin row cap through
+  claims (active rows are never pruned); quota tombstones over 34 UTC days (32 daily buckets
+  and a rollup).  :data:`QUOTA_CASES` names the cases of every bounded quantity of §11's quota
+  table, or why none can make it bind first.
 
 Bytes are the UTF-8 length of the DTO's canonical JSON plus the 512-byte row charge; the
 generator sizes each DTO so a row is charged exactly what the boundary needs.
