@@ -146,6 +146,9 @@ DELIVERY_MUTANTS = [
     # delivered rows never give their active row quota back (§11 exact release)
     ("tests.mutants.delivery.receipts_hold_quota:factory", "H24",
      ("dlv.gen.bounds.admit.plugin-rows.*",)),
+    # receipts keep their rows' full charge instead of at most 1 KiB (§11)
+    ("tests.mutants.delivery.receipt_not_compacted:factory", "H24",
+     ("dlv.gen.bounds.admit.plugin-bytes.*",)),
 ]
 
 #: Permission and DTO mutants run their own family's cases (the corpus is large; the other
