@@ -76,3 +76,17 @@ def test_with_room_in_its_plugin_the_removed_receipt_must_be_the_oldest_of_all()
     assert found and "b1" in found[0]
     # a receipt the harness never saw is not judged
     assert not receipt_order_problems(m, {"b1": _receipt("b")}, [("zz", "a")])
+
+
+def test_a_receipt_charged_more_than_1_kib_is_reported():
+    from hookconf.harness.delivery.checks import state_problems
+    m = _model()
+    state = {"deliveries": [{**_receipt("a"), "deliveryId": "r1", "occurrenceId": "o1",
+                             "bytes": 2048}],
+             "ledger": {"a": {"receiptRows": 1, "receiptBytes": 2048},
+                        "*": {"receiptRows": 1, "receiptBytes": 2048}}}
+    found = state_problems(m, state, None)["H24"]
+    assert found == ["the receipt r1 is charged 2048 bytes; §11 compacts receipts to at most 1024"]
+    state["deliveries"][0]["bytes"] = 1024
+    state["ledger"] = {k: {"receiptRows": 1, "receiptBytes": 1024} for k in ("a", "*")}
+    assert state_problems(m, state, None)["H24"] == []
