@@ -137,6 +137,18 @@ DELIVERY_MUTANTS = [
     ("tests.mutants.delivery.restart_charges_attempt:factory", "H14", ("dlv.gen.recovery.*",)),
     ("tests.mutants.delivery.prune_before_audit:factory", "H24", ("dlv.gen.crashes.crash.retention",)),
     ("tests.mutants.delivery.rollup_split:factory", "H24", ("dlv.gen.crashes.crash.tombstone-rollup",)),
+    # receipts pruned on their row cap only: a lowered byte cap binds first (§11)
+    ("tests.mutants.delivery.receipt_bytes_unpruned:factory", "H24",
+     ("dlv.gen.bounds.receipts.plugin-bytes.*",)),
+    # a receipt quota removing a recent receipt, not the oldest (§11)
+    ("tests.mutants.delivery.receipt_not_oldest:factory", "H24",
+     ("dlv.gen.bounds.receipts.plugin-rows.*",)),
+    # delivered rows never give their active row quota back (§11 exact release)
+    ("tests.mutants.delivery.receipts_hold_quota:factory", "H24",
+     ("dlv.gen.bounds.admit.plugin-rows.*",)),
+    # receipts keep their rows' full charge instead of at most 1 KiB (§11)
+    ("tests.mutants.delivery.receipt_not_compacted:factory", "H24",
+     ("dlv.gen.bounds.admit.plugin-bytes.*",)),
 ]
 
 #: Permission and DTO mutants run their own family's cases (the corpus is large; the other

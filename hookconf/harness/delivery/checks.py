@@ -24,7 +24,9 @@ Attribution:
 - **H24** (§11 quotas): the ledger is not the tables' exact sum, a cap is exceeded, a
   candidate that fits is tombstoned, a row's bytes are not DTO + 512, rejections are not all
   counted in tombstones, buckets exceed their bounds, an active row was pruned, a removed
-  receipt missing from the audit counters, a replay charging the quota again.
+  receipt missing from the audit counters, a receipt removed while an older one stays
+  (:func:`receipt_order_problems`), a receipt charged more than 1 KiB, a replay charging the
+  quota again.
 - **H25** (§11 permissions over time): an attempt's permissions are not created ∩ live, a
   claim runs an identity that is not the live one, rows of a superseded identity, a revoked
   required grant, a disabled/quarantined/uninstalled plugin stay active or lack their reason.
@@ -37,7 +39,10 @@ from typing import Any
 
 from hookconf.harness.delivery.model import ROW_CHARGE, DeliveryModel
 
-__all__ = ["INVARIANTS", "after_step", "state_problems"]
+#: §11: "Delivery/dead-letter receipts are compacted to at most 1 KiB".
+RECEIPT_MAX_BYTES = 1024
+
+__all__ = ["INVARIANTS", "after_step", "receipt_order_problems", "state_problems"]
 
 INVARIANTS = ("H14", "H15", "H20", "H24", "H25")
 ACTIVE = ("pending", "delivering")
@@ -60,6 +65,11 @@ def state_problems(m: DeliveryModel, state: dict[str, Any], before: dict[str, An
     rows = _rows(state)
     prev = _rows(before) if before else {}
     lim = m.limits
+    m.states += 1
+    for did, r in rows.items():
+        if r["status"] not in ACTIVE and did not in m.receipt_seen:
+            m.receipt_seen[did] = m.states
+    removed: list[tuple[str, str]] = []
     # H14 / H24: admitted rows never vanish; an id never changes.
     for did, (occ, pid, _) in m.rows.items():
         if did in rows or did in m.gone:
@@ -69,6 +79,7 @@ def state_problems(m: DeliveryModel, state: dict[str, Any], before: dict[str, An
             m.gone.add(did)  # a receipt rolled into the aggregates (§11)
             key = (pid, last["status"])
             m.pruned[key] = m.pruned.get(key, 0) + 1
+            removed.append((did, pid))
             continue
         if last is None or last["status"] in ACTIVE:
             what = "active" if last is not None else "admitted"
@@ -120,6 +131,12 @@ def state_problems(m: DeliveryModel, state: dict[str, Any], before: dict[str, An
         for value, name in zip(cell, names, strict=True):
             if value > lim[name]:
                 out["H24"].append(f"{scope}: {value} exceeds {name} = {lim[name]}")
+    out["H24"] += receipt_order_problems(m, rows, removed)
+    for did, r in rows.items():
+        if r["status"] not in ACTIVE and isinstance(r.get("bytes"), int) \
+                and r["bytes"] > RECEIPT_MAX_BYTES:
+            out["H24"].append(f"the receipt {did} is charged {r['bytes']} bytes; §11 compacts "
+                              f"receipts to at most {RECEIPT_MAX_BYTES}")
     # H24: rejections are counted in bounded tombstones.
     tombs = state.get("tombstones", [])
     total = sum(t["count"] for t in tombs)
@@ -156,6 +173,39 @@ def state_problems(m: DeliveryModel, state: dict[str, Any], before: dict[str, An
         elif not set(r.get("requires", [])) <= live.grants:
             out["H25"].append(f"{did} is still {r['status']} though a required grant of "
                               f"{r['pluginId']} was revoked")
+    return out
+
+
+def receipt_order_problems(m: DeliveryModel, rows: dict[str, dict[str, Any]],
+                           removed: list[tuple[str, str]]) -> list[str]:
+    """H24: receipts removed in this step went oldest first (§11 "oldest receipts roll into
+    the same bounded aggregates and are removed").  Age is the state in which the harness
+    first saw a receipt (receipts first seen in one state are of equal age).  Whether the
+    plugin's own quota or the global one needed the room, or retention ended it, no receipt
+    of the same plugin older than a removed one may remain; when the plugin's own quotas had
+    room for it, the global quota or retention removed it, so no older receipt of any plugin
+    may remain."""
+    if not removed:
+        return []
+    lim = m.limits
+    kept = [(m.receipt_seen.get(did, m.states), did, r["pluginId"], r.get("bytes") or 0)
+            for did, r in rows.items() if r["status"] not in ACTIVE]
+    out: list[str] = []
+    for did, pid in removed:
+        age = m.receipt_seen.get(did)
+        if age is None:
+            continue
+        mine = [k for k in kept if k[2] == pid]
+        gone_mine = [d for d, p in removed if p == pid]
+        own_room = (len(mine) + len(gone_mine) <= lim["pluginReceiptRows"]
+                    and sum(k[3] for k in mine) + RECEIPT_MAX_BYTES * len(gone_mine)
+                    <= lim["pluginReceiptBytes"])
+        older = [k for k in (kept if own_room else mine) if k[0] < age]
+        if older:
+            _, other, opid, _ = min(older)
+            out.append(f"the receipt {did} of {pid} was removed while the older receipt {other} "
+                       f"of {opid} stayed: §11 rolls the oldest receipts into the aggregates first")
+            break
     return out
 
 

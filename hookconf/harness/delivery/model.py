@@ -100,6 +100,10 @@ class DeliveryModel:
     gone: set[str] = field(default_factory=set)
     #: (pluginId, status) -> how many of those receipts were removed (§11 audit counters)
     pruned: dict[tuple[str, str], int] = field(default_factory=dict)
+    #: how many durable states the checks have read, and deliveryId -> the number of the
+    #: state in which each receipt was first seen (its age for §11's oldest-first rule)
+    states: int = 0
+    receipt_seen: dict[str, int] = field(default_factory=dict)
     #: pluginId -> the deliveryId of the harness worker's newest claim for it
     last_claim: dict[str, str] = field(default_factory=dict)
 

@@ -10,8 +10,14 @@
   (2 MiB), global rows (1,000 over ten plugins), global bytes (64 MiB over sixteen plugins of
   4 MiB each); at each cap an unrelated task's terminal still commits and an unrelated plugin
   with room is still admitted;
-- terminal receipts past their per-plugin row cap (the oldest roll into aggregates; active rows
-  are never pruned) and quota tombstones over 34 UTC days (32 daily buckets and a rollup).
+  once its rows are delivered, a plugin's released room admits again;
+- every receipt quota of the table (per-plugin and global, rows and bytes) binding first — it at
+  its v1 minimum, the others at their maximum —: exactly at the limit (no receipt may go), then
+  one receipt over and one more, each sent alone (the bound holds, the oldest go first, another
+  plugin's receipts stay), then a restart; receipts past their per-plugin row cap through
+  claims (active rows are never pruned); quota tombstones over 34 UTC days (32 daily buckets
+  and a rollup).  :data:`QUOTA_CASES` names the cases of every bounded quantity of §11's quota
+  table, or why none can make it bind first.
 
 Bytes are the UTF-8 length of the DTO's canonical JSON plus the 512-byte row charge; the
 generator sizes each DTO so a row is charged exactly what the boundary needs.
@@ -35,7 +41,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from hookconf.harness.generate import Instance, template
-from hookconf.reference.delivery.limits import BOUNDS, MIB
+from hookconf.reference.delivery.limits import BOUNDS, FIXED, MIB
 
 __all__: list[str] = []
 
@@ -95,6 +101,16 @@ def _unrelated(task: str) -> list[dict[str, Any]]:
              "expect": {"admitted": [], "tombstoned": [], "permanent": []}}]
 
 
+def _released(plugins: list[str], terminal: dict[str, Any]) -> list[dict[str, Any]]:
+    """After pruning's counterpart for active quotas (§11 "the ledger releases exact active
+    bytes on compact/prune"; active rows are never pruned): a claim, the exit of every
+    plugin's claimed row (a plugin the claim did not serve has none: a no-op), then
+    ``terminal``, which must be admitted wherever the released room fits it (the checks
+    report a candidate tombstoned though it fits, and any cap exceeded)."""
+    return [{"do": "claim"}, *({"do": "complete", "plugin": p} for p in plugins),
+            {"do": "terminal", **terminal}]
+
+
 def _admission_cases() -> Iterator[Instance]:
     hooks_a = {"do": "install", "plugin": "a", "grants": ["http"], "requires": ["http"],
                "hooks": ["afterComplete"]}
@@ -113,8 +129,12 @@ def _admission_cases() -> Iterator[Instance]:
                               "expect": {"admitted": [], "tombstoned": ["a"], "permanent": []}})
                 steps.append({"do": "terminal", "task": "other-plugin", "hook": "onError",
                               "expect": {"admitted": ["z"], "tombstoned": [], "permanent": []}})
+                steps += _released(["a"], {"task": "after-release",
+                                           "expect": {"admitted": ["a"], "tombstoned": [],
+                                                      "permanent": []}})
             yield _quota("plugin-rows", n, over, {"pluginActiveRows": n}, steps,
-                         f"plugin a's active rows at pluginActiveRows = {n}")
+                         f"plugin a's active rows at pluginActiveRows = {n}"
+                         + ("; once its row is delivered, one more is admitted" if over else ""))
     # per-plugin active bytes: two rows of exactly half the minimum (2 MiB)
     limit = 2 * MIB
     for over in (False, True):
@@ -127,9 +147,14 @@ def _admission_cases() -> Iterator[Instance]:
         if over:
             steps.append({"do": "terminal", "task": "small", "bytes": 10,
                           "expect": {"admitted": ["a"], "tombstoned": [], "permanent": []}})
+            # whichever row the claim took, its release leaves room for one of 1 MiB
+            steps += _released(["a"], {"task": "after-release", "bytes": _dto_bytes(limit // 2),
+                                       "expect": {"admitted": ["a"], "tombstoned": [],
+                                                  "permanent": []}})
         yield _quota("plugin-bytes", limit, over, {"pluginActiveBytes": limit}, steps,
                      "plugin a's active bytes at pluginActiveBytes = 2 MiB (rows of 1 MiB"
-                     + (", the second one byte more)" if over else ")"))
+                     + (", the second one byte more; once a row is delivered, 1 MiB more is "
+                        "admitted)" if over else ")"))
     # global active rows: ten plugins, 100 terminals fill exactly 1,000
     plugins = [_plugin(f"p{i}") for i in range(10)]
     for over in (False, True):
@@ -175,6 +200,132 @@ def _admission_cases() -> Iterator[Instance]:
                    notes="§11: 'at most 32 daily buckets per plugin/reason plus one lifetime rollup'")
 
 
+# ---- receipt quotas: each of the four binds first (H24) ----------------------------------
+_RECEIPTS = ("§11", "Delivery/dead-letter receipts are compacted to at most 1 KiB; per plugin "
+                    "4,000 rows/4 MiB, globally 40,000 rows/40 MiB; when their row/byte quota is "
+                    "needed, the oldest receipts roll into the same bounded aggregates and are "
+                    "removed; no active row is pruned (Chinese text: 最旧 receipt 汇总进同一有界 "
+                    "aggregate 后删除，绝不 prune active row)")
+#: Over the limit, the receipts sent one at a time after the limit is reached (the first is
+#: "one over", the others show the pruning goes on, oldest first).
+_OVER_STEPS = 2
+#: How many plugins share a global receipt quota (each terminal gives each one receipt; none
+#: comes near its own cap, and 4,000 receipts take 500 terminals).
+_SHARERS = 8
+
+
+def receipt_quota_bounds() -> list[tuple[str, str, str]]:
+    """``(name, scope, unit)`` of every receipt quota in the §11 limits table: ``scope``
+    ``plugin`` or ``global``, ``unit`` ``rows`` or ``bytes`` (read from the table's names)."""
+    out = []
+    for b in BOUNDS:
+        if b.quota and "Receipt" in b.name:
+            out.append((b.name, "plugin" if b.name.startswith("plugin") else "global",
+                        "rows" if b.name.endswith("Rows") else "bytes"))
+    return out
+
+
+def _receipt_config(name: str) -> tuple[dict[str, int], int]:
+    """The configuration in which ``name`` binds first — it at its v1 minimum, every other
+    receipt quota at its maximum — and how many full-size receipts (1 KiB each, §11) fill it."""
+    config = {b.name: (b.minimum if b.name == name else b.maximum)
+              for b in BOUNDS if b.quota and "Receipt" in b.name}
+    limit = config[name]
+    return config, limit if name.endswith("Rows") else limit // FIXED["receiptMaxBytes"]
+
+
+def _receipt_steps(name: str, scope: str, receipts: int, over: bool) -> list[dict[str, Any]]:
+    """Receipts made cheaply: a malformed candidate's row is a permanent ``dead_letter``
+    receipt at once (§11 "malformed candidates become an observable permanent row").  Plugin
+    ``m`` takes the quota's receipts; for a global quota ``m`` and ``g1``…``g7`` share them
+    (none reaches its own cap), else ``n`` holds one receipt that ``m``'s quota must never
+    remove."""
+    steps: list[dict[str, Any]] = [
+        {"do": "install", "plugin": "m", "malformed": True, "hooks": ["afterComplete", "onError"]}]
+    if scope == "global":
+        sharers = [f"g{k}" for k in range(1, _SHARERS)]
+        steps += [{"do": "install", "plugin": g, "malformed": True, "hooks": ["afterComplete"]}
+                  for g in sharers]
+        rounds, rest = divmod(receipts, _SHARERS)
+        steps += _fill(rounds, sorted([*sharers, "m"]))
+        steps += [{"do": "terminal", "task": f"rest-{k}", "hook": "onError"} for k in range(rest)]
+    else:
+        steps += [{"do": "install", "plugin": "n", "malformed": True, "hooks": ["onError"]},
+                  {"do": "terminal", "task": "other", "hook": "onError",
+                   "expect": {"admitted": [], "tombstoned": [], "permanent": ["m", "n"]}},
+                  *_fill(receipts - 1, ["m"])]
+    if not over:
+        return steps
+    hook = "onError" if scope == "global" else "afterComplete"
+    for k in range(_OVER_STEPS):
+        steps.append({"do": "terminal", "task": f"over-{k}", "hook": hook})
+    last = {f"over-{_OVER_STEPS - 1}/m": {"status": "dead_letter"}}
+    if scope == "plugin":  # another plugin's receipt is not this quota's to remove
+        last["other/n"] = {"status": "dead_letter"}
+        # start-up reconciles the ledger from the tables: still in bounds (a restart reads
+        # the state twice; the global quotas' 4,000 receipts make that the costly part)
+        steps.append({"do": "restart"})
+    steps[len(steps) - 1 - (scope == "plugin")]["expectRows"] = last
+    return steps
+
+
+def _fill(count: int, permanent: list[str]) -> list[dict[str, Any]]:
+    """``terminals`` steps of ``count`` terminals in all (at most 2,000 a step, the case
+    schema's bound), each answering a permanent row for every plugin in ``permanent``."""
+    steps = []
+    for k, start in enumerate(range(0, count, 2000)):
+        steps.append({"do": "terminals", "task": f"fill{k}", "count": min(2000, count - start),
+                      "expect": {"admitted": [], "tombstoned": [], "permanent": permanent}})
+    return steps
+
+
+def _receipt_cases() -> Iterator[Instance]:
+    for name, scope, unit in receipt_quota_bounds():
+        config, receipts = _receipt_config(name)
+        limit = config[name]
+        shown = f"{limit // MIB} MiB" if unit == "bytes" else f"{limit:,}"
+        for over in (False, True):
+            state = (f"{receipts:,} receipts, then {_OVER_STEPS} more one at a time: the bound "
+                     "holds after each, the oldest receipts go first" if over
+                     else f"exactly {receipts:,} receipts of at most 1 KiB: none may be removed")
+            yield Instance(
+                f"receipts.{scope}-{unit}.{limit}.{'over' if over else 'at'}",
+                f"{name} = {shown} binds first (the other receipt quotas at their maximum): {state}",
+                _KIND, "negative" if over else "positive",
+                {"config": config, "steps": _receipt_steps(name, scope, receipts, over)},
+                {"config": "accepted"}, ("H24",),
+                notes=f"{_RECEIPTS[0]}: '{_RECEIPTS[1]}'. The lowered {name} is a harness device "
+                      "(§11 lets quotas be lowered only, within the v1 bounds): at the spec's "
+                      "defaults the byte caps never bind first (4,000 receipts of 1 KiB fit in "
+                      "4 MiB). Receipts are made by malformed candidates, which §11 turns into "
+                      "observable permanent rows at once. A candidate whose receipts are smaller "
+                      "than 1 KiB may keep more; the bound and the oldest-first order are what "
+                      "is judged.")
+
+
+#: Where each bounded quantity of §11's quota table is made to bind first: the id prefixes
+#: (under ``dlv.gen.bounds.``, ``dlv.gen.crashes.``) of its cases, or why no case can.  Keys:
+#: every quota of the limits table and every fixed bound of its ``FIXED`` table that caps a
+#: stored quantity (a test holds this table to the limits table).
+QUOTA_CASES: dict[str, tuple[str, ...] | str] = {
+    "pluginActiveRows": ("admit.plugin-rows.",),
+    "pluginActiveBytes": ("admit.plugin-bytes.",),
+    "globalActiveRows": ("admit.global-rows.",),
+    "globalActiveBytes": ("admit.global-bytes.",),
+    **{name: (f"receipts.{scope}-{unit}.",) for name, scope, unit in receipt_quota_bounds()},
+    "receiptMaxBytes": ("receipts.",),  # every receipt is judged at most 1 KiB
+    "dailyBucketsPerPluginReason": ("tombstones.daily-buckets", "crash.tombstone-rollup"),
+    "tombstoneBucketMaxBytes": "a bucket's stored size is not observable over the protocol; its "
+                               "shape holds only a count and the first and last occurrence and time",
+    "globalBuckets": "not generated: 8,193 buckets need 257 plugins rejected on each of 32 days "
+                     "(the daily cap is per plugin and reason); checked in every state instead",
+    "postHardBudgetBytes": "cannot bind first under v1: the largest global active (512 MiB) and "
+                           "receipt (40 MiB) quotas stay below 1 GiB",
+    "coreReserveBytes": "not observable over the delivery protocol (no operation reports the "
+                        "database's capacity)",
+}
+
+
 def _quota(what: str, limit: int, over: bool, config: dict[str, Any],
            steps: list[dict[str, Any]], title: str) -> Instance:
     key = f"admit.{what}.{limit}.{'over' if over else 'at'}"
@@ -191,6 +342,7 @@ def delivery_bounds(params: dict[str, Any], rng: random.Random) -> Iterator[Inst
     del params, rng  # exhaustive over the limits table
     yield from _config_cases()
     yield from _admission_cases()
+    yield from _receipt_cases()
 
 
 _POPULATION = [
