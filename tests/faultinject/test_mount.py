@@ -189,7 +189,7 @@ def test_a_binding_that_cannot_load_is_a_stated_reason(monkeypatch):
         pytest.skip("this machine fails earlier, on /dev/fuse or fusermount3")
     monkeypatch.setitem(sys.modules, "mfusepy", None)
     ok, why = fuse_available()
-    assert not ok and "hookconf[mount]" in why
+    assert not ok and "pip install '.[mount]'" in why
 
 
 def test_a_mount_table_that_cannot_be_read_names_no_mount(monkeypatch):

@@ -40,7 +40,8 @@ def fuse_available() -> tuple[bool, str]:
     try:
         import mfusepy  # noqa: F401
     except ImportError as exc:
-        return False, f"the FUSE binding cannot be loaded ({exc}); pip install 'hookconf[mount]'"
+        return False, (f"the FUSE binding cannot be loaded ({exc}); install the mount extra "
+                       "(from a clone: pip install '.[mount]')")
     except OSError as exc:  # mfusepy raises when libfuse is missing
         return False, f"libfuse 3 cannot be loaded ({exc}); apt-get install fuse3"
     except Exception as exc:  # noqa: BLE001 - any import failure means "not here"
