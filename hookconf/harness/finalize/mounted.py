@@ -190,8 +190,6 @@ class _MountRun(_Run):
         self.sc.planted.clear()  # the interloper acts anew on each state, after its checks
         crash_tree = user_tree(state_vfs)
         crash_ino = _ino(state_vfs, target)
-        # an outsider at the private copy, before recovery: played on the model before it is
-        # served (the mount serves a copy), judged only after recovery, as in process
         task = self.task["taskId"]
         # the crash state served with the task's lease held by another owner (§10.1): read,
         # then, once per journal phase, recovered there; nothing may change (H8)
@@ -211,6 +209,8 @@ class _MountRun(_Run):
             busy = checks.busy_recovery_problems(task, before, snapshot(self.mount.take()[0]) == snap,
                                                  answer)
             self.note({"H8": busy}, f"{at}, recovered while another owner held the lease", unit, key)
+        # an outsider at the private copy, before recovery: played on the model before it is
+        # served (the mount serves a copy), judged only after recovery, as in process
         left = self.sc.interlope(state_vfs)
         self.sc.planted.clear()
         self.mount.load(state_vfs, host=_NO_ENGINE)  # recovery's host: nothing to quiesce
