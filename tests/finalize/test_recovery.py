@@ -107,3 +107,24 @@ def test_a_move_back_across_parents_durable_in_its_destination_only_is_finished_
     after = snapshot(state)
     assert sorted(p for p in after if p.endswith((".part", ".mkv"))) == ["save/a.mkv"]
     assert after["save/a.mkv"][1] == b"data"
+
+
+def test_recovery_leaves_a_task_whose_lease_another_owner_holds_untouched():
+    """§10.1: no file action without the artifact-mutation lease; §10.3: the task stays
+    recoverable — a crash after ``prepared`` while a live owner holds the lease."""
+    from hookconf.faultinject.host import ModelHost
+    from hookconf.reference.finalize.execute import Executor
+
+    vfs = world(files={"save/a.part": b"data"})
+    plan = _plan(vfs)
+    Executor(vfs, JournalStore(vfs, "state", "t1"), plan).record(j.Prepared(plan.to_json()))
+    host = ModelHost()
+    host.held.add("t1")
+    before = snapshot(vfs)
+    [(task, outcome)] = recover(vfs, "state", host=host)
+    assert (task, outcome.status, outcome.phase) == ("t1", "pending", None)
+    assert outcome.code == "plugin.finalize.file_commit_failed"
+    assert snapshot(vfs) == before and host.held == {"t1"}
+    host.held.clear()  # the owner let go: the next recovery finishes the task
+    [(_, outcome)] = recover(vfs, "state", host=host)
+    assert outcome.status == "completed" and not host.held

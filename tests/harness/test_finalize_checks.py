@@ -247,3 +247,25 @@ def test_the_original_sources_inode_never_reaches_a_replacement_target():
     assert "renamed the original source" in checks.source_installed(sc, [ev])[0]
     sc.source_ino = None
     assert checks.source_installed(sc, [ev]) == []
+
+
+def test_recovery_acts_only_under_its_lease_and_leaves_a_task_held_elsewhere_alone():
+    act = _ev(1, "rename_noreplace", "save/a.part", "save/a.mkv", mutating=True)
+    bracketed = [_ev(0, "lease_acquire", "task:t"), act, _ev(2, "lease_release", "task:t")]
+    assert checks.recovery_lease_problems(bracketed) == []
+    assert checks.recovery_lease_problems([_ev(0, "listdir", "motrix-state")]) == []
+    refused = [_ev(0, "lease_acquire", "task:t", err=16), act]
+    assert "no artifact-mutation lease" in checks.recovery_lease_problems(refused)[0]
+    assert "still held" in checks.recovery_lease_problems(bracketed[:2])[0]
+    before = {"phase": "prepared", "status": "pending"}
+    assert checks.busy_recovery_problems("t", before, True, None) == []
+    assert checks.busy_recovery_problems("t", before, True, {"tasks": [
+        {"taskId": "t", "status": "pending", "phase": None,
+         "code": "plugin.finalize.file_commit_failed"}, "junk", {"taskId": "u", "phase": "cleaned"},
+        {"taskId": "t", "status": "pending", "phase": "prepared"}]}) == []
+    assert "changed the files" in checks.busy_recovery_problems("t", before, False, None)[0]
+    claimed = checks.busy_recovery_problems("t", before, True, {"tasks": [
+        {"taskId": "t", "status": "completed", "phase": "cleaned"}]})
+    assert "reported the task cleaned" in claimed[0]
+    assert checks.busy_recovery_problems("t", {"phase": "cleaned"}, True, {"tasks": [
+        {"taskId": "t", "status": "completed", "phase": "cleaned"}]}) == []

@@ -55,12 +55,26 @@ def test_the_terminal_and_html_reports_count_the_mount_route(tmp_path, monkeypat
     ("orchestrator_promotes", "mnt.staging.file.distinct.one", "H9"),
     ("identity_before_quiesce", "mnt.quiesce.file.distinct.engine", "H8"),
     ("lease_released_early", "mnt.matrix.file.distinct", "H8"),
+    ("recovery_without_lease", "mnt.matrix.file.distinct", "H8"),
+    ("staging_string_prefix", "mnt.contain.staged.sibling-digit", "H9"),
 ])
 def test_a_finalize_mutant_served_as_a_subprocess_is_caught_through_the_mount(
         hookconf, monkeypatch, mutant, case, invariant):
     monkeypatch.setenv("HOOKCONF_MOUNT_POINTS", "1")
     report = run_mount_corpus(hookconf, served(f"tests.mutants.finalize.{mutant}:factory"), case)
     assert status(report, invariant) == "fail"
+
+
+@needs_fuse
+def test_a_recovery_going_on_under_a_lease_held_elsewhere_is_caught_through_the_mount(
+        hookconf, monkeypatch):
+    """The crash state served with the task's lease held in the host directory: a recovery
+    that goes on after ``mkdir lease/<task>`` failed changes the files (H8, §10.1)."""
+    monkeypatch.setenv("HOOKCONF_MOUNT_POINTS", "2")  # a point whose journal is open
+    report = run_mount_corpus(
+        hookconf, served("tests.mutants.finalize.recovery_ignores_busy_lease:factory"),
+        "mnt.matrix.file.distinct")
+    assert status(report, "H8") == "fail"
 
 
 @needs_fuse

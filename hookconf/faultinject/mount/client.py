@@ -122,11 +122,12 @@ class ModelMount:
 
     def load(self, model: ModelVfs, plan: FaultPlan | None = None,
              crash: tuple[int, str] | None = None,
-             host: tuple[bool, bool, tuple[str, ...]] | None = None) -> None:
+             host: tuple[Any, ...] | None = None) -> None:
         """Serve ``model`` (it is copied: later changes to it are not seen), ``plan``'s
         faults armed, a crash ``crash[1]`` (before|after) mutating call ``crash[0]``;
-        ``host`` ``(engine_running, stop_fails, writers)``: a host model served at the
-        root's :data:`~hookconf.faultinject.host.HOST_DIR` (the calls traced)."""
+        ``host`` ``(engine_running, stop_fails, writers[, held])``: a host model served at
+        the root's :data:`~hookconf.faultinject.host.HOST_DIR` (the calls traced), ``held``
+        the task ids whose artifact-mutation lease another owner holds."""
         self.held = None
         self._ask("load", model, plan or FaultPlan(), crash, host)
 

@@ -95,17 +95,21 @@ class ModelOperations(mfusepy.Operations):
 
     # ---- the harness's side ---------------------------------------------------------
     def load(self, model: ModelVfs, plan: FaultPlan, crash: tuple[int, str] | None,
-             host: tuple[bool, bool, tuple[str, ...]] | None = None) -> None:
+             host: tuple[Any, ...] | None = None) -> None:
         """Serve ``model`` from now on, with ``plan``'s faults armed and, when ``crash`` is
         ``(n, when)``, a crash ``when`` (before|after) the ``n``-th (0-based) mutating call;
-        ``host`` ``(engine_running, stop_fails, writers)``: a host model served at
-        :data:`~hookconf.faultinject.host.HOST_DIR` (``None``: no host directory)."""
+        ``host`` ``(engine_running, stop_fails, writers[, held])``: a host model served at
+        :data:`~hookconf.faultinject.host.HOST_DIR` (``None``: no host directory), ``held``
+        the tasks whose artifact-mutation lease another owner holds (``mkdir lease/<task>``
+        answers ``EEXIST``)."""
         with self.mutex:
             self.model = model
             self.vfs = FaultyVfs(model, plan)
             self.host = None if host is None else ModelHost(
                 self.vfs.note, engine_running=bool(host[0]), stop_fails=bool(host[1]),
                 unaccounted=tuple(host[2]))
+            if host is not None and len(host) > 3:  # leases another owner holds already
+                self.host.held.update(str(t) for t in host[3])
             for fault in plan.faults:
                 if hasattr(fault.mutate, "host"):
                     fault.mutate.host = self.host

@@ -467,6 +467,57 @@ def lease_problems(sc: FinalizeScenario, trace: list[Any], *, fail_closed: bool)
     return problems[:3]
 
 
+def recovery_lease_problems(trace: list[Any]) -> list[str]:
+    """H8 (§10.1 "Lease 与持有的 no-follow artifact/directory handle 保持到 db_committed
+    和补偿结束；对 cleanup 可能删除的每条路径则保持到其清理完成"; §10.3) on start-up
+    recovery's trace (``finalize.recover`` only): every mutating operation — the journal,
+    the database commit, compensation, cleanup — happens between a successful
+    ``lease_acquire`` and its ``lease_release``, and no lease is left held at the end."""
+    held, outside = False, []
+    for ev in trace:
+        if ev.op == "lease_acquire" and ev.errno is None:
+            held = True
+        elif ev.op == "lease_release":
+            held = False
+        elif ev.mutating and not held:
+            outside.append(ev)
+    problems = []
+    if outside:
+        problems.append(f"recovery: {outside[0]} happened while no artifact-mutation lease was "
+                        f"held ({len(outside)} such operations; recovery takes the lease "
+                        "around each task's file actions)")
+    if held:
+        problems.append("recovery ended with the artifact-mutation lease still held")
+    return problems
+
+
+#: Journal phases a recovery has nothing left to do in.
+_ENDED = ("cleaned", "cancelled", "quarantined")
+
+
+def busy_recovery_problems(task_id: str, before: dict[str, Any], unchanged: bool,
+                           answer: dict[str, Any] | None) -> list[str]:
+    """H8 (§10.1; §10.3 the task stays recoverable): ``finalize.recover`` run while another
+    owner holds the task's artifact-mutation lease changes nothing (``unchanged``: the whole
+    model, state directory included, is as before) and does not report the task as
+    recovered: ``answer`` (``None``: an error answer, which is a stated outcome) may list
+    the task with an error ``code`` or with the state ``finalize.state`` read ``before``,
+    never with an ended phase the journal did not hold."""
+    problems = []
+    if not unchanged:
+        problems.append("recovery changed the files or the journal while another owner held "
+                        "the task's artifact-mutation lease (§10.1: no file action without it)")
+    if answer is not None:
+        for entry in answer.get("tasks") or []:
+            if not isinstance(entry, dict) or entry.get("taskId") != task_id or entry.get("code"):
+                continue
+            phase = entry.get("phase")
+            if phase in _ENDED and phase != before.get("phase"):
+                problems.append(f"recovery reported the task {phase} while another owner held "
+                                f"its lease and the journal said {before.get('phase')}")
+    return problems
+
+
 # ---- H9: the orchestrator only plans ----------------------------------------------------
 #: Operations that change the tree (an ``open`` may only read; an fsync changes nothing).
 _CHANGING = frozenset({"write", "truncate", "mkdir", "link", "rename", "rename_noreplace",

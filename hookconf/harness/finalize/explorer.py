@@ -55,6 +55,7 @@ refuses them or answers without the echo is not judged by that case (§10.1 fixe
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from typing import Any
 
@@ -99,6 +100,7 @@ class _Run:
         self.expect_completed = case.expect.get("outcome") == "completed"
         self.forward = False  # set once the uncrashed run is known to complete
         self.prepare_end = 0  # trace length when finalize.prepare answered (last drive)
+        self.busy_phases: set[Any] = set()  # phases recovered under a lease held elsewhere
 
     def note(self, found: dict[str, list[str]], at: str, unit: int = -1, key: bytes | None = None) -> None:
         """Note the problems ``found`` at ``unit`` (-1: the uncrashed run), on the state ``key``."""
@@ -160,6 +162,34 @@ class _Run:
                               f"{limits} (finalize.prepare answered limits="
                               f"{prepared.get('limits')!r:.100}); this case needs it")
 
+    def busy_due(self, before: dict[str, Any]) -> bool:
+        """Whether this state's journal phase (``finalize.state`` ``before`` recovery) has
+        not yet had a recovery under a lease held elsewhere in this run (once per phase)."""
+        phase = before.get("phase") if isinstance(before, dict) else None
+        if phase in self.busy_phases:
+            return False
+        self.busy_phases.add(phase)
+        return True
+
+    def busy_recovery(self, state_vfs: Any, before: dict[str, Any], ask: dict[str, Any],
+                      at: str, unit: int, key: bytes | None) -> None:
+        """H8 (§10.1, §10.3): ``finalize.recover`` on (a copy of) the state while another
+        owner holds the task's artifact-mutation lease changes nothing and does not report
+        the task recovered (:func:`~hookconf.harness.finalize.checks.busy_recovery_problems`)."""
+        task = self.task["taskId"]
+        host = ModelHost()
+        host.held.add(task)  # the other owner, e.g. a finalization still running
+        self.conn.call("finalize.crash", {})
+        self.attach(ROOT, FaultyVfs(state_vfs))
+        self.conn.attach_host(ROOT, host)  # type: ignore[attr-defined]
+        snap = snapshot(state_vfs)
+        try:
+            answer: dict[str, Any] | None = self.conn.call("finalize.recover", ask)
+        except CandidateReplyError:
+            answer = None  # an error answer: a stated outcome
+        found = checks.busy_recovery_problems(task, before, snapshot(state_vfs) == snap, answer)
+        self.note({"H8": found}, f"{at}, recovered while another owner held the lease", unit, key)
+
     def judge_state(self, state_vfs: Any, fired: bool, at: str, unit: int = -1,
                     key: bytes | None = None) -> None:
         """Check a post-crash (or end) state, recover it twice, check again (problems noted
@@ -169,7 +199,8 @@ class _Run:
         self.conn.call("finalize.crash", {})
         traced = FaultyVfs(state_vfs)  # no fault: recovery's operations are recorded (H10)
         self.attach(ROOT, traced)
-        self.conn.attach_host(ROOT, ModelHost())  # type: ignore[attr-defined]
+        # recovery's host: no engine, no writer; its lease calls traced (H8)
+        self.conn.attach_host(ROOT, ModelHost(traced.note))  # type: ignore[attr-defined]
         crash_tree = user_tree(state_vfs)
         before = self.conn.call("finalize.state", {**ask, "taskId": self.task["taskId"]})
         found = checks.crashed_state(self.sc, before, crash_tree, fired, self.forward)
@@ -177,7 +208,14 @@ class _Run:
             self.sc, before, _ino(state_vfs, self.sc.target_in_tree or self.task["targetPath"]),
             "after the crash", forward=self.forward)
         self.note(found, at, unit, key)
+        if self.busy_due(before):
+            self.busy_recovery(copy.deepcopy(state_vfs), before, ask, at, unit, key)
+            self.conn.call("finalize.crash", {})
+            traced = FaultyVfs(state_vfs)
+            self.attach(ROOT, traced)
+            self.conn.attach_host(ROOT, ModelHost(traced.note))  # type: ignore[attr-defined]
         self.sc.interlope(state_vfs)  # an outsider at the private copy, before recovery
+        start = len(traced.trace)
         try:
             first = self.conn.call("finalize.recover", ask)
             snap1 = snapshot(state_vfs)
@@ -186,6 +224,7 @@ class _Run:
             self.note({"H13": [f"recovery failed: {exc.code}: {exc.message}"[:300]],
                        "H10": checks.plain_renames(traced.trace, "recovery")}, at, unit, key)
             return
+        self.note({"H8": checks.recovery_lease_problems(traced.trace[start:])}, at, unit, key)
         snap2 = snapshot(state_vfs)
         after = self.conn.call("finalize.state", {**ask, "taskId": self.task["taskId"]})
         tree = user_tree(state_vfs)

@@ -190,17 +190,31 @@ class _MountRun(_Run):
         self.sc.planted.clear()  # the interloper acts anew on each state, after its checks
         crash_tree = user_tree(state_vfs)
         crash_ino = _ino(state_vfs, target)
+        task = self.task["taskId"]
+        # the crash state served with the task's lease held by another owner (§10.1): read,
+        # then, once per journal phase, recovered there; nothing may change (H8)
+        self.mount.load(state_vfs, host=(*_NO_ENGINE, (task,)))
+        self.conn.call("finalize.crash", {})
+        before = self.conn.call("finalize.state", {**ask, "taskId": task})
+        found = checks.crashed_state(self.sc, before, crash_tree, fired, self.forward)
+        found["H11"] = found.get("H11", []) + checks.source_at_target(
+            self.sc, before, crash_ino, "after the crash", forward=self.forward)
+        self.note(found, at, unit, key)
+        if self.busy_due(before):
+            snap = snapshot(self.mount.take()[0])
+            try:
+                answer: dict[str, Any] | None = self.conn.call("finalize.recover", ask)
+            except CandidateReplyError:
+                answer = None  # an error answer: a stated outcome
+            busy = checks.busy_recovery_problems(task, before, snapshot(self.mount.take()[0]) == snap,
+                                                 answer)
+            self.note({"H8": busy}, f"{at}, recovered while another owner held the lease", unit, key)
         # an outsider at the private copy, before recovery: played on the model before it is
         # served (the mount serves a copy), judged only after recovery, as in process
         left = self.sc.interlope(state_vfs)
         self.sc.planted.clear()
         self.mount.load(state_vfs, host=_NO_ENGINE)  # recovery's host: nothing to quiesce
         self.conn.call("finalize.crash", {})
-        before = self.conn.call("finalize.state", {**ask, "taskId": self.task["taskId"]})
-        found = checks.crashed_state(self.sc, before, crash_tree, fired, self.forward)
-        found["H11"] = found.get("H11", []) + checks.source_at_target(
-            self.sc, before, crash_ino, "after the crash", forward=self.forward)
-        self.note(found, at, unit, key)
         self.sc.planted.update(left)
         try:
             first = self.conn.call("finalize.recover", ask)
@@ -212,6 +226,7 @@ class _MountRun(_Run):
                        "H10": checks.plain_renames(trace, "recovery")}, at, unit, key)
             return
         model, trace, _ = self.mount.take()
+        self.note({"H8": checks.recovery_lease_problems(trace)}, at, unit, key)
         tree = user_tree(model)
         after = self.conn.call("finalize.state", {**ask, "taskId": self.task["taskId"]})
         found = checks.recovered_state(self.sc, after, tree, fired, self.expect_completed, trace,

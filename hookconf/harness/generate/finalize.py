@@ -30,6 +30,7 @@ yet).  The entry limit has its own template, ``finalize.limits``; a full target 
 
 from __future__ import annotations
 
+import posixpath
 import random
 from collections.abc import Iterator
 from typing import Any
@@ -354,6 +355,110 @@ def finalize_staging(params: dict[str, Any], rng: random.Random) -> Iterator[Ins
                                "runtime.finalize", "positive" if done else "negative",
                                given, expect, invariants, "§10.1",
                                notes=f"{_ORCHESTRATOR[0]}: {_ORCHESTRATOR[1]}")
+
+
+# ---- §10.1 path containment: sibling prefixes, trailing slashes, ``..``, case (H9, H10) --
+_CONTAIN_TARGET = ("§10.1", "targetPath 必须是任务 saveDir 的后代，不能等于 saveDir 本身 (targetPath "
+                            "must be a descendant of the task's saveDir, never saveDir itself) — "
+                            "a descendant by path components, not by a string prefix.")
+_CONTAIN_STAGED = ("§10.1", "只有当某插件通过 invocation 私有 staging adapter 生成普通文件，且 adapter "
+                            "记录了 logical output 到 staged path 的映射时，才存在 replacement "
+                            "(a replacement exists only as the invocation-private staging "
+                            "adapter's recorded mapping); §12 names save/staging sibling-prefix "
+                            "confusion a hazard: a sibling directory sharing the name's prefix is "
+                            "another invocation's staging.")
+_CONTAIN_CASE = ("§10.1 leaves open whether a path spelled with another case, naming the same "
+                 "directory on a case-folding file system, is inside it (\"可信 filesystem "
+                 "adapter 按平台大小写规则解析路径等价性\" allows either a refusal or an "
+                 "equivalence the adapter resolves)")
+#: Spellings of a path next to ``dir``: ``(key, path, outside?)`` — ``None``: the spec is silent.
+_STAGE_SPELLINGS = (
+    ("inside", f"{_STAGE_DIR}/out.mkv", False),
+    ("sibling-dash", f"{_STAGE_DIR}-x/out.mkv", True),
+    ("sibling-digit", f"{_STAGE_DIR}10/out.mkv", True),
+    ("sibling-dot", f"{_STAGE_DIR}.bak/out.mkv", True),
+    ("dotdot", f"{_STAGE_DIR}/../plugin-a10/out.mkv", True),
+    ("trailing-slash", f"{_STAGE_DIR}/out.mkv/", True),
+    ("dir-itself", _STAGE_DIR, True),
+    ("case-sibling", f"{_STAGE_DIR.upper()}10/out.mkv", True),
+    ("case-inside", f"{_STAGE_DIR.upper()}/out.mkv", None),
+)
+_TARGET_SPELLINGS = (
+    ("inside", "save/movie.mkv", False),
+    ("sibling-dash", "save-x/movie.mkv", True),
+    ("sibling-digit", "save10/movie.mkv", True),
+    ("sibling-dot", "save.bak/movie.mkv", True),
+    ("dotdot", "save/../save10/movie.mkv", True),
+    ("trailing-slash", "save/movie.mkv/", True),
+    ("dir-itself", "save", True),
+    ("dir-itself-slash", "save/", True),
+    ("case-sibling", "SAVE10/movie.mkv", True),
+    ("case-inside", "SAVE/movie.mkv", None),
+)
+#: Directories sharing a prefix with every directory the finalization works in, each holding
+#: a file: whatever the run, a crash or recovery does, they stay as they are (§10.1).
+_NEIGHBOURS = ("save-x", "save10", "save.bak", f"{_STAGE_DIR}-x", f"{_STAGE_DIR}10",
+               f"{_STAGE_DIR}.bak")
+
+
+def _containment_case(what: str, key: str, path: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    tree = [{"path": "save/keep.txt", "file": "an unrelated file of the user"},
+            *_artifact("file", "save/movie.part"), {"path": f"{_STAGE_DIR}/.keep", "dir": True},
+            *({"path": f"{d}/out.mkv" if d.startswith("staging") else f"{d}/movie.mkv",
+               "file": f"a neighbour's bytes in {d}", "repeat": 40} for d in _NEIGHBOURS)]
+    task: dict[str, Any] = {"taskId": "task-1", "saveDir": "save", "sourcePath": "save/movie.part",
+                            "targetPath": "save/movie.mkv"}
+    if what == "staged":
+        tree.append({"path": f"{_STAGE_DIR}/out.mkv", "file": "replacement output",
+                     "repeat": 40})
+        mapping: dict[str, Any] = {"pluginId": "plugin-a", "stagedPath": path}
+        # the record names the very bytes the path leads to: only containment refuses
+        named = posixpath.normpath(path).lower()
+        for entry in tree:
+            if entry["path"] == named and "file" in entry:
+                mapping["recorded"] = {"file": entry["file"], "repeat": entry["repeat"]}
+        task["staging"] = {"pluginId": "plugin-a", "dir": _STAGE_DIR, "mappings": [mapping]}
+        codes = ["plugin.finalize.staging_invalid", "plugin.finalize.plan_invalid"]
+    else:
+        task["targetPath"] = path
+        task["saveDir"] = "save"
+        codes = "plugin.finalize.plan_invalid"  # type: ignore[assignment]
+    given: dict[str, Any] = {"tree": tree, "task": task}
+    if key.startswith("case"):
+        given["caseFolding"] = True
+    if key == "inside":
+        return given, {"outcome": "completed"}
+    return given, {"outcome": "failed", "code": codes}
+
+
+@template("finalize.containment", params={
+    "type": "object", "additionalProperties": False,
+    "properties": {"maxPoints": {"type": "integer", "minimum": 0, "maximum": 2000}}})
+def finalize_containment(params: dict[str, Any], rng: random.Random) -> Iterator[Instance]:
+    """Every path containment check of finalization (§10.1: the target within saveDir, the
+    staged replacement within the invocation's staging directory) × the spellings that
+    confuse a string prefix for a path prefix: a sibling sharing the prefix (``dir-x``,
+    ``dir10``, ``dir.bak``), ``..`` back out into a sibling, a trailing slash, the directory
+    itself, and another case on a case-folding file system.  The tree holds a file in every
+    sibling directory (the staged ones with the very identity the record names), so only
+    the containment check can refuse; the path inside completes and, crash-explored, leaves
+    every neighbour as it was (the private and cleanup paths of the run sit next to them)."""
+    del rng
+    for what, spellings in (("staged", _STAGE_SPELLINGS), ("target", _TARGET_SPELLINGS)):
+        for key, path, outside in spellings:
+            given, expect = _containment_case(what, key, path)
+            if "maxPoints" in params:
+                given["explore"] = {"maxPoints": params["maxPoints"]}
+            ref = _CONTAIN_STAGED if what == "staged" else _CONTAIN_TARGET
+            advisory = _CONTAIN_CASE if outside is None else ""
+            done = expect["outcome"] == "completed"
+            where = {False: "inside", True: "outside", None: "another spelling of"}[outside]
+            role, home = ("staged replacement", _STAGE_DIR) if what == "staged" else ("target", "save")
+            yield Instance(f"{what}.{key}", f"finalize with the {role} at {path!r} ({where} {home})",
+                           "runtime.finalize", "positive" if done else "negative",
+                           given, expect, ("H9", "H12", "H13") if done else (
+                               ("H9", "H12") if what == "staged" else ("H10", "H12")),
+                           "§10.1", advisory=advisory, notes=f"{ref[0]}: {ref[1]}")
 
 
 # ---- §10.1 quiesce and the lease; §10.3 tree mutation before cleanup (H8) --------------

@@ -99,11 +99,22 @@ def recover(vfs: Vfs, state_dir: str, *, database: str | None = None,
     """Recover every journal in ``state_dir`` (the task database at ``database``, default
     ``<state_dir>/motrix.db``); returns ``(taskId, outcome)`` pairs.  Each task is
     recovered under its artifact-mutation lease from ``host`` (§10.1: held through
-    compensation and every identity-checked deletion)."""
+    compensation and every identity-checked deletion); a task whose lease another owner
+    holds (``lease_acquire`` raises ``OSError``, e.g. ``EBUSY``) is neither read nor
+    changed: its outcome is ``pending`` with ``plugin.finalize.file_commit_failed`` and no
+    phase, so a later recovery takes it up."""
     host = host or NullHost()
     out = []
     for tid in journal_ids(vfs, state_dir):
-        host.lease_acquire(tid)
+        try:
+            host.lease_acquire(tid)
+        except OSError as exc:
+            # another owner holds the lease (a live finalization): nothing of the task is
+            # read or changed, and the task stays recoverable (§10.1, §10.3)
+            out.append((tid, Outcome("pending", None, str(ErrorCode.FILE_COMMIT_FAILED),
+                                     reason="the artifact-mutation lease is held elsewhere "
+                                            f"({exc.strerror}); recovery of this task waits")))
+            continue
         try:
             store = JournalStore(vfs, state_dir, tid, database)
             store.keep_connection = True  # recovery reads the database again after a commit
