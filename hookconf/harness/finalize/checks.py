@@ -452,14 +452,7 @@ def lease_problems(sc: FinalizeScenario, trace: list[Any], *, fail_closed: bool)
             if at is None or at > first_read.index:
                 problems.append(f"{first_read} read the artifact before "
                                 f"{name} (quiesce before the first identity read)")
-    held, inside = False, []
-    for ev in trace:
-        if ev.op == "lease_acquire" and ev.errno is None:
-            held = True
-        elif ev.op == "lease_release":
-            held = False
-        elif ev.mutating and not held:
-            inside.append(ev)
+    inside, _ = _outside_lease(trace)
     if inside:
         problems.append(f"{inside[0]} happened while no artifact-mutation lease was held "
                         f"({len(inside)} such operations; the lease is held through "
@@ -467,12 +460,10 @@ def lease_problems(sc: FinalizeScenario, trace: list[Any], *, fail_closed: bool)
     return problems[:3]
 
 
-def recovery_lease_problems(trace: list[Any]) -> list[str]:
-    """H8 (§10.1 "Lease 与持有的 no-follow artifact/directory handle 保持到 db_committed
-    和补偿结束；对 cleanup 可能删除的每条路径则保持到其清理完成"; §10.3) on start-up
-    recovery's trace (``finalize.recover`` only): every mutating operation — the journal,
-    the database commit, compensation, cleanup — happens between a successful
-    ``lease_acquire`` and its ``lease_release``, and no lease is left held at the end."""
+def _outside_lease(trace: list[Any]) -> tuple[list[Any], bool]:
+    """The mutating operations of ``trace`` made while no artifact-mutation lease was held
+    (after no successful ``lease_acquire``, or after its ``lease_release``), and whether a
+    lease is still held at its end."""
     held, outside = False, []
     for ev in trace:
         if ev.op == "lease_acquire" and ev.errno is None:
@@ -481,6 +472,16 @@ def recovery_lease_problems(trace: list[Any]) -> list[str]:
             held = False
         elif ev.mutating and not held:
             outside.append(ev)
+    return outside, held
+
+
+def recovery_lease_problems(trace: list[Any]) -> list[str]:
+    """H8 (§10.1 "Lease 与持有的 no-follow artifact/directory handle 保持到 db_committed
+    和补偿结束；对 cleanup 可能删除的每条路径则保持到其清理完成"; §10.3) on start-up
+    recovery's trace (``finalize.recover`` only): every mutating operation — the journal,
+    the database commit, compensation, cleanup — happens between a successful
+    ``lease_acquire`` and its ``lease_release``, and no lease is left held at the end."""
+    outside, held = _outside_lease(trace)
     problems = []
     if outside:
         problems.append(f"recovery: {outside[0]} happened while no artifact-mutation lease was "
