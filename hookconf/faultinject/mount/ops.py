@@ -363,24 +363,25 @@ class ModelOperations(mfusepy.Operations):
             raise fs_error(errno.EPERM, path)
         return parts[1]
 
-    def mkdir(self, path: str, mode: int) -> int:
+    def _lease(self, path: str, op: str) -> bool:
+        """``op`` (``lease_acquire``/``lease_release``) on the host model when ``path`` is
+        ``<host dir>/lease/<task>``; whether it was one."""
         task = self._host_task(path, "lease")
-        if task is not None:
-            host = self.host
-            assert host is not None
-            self._host_call("lease_acquire", task, lambda: host.lease_acquire(task))
-            return 0
-        self._do("mkdir", lambda: self.vfs.mkdir(self._rel(path)))
+        if task is None:
+            return False
+        host = self.host
+        assert host is not None
+        self._host_call(op, task, lambda: getattr(host, op)(task))
+        return True
+
+    def mkdir(self, path: str, mode: int) -> int:
+        if not self._lease(path, "lease_acquire"):
+            self._do("mkdir", lambda: self.vfs.mkdir(self._rel(path)))
         return 0
 
     def rmdir(self, path: str) -> int:
-        task = self._host_task(path, "lease")
-        if task is not None:
-            host = self.host
-            assert host is not None
-            self._host_call("lease_release", task, lambda: host.lease_release(task))
-            return 0
-        self._do("rmdir", lambda: self.vfs.rmdir(self._rel(path)))
+        if not self._lease(path, "lease_release"):
+            self._do("rmdir", lambda: self.vfs.rmdir(self._rel(path)))
         return 0
 
     def unlink(self, path: str) -> int:
