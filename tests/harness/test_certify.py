@@ -202,3 +202,34 @@ def test_the_reference_is_certified_conformant_on_the_whole_corpus(tmp_path, mon
     (out / "report.json").write_text(json.dumps(report))
     code, said = _verify(capsys, out)
     assert code == 4 and "report.json was edited" in said
+
+
+def test_the_certificate_records_crash_exploration_per_route_and_verify_checks_it(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(ROOT)
+    out = tmp_path / "cert"
+    main(["certify", "-q", "--out", str(out), "--case", "fin.matrix.file.distinct"])
+    cert = json.loads((out / CERTIFICATE).read_text())
+    report = json.loads((out / "report.json").read_text())
+    [case] = report["cases"]
+    assert cert["crash"] == {"inProcess": {
+        "scenarios": 1, "crashPoints": case["metrics"]["crashPoints"],
+        "pointsTotal": case["metrics"].get("pointsTotal", case["metrics"]["crashPoints"]),
+        "crashStates": case["metrics"]["crashStates"]}}
+    assert cert["crash"]["inProcess"]["crashPoints"] > 0
+    assert _verify(capsys, out)[0] in (0, 1)
+    _reissue(out, lambda r: None, lambda c: c["crash"]["inProcess"].update(crashPoints=1))
+    code, said = _verify(capsys, out)
+    assert code == 4 and "the certificate's crash exploration differs from report.json's" in said
+
+
+def test_crash_summary_counts_each_route_and_skips_what_is_not_a_crash_case():
+    from hookconf.harness.report.certificate import crash_summary
+
+    summary = crash_summary([
+        {"crashPoints": 4, "crashStates": 3},
+        {"crashPoints": 6, "pointsTotal": 40, "crashStates": 5, "crashRoute": "mount"},
+        {"crashPoints": 2, "pointsTotal": 9, "crashStates": 1, "crashRoute": "mount"},
+        {"programs": 3}, None, "not metrics",
+    ])
+    assert summary == {"inProcess": {"scenarios": 1, "crashPoints": 4, "pointsTotal": 4, "crashStates": 3},
+                       "mount": {"scenarios": 2, "crashPoints": 8, "pointsTotal": 49, "crashStates": 6}}

@@ -13,6 +13,11 @@ A certificate folder holds ``report.json``, ``report.html``, ``junit.xml`` and
 * ``verdict``, one ``invariants`` row per H1–H25 and ``profiles``: the verdict of each second
   profile (:mod:`hookconf.harness.profiles`) some certified case belongs to, with each row's
   status (``not_expressible`` rows are never ``pass``);
+* ``crash``: how the crash-explored cases ran — per route (``inProcess``: the model file
+  system under an in-process candidate; ``mount``: a subprocess candidate killed at each crash
+  point of a FUSE mount over the model) the scenarios, crash points explored, crash points the
+  trace offered (``pointsTotal``; the mount caps them per case) and distinct post-crash states
+  (§10.3, §11);
 * ``issuedAt``, ``startedAt`` and ``durationMs``;
 * ``files``: the SHA-256 of each report file, ``reportDigest`` (that of ``report.json``);
 * ``digest``: the SHA-256 of the canonical certificate without this field.
@@ -97,6 +102,8 @@ def build_certificate(
              "rows": [{"id": r.row.id, "status": r.status, "cases": len(r.cases)} for r in p.rows]}
             for p in report.shown_profiles()
         ],
+        "crash": crash_summary(
+            [r.observation.metrics for r in report.crashed() if r.observation is not None]),
         "issuedAt": issued_at or dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "startedAt": report.started_at,
         "durationMs": round(report.duration_ms),
@@ -105,6 +112,27 @@ def build_certificate(
     }
     cert["digest"] = sha256_bytes(canonical_json(cert))
     return cert
+
+
+def crash_summary(metrics: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
+    """Crash exploration per route from the crash-explored cases' ``metrics`` (report.json's).
+
+    Returns ``{route: {scenarios, crashPoints, pointsTotal, crashStates}}`` with route
+    ``inProcess`` or ``mount`` (a case's ``crashRoute``); a route no case took is left out.
+    ``pointsTotal`` is the crash points the traces offered (a case without the figure counts
+    its explored points).
+    """
+    routes: dict[str, dict[str, int]] = {}
+    for m in metrics:
+        if not isinstance(m, dict) or "crashPoints" not in m:
+            continue
+        route = "mount" if m.get("crashRoute") == "mount" else "inProcess"
+        row = routes.setdefault(route, {"scenarios": 0, "crashPoints": 0, "pointsTotal": 0, "crashStates": 0})
+        row["scenarios"] += 1
+        row["crashPoints"] += int(m["crashPoints"])
+        row["pointsTotal"] += int(m.get("pointsTotal", m["crashPoints"]))
+        row["crashStates"] += int(m.get("crashStates", 0))
+    return dict(sorted(routes.items()))
 
 
 def write_certificate(folder: Path, certificate: dict[str, Any]) -> None:
@@ -227,8 +255,11 @@ def _contradictions(path: Path, cert: dict[str, Any]) -> list[str]:
                            for i in report["invariants"]],
             "profiles": [(p["name"], p["status"]) for p in report.get("profiles", [])
                          if p["name"] in {c["name"] for c in cert["profiles"]}],
+            "crash exploration": crash_summary([c.get("metrics") if isinstance(c, dict) else None
+                                                for c in report["cases"]])
+                                 if "crash" in cert else None,
         }
-    except (KeyError, TypeError, IndexError):
+    except (KeyError, TypeError, IndexError, ValueError):
         return ["report.json is not a hookconf report"]
     recorded = {
         "hookconf version": cert["hookconf"]["version"],
@@ -241,6 +272,7 @@ def _contradictions(path: Path, cert: dict[str, Any]) -> list[str]:
         "invariants": [(i["id"], i["status"], i["positive"]["run"], i["negative"]["run"])
                        for i in cert["invariants"]],
         "profiles": [(p["name"], p["status"]) for p in cert["profiles"]],
+        "crash exploration": cert.get("crash"),
     }
     return [f"the certificate's {key} differs from report.json's" for key in recorded
             if recorded[key] != said[key]]
