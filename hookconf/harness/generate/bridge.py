@@ -12,7 +12,9 @@ the candidate's own events (:mod:`hookconf.harness.runtime.scenario`).
     (the lane idle; running another invocation of the same plugin; idle while another plugin
     runs; running again after a worker crash and restart) × every id that is not the
     current one (a finished invocation's, one aborted by a policy barrier, one that timed
-    out, another plugin's, none, one never issued).  Each must be refused with
+    out, another plugin's, none, one never issued; a queued entry a barrier cancels never
+    had an invocation id, so the cancelled invocation is the running one it aborts).  Each
+    must be refused with
     ``plugin.hook.concurrent_protocol_violation`` and change nothing: no capability runs,
     the running invocation finishes on its own, and the task context the next plugin and the
     chain's result hold is exactly what the plugins themselves wrote.  The same messages with
@@ -21,7 +23,10 @@ the candidate's own events (:mod:`hookconf.harness.runtime.scenario`).
     A capability call (``storage``, ``http``, ``log``) carrying the current invocation id and
     each permission generation — the old one, the new (advanced, not yet published) one, one
     never issued — at each stage of a policy barrier: admission closed while the lane drains,
-    the same with an old lease in flight at ``barrier.begin``, and after the publish.  While
+    the same with an old lease in flight at ``barrier.begin``, and after the publish (closing
+    admission, advancing the generation and aborting are one step, and once the lane has
+    drained no invocation is current, so a call before the publish can only meet the drain
+    with the current id; any later one is refused by its id, H3).  While
     the barrier holds the plugin every call is refused with
     ``plugin.runtime.permission_generation_stale`` and nothing is admitted, even the call
     presenting the new generation; after the publish only the new generation is admitted.
