@@ -141,3 +141,13 @@ def test_a_message_of_an_unknown_plugin_or_type_is_input_invalid():
         d.worker_message(pluginId="a", message={"type": "telepathy"})
     with pytest.raises(HookRuntimeError):
         d.worker_message(pluginId="a", message=[])
+
+
+@pytest.mark.parametrize("invocation", [None, 5, {"id": "x"}])
+def test_a_message_without_a_string_id_is_refused_while_the_plugin_runs(invocation):
+    d = setup()
+    chain = d.before_create(taskId="t1")["handle"]
+    d.advance(ms=5)
+    assert post(d, LATE["exit"], invocation) == {"accepted": False, "code": VIOLATION}
+    d.settle()
+    assert d.result(chain)["context"]["filename"] == "own.bin"
