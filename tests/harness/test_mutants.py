@@ -249,6 +249,11 @@ PATH_MUTANTS = [
      ("race.gen.lane-cancellations.n3.*.caller",)),
     ("tests.mutants.runtime.cancel_reorders_queue:factory", "H2",
      ("race.gen.lane-cancellations.n4.*.caller*",)),
+    # a late message of a finished invocation accepted while its lane is idle (§8)
+    ("tests.mutants.runtime.late_message_idle_lane:factory", "H3", ("rt.gen.late-messages.*.idle.*",)),
+    # a call presenting the advanced generation admitted while the barrier drains (§6)
+    ("tests.mutants.runtime.barrier_generation_only:factory", "H21",
+     ("rt.gen.barrier-generations.draining-*",)),
 ]
 
 ALL = ([(c, i, FAMILY_CASES[i]) for c, i in MUTANTS]

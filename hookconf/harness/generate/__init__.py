@@ -46,6 +46,7 @@ _AREAS = (
     "hookconf.harness.generate.schemas",
     "hookconf.harness.generate.guest",
     "hookconf.harness.generate.runtime",
+    "hookconf.harness.generate.bridge",
     "hookconf.harness.generate.finalize",
     "hookconf.harness.generate.shells",
     "hookconf.harness.generate.delivery",

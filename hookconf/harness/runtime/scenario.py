@@ -55,8 +55,59 @@ def setup(case: Case, conn: Connection, obs: Any, *, drive: bool = True) -> dict
         if op in DRIVING_OPS and not drive:
             continue
         args = {k: v for k, v in step.items() if k not in ("op", "as")}
+        if op == "worker_message":
+            args["message"] = _resolve(dict(args.get("message") or {}), conn, obs, index)
         named[step.get("as", f"step{index}")] = obs.ask(conn, f"step[{index}]", f"runtime.{op}", args)
     return named
+
+
+#: The id a ``worker_message`` step sends for an invocation the candidate never issued.
+NEVER_ISSUED = "hookconf-never-issued-invocation"
+#: How far past the newest generation a ``future`` generation lies.
+_FUTURE = 1_000_000
+
+
+def _resolve(message: dict[str, Any], conn: Connection, obs: Any, index: int) -> dict[str, Any]:
+    """Replace the references of a ``worker_message`` step by the candidate's own values,
+    read from its events (``guest.enter``, ``barrier.begin``):
+
+    - ``invocationId: {"$invocation": {"pluginId", "index"}}`` — the id of the plugin's
+      ``index``-th guest entry (``-1``: the last); ``"$never"`` — an id never issued;
+    - ``permissionGeneration: {"$generation": {"pluginId", "which"}}`` — ``old`` / ``new``:
+      the ``fromGeneration`` / ``generation`` of the plugin's last ``barrier.begin``,
+      ``future``: a generation beyond every one seen.
+
+    A reference the events cannot answer (the entry never happened) becomes an id never
+    issued or the generation ``-1``: the message is then judged as what it is."""
+    invocation, generation = message.get("invocationId"), message.get("permissionGeneration")
+    if not (isinstance(invocation, dict) or invocation == "$never" or isinstance(generation, dict)):
+        return message
+    if invocation == "$never":
+        message["invocationId"] = NEVER_ISSUED
+        if not isinstance(generation, dict):
+            return message
+    events = obs.ask(conn, f"step[{index}].refs", "runtime.events", {})["events"]
+    if isinstance(invocation, dict) and "$invocation" in invocation:
+        ref = invocation["$invocation"]
+        ids = [e.get("invocationId") for e in events
+               if e.get("kind") == "guest.enter" and e.get("pluginId") == ref.get("pluginId")]
+        at = int(ref.get("index", -1))
+        message["invocationId"] = ids[at] if -len(ids) <= at < len(ids) else NEVER_ISSUED
+    if isinstance(generation, dict) and "$generation" in generation:
+        ref = generation["$generation"]
+        begins = [e for e in events
+                  if e.get("kind") == "barrier.begin" and e.get("pluginId") == ref.get("pluginId")]
+        seen = [g for e in events for g in (e.get("generation"), e.get("fromGeneration"))
+                if isinstance(g, int)]
+        which = ref.get("which")
+        if which == "future":
+            message["permissionGeneration"] = max(seen, default=0) + _FUTURE
+        elif begins and which in ("old", "new"):
+            value = begins[-1].get("fromGeneration" if which == "old" else "generation")
+            message["permissionGeneration"] = value if isinstance(value, int) else -1
+        else:
+            message["permissionGeneration"] = -1
+    return message
 
 
 def run_scenario(case: Case, conn: Connection, obs: Any) -> None:

@@ -194,6 +194,7 @@ class HookRuntime(LifecycleMixin, CapabilityMixin):
         generation = record.generation
         entry = self.lanes.admit(plugin_id, kind, chain, parent=parent, now_ms=admitted_ms,
                                  lane_key=self.lane_key(plugin_id), check=False)
+        entry.generation = generation
         self.events.emit("lane.enqueued", pluginId=plugin_id, entryId=entry.entry_id,
                          entryKind=kind, chainId=chain.chain_id, chain=list(entry.chain.plugins))
         try:
@@ -283,16 +284,21 @@ class HookRuntime(LifecycleMixin, CapabilityMixin):
     def _run_guest(self, entry: LaneEntry, process: Generator[Any, Any, Any], generation: int,
                    deadline: float, finish: dict[str, Any]) -> Generator[Any, Any, Exit]:
         reply: Reply | None = None
+        posted_ops: list[dict[str, Any]] = []
         try:
             while True:
                 if entry.abort_code:
                     process.close()
                     return Exit(None, entry.abort_code, reason="aborted")
+                ended = _take_posted(entry, posted_ops)
+                if ended is not None:
+                    process.close()
+                    return ended
                 message = process.send(reply)
                 reply = None
                 if isinstance(message, Work):
                     end = self.clock.now_ms() + message.ms
-                    yield WaitFor(lambda: entry.abort_code is not None,
+                    yield WaitFor(lambda: entry.abort_code is not None or _ends(entry),
                                   f"guest:{entry.plugin_id}", until_ms=min(end, deadline))
                     if self.clock.now_ms() >= deadline and end > deadline:
                         process.close()
@@ -309,7 +315,9 @@ class HookRuntime(LifecycleMixin, CapabilityMixin):
                         parent=entry.entry_id)
                     reply = Reply(outcome.code)
         except StopIteration as stop:
-            return stop.value if isinstance(stop.value, Exit) else Exit(None, ErrorCode.OUTPUT_INVALID)
+            if not isinstance(stop.value, Exit):
+                return Exit(None, ErrorCode.OUTPUT_INVALID)
+            return _with_ops(stop.value, [*posted_ops, *_posted_ops(entry)])
         except Exception:  # noqa: BLE001 - §5.1: a worker failure fails only this invocation
             return Exit(None, ErrorCode.WORKER_CRASHED, crashed=True, reason="guest_port_error")
 
@@ -417,3 +425,46 @@ class HookRuntime(LifecycleMixin, CapabilityMixin):
                 "contexts": self.contexts.open_ids(),
                 "leases": [lease.lease_id for lease in self.leases.values() if not lease.done],
                 "results": self.results, "probes": self.probes}
+
+
+# ------------------------------------------------------------------------ posted worker messages
+
+
+def _ends(entry: LaneEntry) -> bool:
+    """Whether a posted exit or error exit waits for the entry (it ends the invocation)."""
+    return any(m.get("type") in ("exit", "error") for m in entry.posted)
+
+
+def _posted_ops(entry: LaneEntry) -> list[dict[str, Any]]:
+    """Take the posted metadata operations as ``{op, key, value?}`` effects (§9.3)."""
+    ops = [m for m in entry.posted if m.get("type") == "metadata"]
+    entry.posted = [m for m in entry.posted if m.get("type") != "metadata"]
+    return [{k: m[k] for k in ("op", "key", "value") if k in m} for m in ops]
+
+
+def _take_posted(entry: LaneEntry, ops: list[dict[str, Any]]) -> Exit | None:
+    """Apply the worker messages the bridge accepted for the running invocation
+    (``runtime.worker_message``): metadata operations are staged into ``ops``; an exit ends
+    the invocation with its effects (and the staged operations), an error exit fails it
+    (``plugin.hook.worker_crashed``, as an uncaught guest exception)."""
+    if not entry.posted:
+        return None
+    ops.extend(_posted_ops(entry))
+    for message in entry.posted:
+        entry.posted = []
+        if message.get("type") == "error":
+            return Exit(None, ErrorCode.WORKER_CRASHED, reason="error_exit")
+        effects = message.get("effects")
+        if not isinstance(effects, dict):
+            return Exit(None, ErrorCode.OUTPUT_INVALID, reason="exit_without_effects")
+        return _with_ops(Exit(dict(effects)), ops)
+    return None
+
+
+def _with_ops(exit_: Exit, ops: list[dict[str, Any]]) -> Exit:
+    """``exit_`` with the staged metadata operations appended to its effects."""
+    if not ops or exit_.code is not None or exit_.effects is None:
+        return exit_
+    effects = dict(exit_.effects)
+    effects["metadataOperations"] = [*effects.get("metadataOperations", []), *ops]
+    return Exit(effects, exit_.code, exit_.crashed, exit_.reason)

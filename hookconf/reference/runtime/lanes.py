@@ -72,6 +72,11 @@ class LaneEntry:
     lane_key: str = ""
     abort_code: str | None = None
     terminated: bool = False
+    #: The permission generation the entry was admitted under (§6).
+    generation: int = 0
+    #: Worker messages the bridge accepted for this entry's invocation outside its guest
+    #: script (``runtime.worker_message``): metadata operations, an exit or an error exit.
+    posted: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass(slots=True)

@@ -8,6 +8,13 @@ capability must be granted (``plugin.hook.permission_denied``).  An admitted cal
 :class:`Lease` bound to its generation until it completes; the policy barrier aborts open
 leases (:meth:`CapabilityMixin.abort_leases`) and a lease that completes stale fails closed.
 
+:meth:`CapabilityMixin.worker_message` is the same bridge for a message the plugin's worker
+posts on its port at any moment, outside its guest script (the protocol's
+``runtime.worker_message``): a late message of a finished, aborted or timed-out invocation,
+one naming another plugin's invocation, none, or one never issued — whatever the lane is
+doing — is refused with ``plugin.hook.concurrent_protocol_violation`` and changes nothing
+(§8: "Hook exit 也携带该 ID，因此已中止 Worker 的迟到 exit 不能完成下一个任务").
+
 Events: ``bridge.accepted``, ``bridge.rejected``, ``capability.admitted``,
 ``capability.refused``, ``capability.completed``, ``capability.aborted``.
 """
@@ -20,10 +27,15 @@ from typing import Any
 
 from hookconf.reference.errors import ErrorCode
 from hookconf.reference.guest.port import CapabilityCall, Reply
-from hookconf.reference.runtime.lanes import LaneEntry
+from hookconf.reference.runtime.lanes import CallChain, LaneEntry
 from hookconf.reference.runtime.scheduler import WaitFor
 
-__all__ = ["CapabilityMixin", "Lease"]
+__all__ = ["MESSAGE_TYPES", "CapabilityMixin", "Lease"]
+
+#: Every worker -> host message type a worker may post (``runtime.worker_message``): an
+#: effectful capability call, a log call, a metadata operation, an exit with effects, an
+#: error exit.
+MESSAGE_TYPES = ("capability", "log", "metadata", "exit", "error")
 
 
 @dataclass(slots=True)
@@ -64,6 +76,60 @@ class CapabilityMixin:
                 aborted.append(lease)
         return aborted
 
+    def worker_message(self, plugin_id: str,
+                       message: dict[str, Any]) -> Generator[Any, Any, dict[str, Any]]:
+        """§8: one message ``plugin_id``'s worker posts on its port now, through the bridge.
+
+        ``message`` is ``{type, invocationId?, ...}`` with ``type`` one of
+        :data:`MESSAGE_TYPES`: ``capability`` (``capability``: ``storage``/``http``, ``ms``,
+        ``permissionGeneration?``), ``log`` (``level``, ``message``,
+        ``permissionGeneration?``), ``metadata`` (``op``: ``set``/``delete``, ``key``,
+        ``value?``), ``exit`` (``effects``: ``{contextPatches, metadataOperations}``),
+        ``error`` (``error``: ``{message}``).  A capability or log call without
+        ``permissionGeneration`` presents the generation its invocation was admitted under.
+
+        Returns ``{"accepted": bool, "code": str | None}``: a message whose
+        ``invocationId`` is not the lane's current invocation is refused with
+        ``plugin.hook.concurrent_protocol_violation`` (H3); a capability call then passes the
+        §6 admission and generation gate and the grants (H21).  An accepted metadata
+        operation, exit or error exit is handed to the running invocation, which applies it
+        (an exit ends it with those effects, an error exit fails it).
+        """
+        kind = message.get("type")
+        invocation_id = message.get("invocationId")
+        if not isinstance(invocation_id, str):
+            invocation_id = None
+        entry = self._entry_of(plugin_id, invocation_id)
+        if kind in ("capability", "log"):
+            capability = "log" if kind == "log" else str(message.get("capability", ""))
+            if entry is None:  # nothing runs: a stand-in, so a lax bridge is seen acting
+                entry = LaneEntry("late", plugin_id, "message", CallChain("late"), None,
+                                  self.clock.now_ms(),
+                                  generation=self.registry.generation(plugin_id))
+            generation = message.get("permissionGeneration", entry.generation)
+            ms = message.get("ms", 0)
+            call = CapabilityCall(invocation_id, capability,
+                                  float(ms) if isinstance(ms, (int, float)) else 0.0)
+            reply = yield from self._capability(entry, call, generation)
+            return {"accepted": reply.code is None, "code": reply.code}
+        if not self.bridge_accepts(plugin_id, invocation_id):
+            self.events.emit("bridge.rejected", pluginId=plugin_id, invocationId=invocation_id,
+                             op=kind, errorCode=ErrorCode.CONCURRENT_PROTOCOL_VIOLATION)
+            return {"accepted": False, "code": ErrorCode.CONCURRENT_PROTOCOL_VIOLATION}
+        self.events.emit("bridge.accepted", pluginId=plugin_id, invocationId=invocation_id, op=kind)
+        if entry is not None:
+            entry.posted.append(dict(message))
+        return {"accepted": True, "code": None}
+        yield  # pragma: no cover - a generator even when it never waits
+
+    def _entry_of(self, plugin_id: str, invocation_id: str | None) -> LaneEntry | None:
+        """The plugin's running entry if it runs ``invocation_id``."""
+        running = self.lanes.lane(self.lane_key(plugin_id)).running
+        if running is not None and invocation_id is not None \
+                and running.invocation_id == invocation_id:
+            return running
+        return None
+
     def _capability(self, entry: LaneEntry, call: CapabilityCall,
                     generation: int) -> Generator[Any, Any, Reply]:
         """The capability bridge: invocation id (H3), then generation and grants (H21)."""
@@ -76,7 +142,8 @@ class CapabilityMixin:
                          op=call.capability)
         code = self.capability_admitted(entry, generation)
         record = self.registry.get(pid)
-        if code is None and (record is None or call.capability not in record.grants):
+        if code is None and call.capability != "log" and (
+                record is None or call.capability not in record.grants):
             code = ErrorCode.PERMISSION_DENIED
         if code is not None:
             self.events.emit("capability.refused", pluginId=pid, invocationId=call.invocation_id,

@@ -22,6 +22,7 @@ from hookconf.reference.runtime.barrier import policy_barrier
 from hookconf.reference.runtime.discovery import Task
 from hookconf.reference.runtime.hook_runtime import HookRuntime
 from hookconf.reference.runtime.lanes import CallChain
+from hookconf.reference.runtime.leases import MESSAGE_TYPES
 from hookconf.reference.runtime.registry import Manifest, PolicyChange
 
 __all__ = ["RuntimeOps"]
@@ -36,8 +37,8 @@ class RuntimeOps:
 
     def runtime_ops(self) -> dict[str, Any]:
         names = ("reset", "install", "task", "candidates", "before_create", "before_finalize",
-                 "command", "policy", "reclaim", "dispatch", "advance", "settle", "ready", "step",
-                 "events", "state")
+                 "command", "policy", "reclaim", "worker_message", "dispatch", "advance", "settle",
+                 "ready", "step", "events", "state")
         return {f"runtime.{n}": getattr(self, f"runtime_{n}") for n in names}
 
     def make_runtime(self, config: dict[str, Any]) -> HookRuntime:
@@ -146,6 +147,19 @@ class RuntimeOps:
     def runtime_reclaim(self, args: dict[str, Any]) -> dict[str, Any]:
         pid = args["pluginId"]
         return self._spawn(f"reclaim:{pid}", self.rt.reclaim(pid))
+
+    def runtime_worker_message(self, args: dict[str, Any]) -> dict[str, Any]:
+        """§8: the plugin's worker posts ``message`` on its port (see
+        :meth:`~hookconf.reference.runtime.leases.CapabilityMixin.worker_message`); spawned
+        like any work, its ``{accepted, code}`` lands in ``results[handle].value``."""
+        pid = args["pluginId"]
+        message = args["message"]
+        if self.rt.registry.records.get(pid) is None:
+            raise HookRuntimeError(ErrorCode.INPUT_INVALID, f"no plugin {pid!r}")
+        if not isinstance(message, dict) or message.get("type") not in MESSAGE_TYPES:
+            raise HookRuntimeError(ErrorCode.INPUT_INVALID, "message.type must be one of "
+                                   + ", ".join(MESSAGE_TYPES))
+        return self._spawn(f"message:{pid}", self.rt.worker_message(pid, message))
 
     def runtime_dispatch(self, args: dict[str, Any]) -> dict[str, Any]:
         """§15: hand the task to the engine adapter with what its last finished
