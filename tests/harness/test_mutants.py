@@ -237,6 +237,8 @@ DIAGNOSTICS_MUTANTS = [
 #: caught by the template that generates every path from the spec's structure.
 PATH_MUTANTS = [
     ("tests.mutants.schemas.magnet_source_unchecked:factory", "H4", ("dto.gen.bt-sources.*",)),
+    # object keys of free-form JSON values never measured: every free-form field, both boundaries
+    ("tests.mutants.schemas.json_keys_unbounded:factory", "H4", ("dto.gen.limits.*.json-key-*",)),
     ("tests.mutants.runtime.audit_metadata_accepted:factory", "H6", ("rt.gen.role-effects.*",)),
     ("tests.mutants.runtime.first_patch_admitted:factory", "H17", ("rt.gen.source-positions.*",)),
     ("tests.mutants.delivery.blocked_plugin_ends_batch:factory", "H15",
