@@ -115,6 +115,10 @@ SHELL_MUTANTS = [
     ("tests.mutants.shells.server_event_fields:factory", "H16"),
     ("tests.mutants.shells.server_log_copies:factory", "H16"),
 ]
+#: Shell mutants seen only when both shells start with a non-default runtime configuration.
+SHELL_CONFIG_MUTANTS = [
+    ("tests.mutants.shells.server_default_runtime:factory", "H16", ("shell.gen.config.*",)),
+]
 #: Delivery mutants (§11) run only the hand-written delivery scenarios or quota boundaries that
 #: show them (the random programs catch most of them too, but take longer).
 DELIVERY_MUTANTS = [
@@ -267,6 +271,7 @@ ALL = ([(c, i, FAMILY_CASES[i]) for c, i in MUTANTS]
        + FINALIZE_MUTANTS
        + [(c, i, METADATA_CASES) for c, i in METADATA_MUTANTS]
        + [(c, i, SHELL_CASES) for c, i in SHELL_MUTANTS]
+       + SHELL_CONFIG_MUTANTS
        + DELIVERY_MUTANTS
        + BUILTIN_MUTANTS
        + DIAGNOSTICS_MUTANTS
