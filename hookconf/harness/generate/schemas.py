@@ -27,8 +27,9 @@ Sites inside a nested named type (a task snapshot inside a context inside an ent
 message) are sampled: at most ``params.nested`` mutations per nested type and root, drawn
 by the seeded random source, so each container is shown to validate what it contains
 without restating every case of the contained type — except the over-limit object keys of
-free-form values, generated in every root that nests one (an enter message's metadata
-snapshot, an exit's effects).  A mutation crossing a sub-schema
+free-form values and of records keyed under the generic string bound (a context patch),
+generated in every root that nests one (an enter message's metadata snapshot, an exit's
+effects).  A mutation crossing a sub-schema
 marked ``hookconfChoice`` is advisory.
 """
 
@@ -556,7 +557,7 @@ def _record_sites(walk, schema, value, path, group, choice, rows) -> None:
             _add(walk, path, group, choice, f"key-bytes-{'at' if valid else 'over'}",
                  f"{where} with a key of {cap + delta} UTF-8 bytes (limit {cap}, {row})", valid,
                  _edit(path, lambda obj, n=cap + delta: {**obj, text(n): copy.deepcopy(entry)}),
-                 row, "limit")
+                 row, "limit", every_root=row == "string_bytes")  # keys under the generic bound
     if schema.get("propertyNames", {}).get("minLength") == 1:
         _add(walk, path, group, choice, "key-empty", f"{where} with an empty key", False,
              _edit(path, lambda obj: {**obj, "": copy.deepcopy(entry)}))
