@@ -115,6 +115,10 @@ SHELL_MUTANTS = [
     ("tests.mutants.shells.server_event_fields:factory", "H16"),
     ("tests.mutants.shells.server_log_copies:factory", "H16"),
 ]
+#: Shell mutants seen only when both shells start with a non-default runtime configuration.
+SHELL_CONFIG_MUTANTS = [
+    ("tests.mutants.shells.server_default_runtime:factory", "H16", ("shell.gen.config.*",)),
+]
 #: Delivery mutants (§11) run only the hand-written delivery scenarios or quota boundaries that
 #: show them (the random programs catch most of them too, but take longer).
 DELIVERY_MUTANTS = [
@@ -237,6 +241,8 @@ DIAGNOSTICS_MUTANTS = [
 #: caught by the template that generates every path from the spec's structure.
 PATH_MUTANTS = [
     ("tests.mutants.schemas.magnet_source_unchecked:factory", "H4", ("dto.gen.bt-sources.*",)),
+    # object keys of free-form JSON values never measured: every free-form field, both boundaries
+    ("tests.mutants.schemas.json_keys_unbounded:factory", "H4", ("dto.gen.limits.*.json-key-*",)),
     ("tests.mutants.runtime.audit_metadata_accepted:factory", "H6", ("rt.gen.role-effects.*",)),
     ("tests.mutants.runtime.first_patch_admitted:factory", "H17", ("rt.gen.source-positions.*",)),
     ("tests.mutants.delivery.blocked_plugin_ends_batch:factory", "H15",
@@ -265,6 +271,7 @@ ALL = ([(c, i, FAMILY_CASES[i]) for c, i in MUTANTS]
        + FINALIZE_MUTANTS
        + [(c, i, METADATA_CASES) for c, i in METADATA_MUTANTS]
        + [(c, i, SHELL_CASES) for c, i in SHELL_MUTANTS]
+       + SHELL_CONFIG_MUTANTS
        + DELIVERY_MUTANTS
        + BUILTIN_MUTANTS
        + DIAGNOSTICS_MUTANTS

@@ -3,10 +3,17 @@
 from __future__ import annotations
 
 from hookconf.harness.corpus import Case
-from hookconf.harness.generate.shells import order_pairs
+from hookconf.harness.generate import expand
+from hookconf.harness.generate.shells import (
+    BASE_CONFIG,
+    BREAKER_OPEN_MS,
+    BREAKER_THRESHOLDS,
+    HOOK_TIMEOUTS_MS,
+    order_pairs,
+)
 from hookconf.harness.runners import Observation
 from hookconf.harness.shells import RANKS, SHUTDOWN, STARTUP
-from hookconf.harness.shells.oracles import h16
+from hookconf.harness.shells.oracles import h16, outcome
 from hookconf.reference.candidate import ReferenceCandidate
 from tests.conftest import status
 
@@ -120,3 +127,44 @@ def test_the_reference_passes_h16_with_positive_and_negative_cases(hookconf):
     _, report = hookconf("run", "--case", "shell.*")
     row = next(i for i in report["invariants"] if i["id"] == "H16")
     assert row["status"] == "pass" and row["positive"]["run"] > 400 and row["negative"]["run"] == 10
+
+
+def test_config_cases_move_each_setting_to_both_ends_and_say_what_it_makes_of_each_path():
+    cases = {i.key: i for i in expand("shells.config", {}, seed=0, template_id="shell.gen.config")}
+    moved = {(k, v) for i in cases.values() for k, v in i.given["config"].items() if BASE_CONFIG[k] != v}
+    assert {("hookTimeoutMs", t) for t in HOOK_TIMEOUTS_MS if t != BASE_CONFIG["hookTimeoutMs"]} <= moved
+    assert {("breakerThreshold", n) for n in BREAKER_THRESHOLDS if n != BASE_CONFIG["breakerThreshold"]} <= moved
+    assert {("breakerOpenMs", m) for m in BREAKER_OPEN_MS if m != BASE_CONFIG["breakerOpenMs"]} <= moved
+    for key, case in cases.items():
+        assert case.kind == "shell.symmetry" and len(case.expect["outcomes"]) == len(case.given["paths"]), key
+    wide = cases[f"breaker-threshold.{max(BREAKER_THRESHOLDS)}"].expect["outcomes"]
+    assert wide[-2:] == [{"a.flaky": "failed"}, {"a.flaky": "skipped"}]
+    assert cases[f"hook-timeout.{min(HOOK_TIMEOUTS_MS)}"].expect["outcomes"] == [
+        {"a.over": "plugin.hook.timeout", "b.under": "ok"}]
+
+
+def test_configured_outcomes_are_judged_in_each_shell_even_when_the_shells_agree():
+    finish = {"seq": 1, "atMs": 0, "kind": "hook.finish", "pluginId": "a.flaky", "result": "failed",
+              "errorCode": "plugin.hook.worker_crashed"}
+    skip = {"seq": 2, "atMs": 0, "kind": "hook.skipped", "pluginId": "a.flaky", "reason": "breaker_open"}
+    assert outcome([finish], "a.flaky") == "plugin.hook.worker_crashed"
+    assert outcome([skip], "a.flaky") == "skipped" and outcome([], "a.flaky") == "absent"
+    assert outcome([finish, skip], "a.flaky") == "plugin.hook.worker_crashed+skipped"
+    assert outcome("garbage", "a.flaky") == "absent"
+    given = {"config": {"breakerThreshold": 1}, "paths": [{"path": "create", "taskId": "t1"},
+                                                          {"path": "create", "taskId": "t2"}]}
+    case = _case("shell.symmetry", given, {"outcomes": [{"a.flaky": "failed"}, {"a.flaky": "skipped"}]})
+
+    def paths(*events):
+        return [{"runtime": "r1", "runtimesCreated": 1, "events": [e]} for e in events]
+
+    right = _record(paths=paths(finish, skip))
+    assert h16(case, _obs({"electron": right, "server": right})).passed
+    # both shells alike, both ignoring the configured threshold: still a failure
+    wrong = _record(paths=paths(finish, finish))
+    verdict = h16(case, _obs({"electron": wrong, "server": wrong}))
+    assert not verdict.passed and "on the create (t2) path a.flaky was plugin.hook.worker_crashed, expected skipped" \
+        in verdict.detail
+    short = _record(paths=paths(finish))
+    verdict = h16(case, _obs({"electron": short, "server": short}))
+    assert "ran 1 paths, expected 2" in verdict.detail

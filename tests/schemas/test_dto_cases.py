@@ -112,3 +112,34 @@ def test_expansion_is_seeded_and_stable():
 def test_text_has_exact_byte_length():
     for n in range(0, 40):
         assert utf8_len(text(n)) == n
+
+
+def _keys(value):
+    """Every object key anywhere inside ``value``."""
+    if isinstance(value, dict):
+        return [*value, *(k for v in value.values() for k in _keys(v))]
+    if isinstance(value, list):
+        return [k for v in value for k in _keys(v)]
+    return []
+
+
+def _free_form_roots():
+    """(schema, variant) of every generated root whose value holds a free-form JSON value."""
+    return {tuple(i.key.split(".")[:2]) for i in GENERATED["dto.limits"] if ".json-depth-" in i.key}
+
+
+def test_every_free_form_value_gets_object_keys_at_and_past_the_string_bound():
+    cap = next(r.maximum for r in LIMITS if r.name == "string_bytes")
+    keyed = [i for i in GENERATED["dto.limits"] if ".json-key-" in i.key]
+    for root in _free_form_roots():
+        names = {i.key.rsplit(".", 1)[1] for i in keyed if tuple(i.key.split(".")[:2]) == root}
+        # every root nesting a free-form value has the four over-limit keys at least
+        assert {f"json-key-{s}-{p}-over" for s in ("ascii", "utf8") for p in ("top", "nested")} <= names, root
+    for instance in keyed:
+        longest = max(_keys(instance.given["value"]), key=utf8_len)
+        assert utf8_len(longest) == (cap if instance.polarity == "positive" else cap + 1)
+        if "-utf8-" in instance.key:
+            assert len(longest) < utf8_len(longest)  # code points and bytes differ
+        assert instance.expect["valid"] is (instance.polarity == "positive")
+    directions = {i.given["direction"] for i in keyed if i.polarity == "negative"}
+    assert directions == {"input", "output"}

@@ -154,27 +154,32 @@ def _argument_instance(key: str, probe: dict[str, Any], row: str, advisory: str,
 
 def _exit_instances(context: dict[str, Any], timeout_ms: float | None) -> Iterator[Instance]:
     """A hook exit (the other worker → host message) with a bounded field at the limit and
-    one past it: a metadata value's string, an error's code and message bytes."""
+    one past it: a metadata value's string and object key (the published
+    ``HookJsonValueSchema`` bounds keys as it bounds strings), an error's code and message
+    bytes."""
     from hookconf.reference.schemas.limits import limit
 
-    for call, bound, row in (("exit-ok", "string", "string_bytes"), ("exit-error", "code", "error_code_bytes"),
+    for call, bound, row in (("exit-ok", "string", "string_bytes"), ("exit-ok", "keyBytes", "string_bytes"),
+                             ("exit-error", "code", "error_code_bytes"),
                              ("exit-error", "message", "error_message_bytes")):
         for side, n in (("at", limit(row)), ("over", limit(row) + 1)):
-            key = f"{call}.{bound}.{side}"
+            key = f"{call}.{bound.lower()}.{side}"
             plan = {"key": key, "call": call, "shape": {bound: n}}
             if side == "over":
                 result: dict[str, Any] = {"code": _OUT}
             elif call == "exit-ok":
+                value = {_text(n): 0} if bound == "keyBytes" else _text(n)
                 result = {"code": None, "effects": {"metadataOperations": [
-                    {"op": "set", "key": "probe", "value": _text(n)}]}}
+                    {"op": "set", "key": "probe", "value": value}]}}
             else:
                 result = {"failed": True}
             given: dict[str, Any] = {"plugin": BOUNDS_FIXTURE, "invocations": [
                 {"hook": "beforeFinalize", "context": context, "metadata": {"probe": plan}}]}
             if timeout_ms is not None:
                 given["timeoutMs"] = timeout_ms
-            what = "an ok exit whose metadata value's string" if call == "exit-ok" \
-                else f"an error exit whose error {bound}"
+            what = {"string": "an ok exit whose metadata value's string",
+                    "keyBytes": "an ok exit whose metadata value's object key"}.get(
+                        bound, f"an error exit whose error {bound}")
             yield Instance(f"exits.{key}",
                            f"{what} is {'one past' if side == 'over' else 'at'} the {row} bound: "
                            + (f"the invocation fails with {_OUT}" if side == "over" else "taken as sent"),

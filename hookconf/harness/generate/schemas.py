@@ -9,8 +9,9 @@ site the walk meets, the schema's own keywords say what to generate:
     each bound at its limit (positive) and one byte, item, level or unit past it
     (negative): string bytes (multi-byte fill, so code points and bytes differ), items,
     entries, key bytes, encoded bytes, header total bytes, JSON depth / keys / items /
-    string bytes of free-form values, integer and number ranges.  Every bound's row in the
-    limits table is cited; no number is restated here.
+    string bytes of free-form values and the bytes of their object keys (ASCII and
+    two-byte UTF-8, top-level and nested), integer and number ranges.  Every bound's row
+    in the limits table is cited; no number is restated here.
 ``dto.shapes``
     each valid variant (positive); a wrong JSON type, each missing required field and an
     unknown field where the object is closed, a value outside an enum or const, ``null``
@@ -25,7 +26,10 @@ refusal, that boundary's §13 code — never a JSON pointer, which the spec leav
 Sites inside a nested named type (a task snapshot inside a context inside an enter
 message) are sampled: at most ``params.nested`` mutations per nested type and root, drawn
 by the seeded random source, so each container is shown to validate what it contains
-without restating every case of the contained type.  A mutation crossing a sub-schema
+without restating every case of the contained type — except the over-limit object keys of
+free-form values and of records keyed under the generic string bound (a context patch),
+generated in every root that nests one (an enter message's metadata snapshot, an exit's
+effects).  A mutation crossing a sub-schema
 marked ``hookconfChoice`` is advisory.
 """
 
@@ -91,7 +95,8 @@ class Mutation:
     ``apply`` returns the changed copy of the whole value; ``site`` is the JSON pointer it
     changes; ``row`` the limits-table row it exercises (``""`` when none); ``advisory`` why
     the spec does not decide it (``""`` when it does); ``group`` the nested named type it
-    lies in (``""`` for the root's own sites).
+    lies in (``""`` for the root's own sites); ``every_root`` that, when it is a negative in
+    a nested type, it is generated in every root nesting that type rather than sampled.
     """
 
     site: str
@@ -103,6 +108,7 @@ class Mutation:
     advisory: str = ""
     group: str = ""
     kind: str = "shape"
+    every_root: bool = False
 
 
 @dataclass
@@ -294,9 +300,10 @@ def _branches(schema: dict[str, Any], value: Any) -> Iterator[tuple[str, Any]]:
 
 
 def _add(walk: _Walk, path: tuple, group: str, choice: str, mutation_name: str, title: str,
-         valid: bool, apply: Callable[[Any], Any], row: str = "", kind: str = "shape") -> None:
+         valid: bool, apply: Callable[[Any], Any], row: str = "", kind: str = "shape",
+         every_root: bool = False) -> None:
     walk.out.append(Mutation(_pointer(path), mutation_name, title, valid, apply, row, choice,
-                             group, kind))
+                             group, kind, every_root))
 
 
 def _walk(walk: _Walk, schema: Any, value: Any, path: tuple, *, group: str, choice: str,
@@ -550,7 +557,7 @@ def _record_sites(walk, schema, value, path, group, choice, rows) -> None:
             _add(walk, path, group, choice, f"key-bytes-{'at' if valid else 'over'}",
                  f"{where} with a key of {cap + delta} UTF-8 bytes (limit {cap}, {row})", valid,
                  _edit(path, lambda obj, n=cap + delta: {**obj, text(n): copy.deepcopy(entry)}),
-                 row, "limit")
+                 row, "limit", every_root=row == "string_bytes")  # keys under the generic bound
     if schema.get("propertyNames", {}).get("minLength") == 1:
         _add(walk, path, group, choice, "key-empty", f"{where} with an empty key", False,
              _edit(path, lambda obj: {**obj, "": copy.deepcopy(entry)}))
@@ -580,8 +587,38 @@ def _json_sites(walk, schema, value, path, group, choice) -> None:
             _add(walk, path, group, choice, f"json-{label}-{'at' if valid else 'over'}",
                  f"{where} holding JSON {'at' if valid else 'one past'} its {label} limit {cap} "
                  f"({row})", valid, _replace(path, built, []), row, "limit")
+    _key_sites(walk, path, group, choice)
     _add(walk, path, group, choice, "json-nonfinite", f"{where} holding a NaN", False,
          _replace(path, {"n": {"$nonfinite": "NaN"}}, []))
+
+
+#: How an object key of a free-form JSON value is spelled: ASCII (bytes = code points) or
+#: two-byte characters (bytes = 2 × code points, so a bound counted in code points or UTF-16
+#: units lets the over-limit key through).
+KEY_SCRIPTS: dict[str, Callable[[int], str]] = {"ascii": lambda n: "k" * n, "utf8": text}
+#: Where the key sits: the value's own top-level object, or an object inside an array inside
+#: an object (depth 3), so a bound applied to the first level only is seen too.
+KEY_PLACES: dict[str, Callable[[str], Any]] = {"top": lambda key: {key: 0},
+                                               "nested": lambda key: {"n": [{key: 0}]}}
+
+
+def _key_sites(walk, path, group, choice) -> None:
+    """The generic string bound of §9.1 on the object keys of a free-form JSON value: a key
+    of exactly 64 KiB of UTF-8 (positive) and one byte more (negative), in each script and
+    place.  §9.1 bounds "字符串" (strings) after UTF-8 encoding and names Motrix's published
+    schemas the single source of truth; their ``HookJsonValueSchema`` bounds every key by
+    ``stringBytes`` as it bounds every string value (and a JSON member name is a string)."""
+    where = _pointer(path) or "the value"
+    cap = limit("string_bytes")
+    for script, spell in KEY_SCRIPTS.items():
+        for place, build in KEY_PLACES.items():
+            for n_bytes, valid in ((cap, True), (cap + 1, False)):
+                _add(walk, path, group, choice,
+                     f"json-key-{script}-{place}-{'at' if valid else 'over'}",
+                     f"{where} holding a {place} object key of {n_bytes} UTF-8 bytes ({script}; "
+                     f"limit {cap}, string_bytes)", valid,
+                     _replace(path, build(spell(n_bytes)), []), "string_bytes", "limit",
+                     every_root=True)
 
 
 # ---- filling a value to an exact encoded size ------------------------------------------
@@ -726,11 +763,15 @@ def _expand(params: dict[str, Any], rng: random.Random, kinds: tuple[str, ...]) 
             found = mutations(name, value)
             own = [m for m in found if not m.group and m.kind in kinds]
             groups: dict[str, list[Mutation]] = {}
+            every = []
             for m in found:
-                if m.group and m.kind in kinds:
+                if m.group and m.kind in kinds and m.every_root:
+                    if not m.valid:
+                        every.append(m)
+                elif m.group and m.kind in kinds:
                     groups.setdefault(m.group, []).append(m)
             picked = own + [m for g in sorted(groups) for m in
-                            rng.sample(groups[g], min(nested, len(groups[g])))]
+                            rng.sample(groups[g], min(nested, len(groups[g])))] + every
             for direction in BOUNDARIES[name]:
                 if "shape" in kinds:
                     yield Instance(f"{slug}.{variant}.{direction}.valid",

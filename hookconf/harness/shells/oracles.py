@@ -7,7 +7,10 @@ Reads the record of :mod:`hookconf.harness.shells.runner`.  Per kind:
     runtime, injects that instance into every path (and every path reports using it, with
     no second runtime built); and the two shells report the same step sequence and, path by
     path, the same §15 events: the same kinds, the same field names and the same values of
-    the fields that carry meaning rather than measurements (:data:`COMPARED_FIELDS`).
+    the fields that carry meaning rather than measurements (:data:`COMPARED_FIELDS`).  With
+    ``expect.outcomes`` (both shells started with ``given.config``), each shell's events
+    must also give each named plugin, path by path, the outcome the configuration makes it
+    (:func:`outcome`: ``ok``, ``failed`` for any code, ``skipped``, or an exact §13 code).
 ``shell.order``
     in one shell, every ``given.first`` step comes before every ``given.then`` step.
 ``shell.incomplete``
@@ -23,7 +26,7 @@ from hookconf.harness.corpus import Case
 from hookconf.harness.judgement import Judgement
 from hookconf.harness.shells.steps import RANKS, SHUTDOWN, STARTUP
 
-__all__ = ["COMPARED_FIELDS", "SHELL_ORACLES", "h16"]
+__all__ = ["COMPARED_FIELDS", "SHELL_ORACLES", "h16", "outcome"]
 
 #: Event fields whose values must be equal between the shells (§15: "相同事件名和字段含义").
 #: Times, durations and opaque ids may differ; their names must not.  ``uris`` are the log
@@ -91,7 +94,8 @@ def _one_runtime(name: str, record: dict[str, Any], labels: list[str]) -> list[s
 
 def _symmetry(case: Case, shells: dict[str, Any]) -> Judgement:
     problems: list[str] = []
-    labels = [str(p.get("path")) for p in case.given.get("paths", [])]
+    labels = [str(p.get("path")) + (f" ({p['taskId']})" if p.get("taskId") else "")
+              for p in case.given.get("paths", [])]
     for name, record in shells.items():
         problems += _one_runtime(name, record, labels)
     electron, server = shells["electron"], shells["server"]
@@ -115,8 +119,52 @@ def _symmetry(case: Case, shells: dict[str, Any]) -> Judgement:
                     problems.append(f"the {label} path's {x.get('kind') if isinstance(x, dict) else x} event "
                                     f"differs: electron {x} vs server {y}")
                     break
+    if "outcomes" in case.expect:
+        for name, record in shells.items():
+            problems += _configured(name, record, case, labels)
     observed = problems[:5] if problems else {name: _steps(r["start"]["trace"]) for name, r in shells.items()}
     return Judgement("H16", not problems, case.expect, observed, "; ".join(problems)[:600])
+
+
+def outcome(events: Any, plugin_id: str) -> str:
+    """What one path's §15 events say of ``plugin_id``: ``ok``, its ``errorCode`` (a
+    ``hook.finish`` that failed), ``skipped`` (``hook.skipped``), ``absent`` (neither), or
+    the outcomes joined by ``+`` when the path reports it more than once."""
+    found = []
+    for event in events if isinstance(events, list) else []:
+        if not isinstance(event, dict) or event.get("pluginId") != plugin_id:
+            continue
+        if event.get("kind") == "hook.finish":
+            found.append("ok" if event.get("result") == "ok" else str(event.get("errorCode")))
+        elif event.get("kind") == "hook.skipped":
+            found.append("skipped")
+    return "+".join(found) or "absent"
+
+
+def _matches(got: str, want: str) -> bool:
+    if want == "failed":
+        return got not in ("ok", "skipped", "absent") and "+" not in got
+    return got == want
+
+
+def _configured(name: str, record: dict[str, Any], case: Case, labels: list[str]) -> list[str]:
+    """``expect.outcomes`` (``shells.config``): path by path, each named plugin's outcome in
+    this shell is what the configuration ``given.config`` makes it."""
+    problems = []
+    config = case.given.get("config", {})
+    for index, wanted in enumerate(case.expect["outcomes"]):
+        if index >= len(record["paths"]):
+            problems.append(f"{name} ran {len(record['paths'])} paths, expected {len(case.expect['outcomes'])}")
+            break
+        events = record["paths"][index].get("events", [])
+        label = labels[index] if index < len(labels) else str(index)
+        for plugin_id, want in wanted.items():
+            got = outcome(events, plugin_id)
+            if not _matches(got, want):
+                problems.append(f"{name}: on the {label} path {plugin_id} was {got}, expected {want} "
+                                f"under the configuration {config}")
+                break
+    return problems[:3]
 
 
 def _order(case: Case, shells: dict[str, Any]) -> Judgement:

@@ -317,6 +317,7 @@ DEFS: dict[str, dict[str, Any]] = {
         "description": _published("HookContextPatchSchema"),
         "type": "object",
         "maxProperties": _lim("object_keys"),
+        "maxKeyBytes": _lim("string_bytes"),  # published: a record keyed by GenericStringSchema
         "additionalProperties": _json_value(),
     },
     "HookEffectsV1": {

@@ -8,7 +8,8 @@
 //   call `storage-keys`: `count` storage.set calls, then storage.keys();
 //   call `exit-ok` | `exit-error`: posts on the raw worker port, in its own invocation scope, a
 //        hook exit whose metadata value (or error `{code: bytes}` / `{message: bytes}`) has `shape`.
-// `shape` is `{string: bytes}` (UTF-8 bytes, 2-byte characters), `{keys: n}` (an object of n keys),
+// `shape` is `{string: bytes}` (UTF-8 bytes, 2-byte characters), `{keyBytes: bytes}` (an object
+// whose one key has that many UTF-8 bytes, 2-byte characters), `{keys: n}` (an object of n keys),
 // `{items: n}` (an array of n items), `{depth: n}` (n nested containers), `{header: [name bytes,
 // value bytes, count]}`.  Every outcome is logged as `probe` with fields `{probe: key, step, ...}`.
 import { hooks, log, storage, http } from 'motrix:plugin-api'
@@ -19,6 +20,7 @@ function text(bytes) {
 
 function build(shape, reserved) {
   if ('string' in shape) return text(shape.string)
+  if ('keyBytes' in shape) return { [text(shape.keyBytes)]: 0 }
   if ('items' in shape) return new Array(shape.items).fill(0)
   if ('depth' in shape) {
     let value = []
