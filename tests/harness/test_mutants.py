@@ -198,6 +198,12 @@ WORKER_MESSAGE_MUTANTS = [
 CAPABILITY_BOUNDS_MUTANTS = [
     ("tests.mutants.guest.bridge_bounds:arguments_dispatched", "H4", ("guest.capability-bounds.arguments.log-*",)),
     ("tests.mutants.guest.bridge_bounds:error_exit_unvalidated", "H4", ("guest.capability-bounds.exits.*",)),
+    # storage and http carried out without the manifest's grant (§9.5 effective permission)
+    ("tests.mutants.guest.capability_gates:ungranted_dispatched", "H5", ("guest.capability-calls.ungranted.*",)),
+    ("tests.mutants.guest.capability_gates:ungranted_dispatched", "H4", ("guest.capability-calls.ungranted.*",)),
+    # compareAndSet ignoring the version it names (§11)
+    ("tests.mutants.guest.capability_gates:compare_and_set_blind", "H4",
+     ("guest.capability-calls.storage.compare-and-set.*",)),
     # effects checked against what the hook may return for beforeCreate only (§9.3-§9.5)
     ("tests.mutants.guest.effects_one_hook:factory", "H4", ("guest.hook-effects.*",)),
 ]
