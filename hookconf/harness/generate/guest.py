@@ -496,7 +496,8 @@ def _ungranted(timeout_ms: float | None) -> Iterator[Instance]:
             network=[{"url": _API + "ungranted", "status": 200, "body": "ok"}] if capability == "http" else None,
             invariants=("H5",) if capability == "http" else ("H4",),
             notes="§9.5 'Capability bridge 依次执行 effective permission、phase、invocation 和 path 门禁': "
-                  f"a capability the manifest's permissions do not grant fails the first gate; §13 {_DENIED}"
+                  f"a capability the manifest's permissions do not grant fails the first gate; §12 'Capability "
+                  f"bridge 不信任 SDK 侧 available 标志' (the SDK posts the call; the bridge refuses it); §13 {_DENIED}"
                   + ("; §7 host permissions authorise the plugin's requests only within its grants"
                      if capability == "http" else ""),
             timeout_ms=timeout_ms)
