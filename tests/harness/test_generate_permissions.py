@@ -179,3 +179,25 @@ def test_percent_hex_cases_are_advisory_exactly_where_the_pattern_hex_decides(se
         assert instance.expect["match"] == model_match(upper, url), instance.given
         # advisory exactly when the glob taken as written would answer otherwise
         assert bool(instance.advisory) == (model_match(model, url) != model_match(upper, url))
+
+
+def test_host_rules_say_what_the_url_parser_makes_of_their_hosts():
+    from hookconf.harness.generate.permissions import HOST_RULES
+
+    instances = _instances("permissions.pattern_hosts", {}, 0)
+    keys = {i.key for i in instances}
+    for name, host, url_host, valid, _ in HOST_RULES:
+        assert f"parse.{name}" in keys
+        assert (f"match.{name}" in keys) == bool(url_host)
+        if url_host:  # the match asks about a URL the parser accepts
+            parsed = ada_url.parse_url(f"https://{url_host}/file.bin", attributes=_PARTS)
+            canonical = parsed["hostname"].strip("[]")
+            assert canonical
+        size = re.fullmatch(r"(label|name|suffix-name)-(\d+)", name)
+        if size:  # the DNS length edges are the lengths the rule names, counted on the parser's host
+            hostname = ada_url.parse_url(f"https://{host.removeprefix('*.')}/", attributes=_PARTS)["hostname"]
+            lengths = [len(label) for label in hostname.split(".")]
+            seen = max(lengths) if size.group(1) == "label" else len(hostname)
+            assert seen == int(size.group(2))
+            assert valid == (seen <= (63 if size.group(1) == "label" else 253))
+    assert sum(i.key.startswith("parse.no-path") for i in instances) == 12

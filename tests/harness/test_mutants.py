@@ -198,6 +198,12 @@ WORKER_MESSAGE_MUTANTS = [
 CAPABILITY_BOUNDS_MUTANTS = [
     ("tests.mutants.guest.bridge_bounds:arguments_dispatched", "H4", ("guest.capability-bounds.arguments.log-*",)),
     ("tests.mutants.guest.bridge_bounds:error_exit_unvalidated", "H4", ("guest.capability-bounds.exits.*",)),
+    # storage and http carried out without the manifest's grant (§9.5 effective permission)
+    ("tests.mutants.guest.capability_gates:ungranted_dispatched", "H5", ("guest.capability-calls.ungranted.*",)),
+    ("tests.mutants.guest.capability_gates:ungranted_dispatched", "H4", ("guest.capability-calls.ungranted.*",)),
+    # compareAndSet ignoring the version it names (§11)
+    ("tests.mutants.guest.capability_gates:compare_and_set_blind", "H4",
+     ("guest.capability-calls.storage.compare-and-set.*",)),
     # effects checked against what the hook may return for beforeCreate only (§9.3-§9.5)
     ("tests.mutants.guest.effects_one_hook:factory", "H4", ("guest.hook-effects.*",)),
 ]
@@ -206,6 +212,8 @@ CAPABILITY_BOUNDS_MUTANTS = [
 #: §7 mutants found only by a generated family of cases run that family alone.
 PERMISSION_TEMPLATE_MUTANTS = [
     ("tests.mutants.permissions.glob_overlap:factory", "H5", ("perm.gen.glob-literals.*",)),
+    # pattern hosts past the DNS length edges or with an empty label grant the URLs naming them
+    ("tests.mutants.permissions.lenient_pattern_hosts:factory", "H5", ("perm.gen.hosts.*",)),
 ]
 
 

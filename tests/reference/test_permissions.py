@@ -102,3 +102,11 @@ def test_pattern_hosts_are_canonicalised_like_urls():
 
 def test_an_empty_request_chain_is_refused():
     assert not check_request(PatternSet.from_strings(["<all_urls>"]), []).allowed
+
+
+def test_text_after_a_bracketed_ipv6_literal_makes_no_pattern():
+    # the URL parser reads "#x]" as a fragment and "?x]" as a query: neither is part of a host (§7)
+    for host in ("[2001:db8::1]#x]", "[2001:db8::1]?x]", "[2001:db8::1]\\x]"):
+        assert PatternSet.from_strings([f"https://{host}/*"]).patterns == ()
+        assert not match(f"https://{host}/*", "https://[2001:db8::1]/file.bin")
+    assert parse_pattern("https://[2001:db8::1]/*").host == "[2001:db8::1]"

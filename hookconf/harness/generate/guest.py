@@ -437,3 +437,175 @@ def hook_effects_cases(params: dict[str, Any], rng: random.Random) -> Iterator[I
                     ". §9.1 'Host … 在应用 Worker 结果前再次校验'; what each hook may return is its effects "
                     "schema in the registry" if ok else
                     f". {why}; §9.1 'Host … 在应用 Worker 结果前再次校验'; §13 {_OUT}"))
+
+
+# ---- capability calls in sequence: grants, compare-and-set, the SDK's options (§9.5, §11) ----
+
+CALLS_FIXTURE = "hookconf.capability-calls"
+UNGRANTED_FIXTURE = "hookconf.capability-ungranted"
+_DENIED = "plugin.hook.permission_denied"
+#: Every SDK method of each capability a manifest must ask for (``permissions``), with arguments.
+GRANTED_METHODS: dict[str, tuple[tuple[str, list[Any]], ...]] = {
+    "storage": (("get", ["k"]), ("set", ["k", 1]), ("compareAndSet", ["k", 0, 1]), ("delete", ["k"]),
+                ("keys", [])),
+    "http": (("request", [{"url": _API + "ungranted"}]), ("get", [_API + "ungranted"]),
+             ("post", [_API + "ungranted", "x"])),
+}
+#: Why a storage or http behaviour past compare-and-set is not decided: the spec names the
+#: SDK's ``storage.compareAndSet`` (§11) and bounds HTTP hops (§7), nothing else of either API.
+_SDK_UNDECIDED = ("the spec names storage.compareAndSet (§11) and checks every HTTP hop (§7) but "
+                  "does not define the other storage methods, http.request's options (method, "
+                  "redirect, responseType) or its limits on a response; the reference's choice")
+
+
+def _step(n: int, outcome: str, **fields: Any) -> dict[str, Any]:
+    return {"message": "call", "fields": {"step": n, "outcome": outcome, **fields}}
+
+
+def _calls_instance(key: str, title: str, plugin: str, calls: list[list[Any]],
+                    outcomes: list[dict[str, Any]], *, requests: list[str] | None = None,
+                    network: list[dict[str, Any]] | None = None, invariants: tuple[str, ...] = (),
+                    advisory: str = "", notes: str, timeout_ms: float | None) -> Instance:
+    from hookconf.reference.schemas.examples import example
+
+    given: dict[str, Any] = {"plugin": plugin, "invocations": [
+        {"hook": "beforeFinalize", "context": example("BeforeFinalizeContextV1"),
+         "metadata": {"hookconf.calls": calls}}]}
+    if network is not None:
+        given["network"] = network
+    if timeout_ms is not None:
+        given["timeoutMs"] = timeout_ms
+    result: dict[str, Any] = {"logs": [*outcomes, {"message": "calls done", "fields": {"count": len(calls)}}]}
+    if requests is not None:
+        result["requests"] = requests
+    refused = any(o["fields"]["outcome"] == "refused" for o in outcomes)
+    return Instance(key, title, "guest.run", "negative" if refused else "positive", given,
+                    {"results": [result]}, invariants=invariants, advisory=advisory, notes=notes)
+
+
+def _ungranted(timeout_ms: float | None) -> Iterator[Instance]:
+    """Each capability's every SDK method from a plugin whose manifest does not ask for it."""
+    for capability, methods in GRANTED_METHODS.items():
+        calls = [[capability, method, args] for method, args in methods]
+        outcomes = [_step(n, "refused", code=_DENIED) for n in range(len(calls))]
+        yield _calls_instance(
+            f"ungranted.{capability}",
+            f"{capability}.{', '.join(m for m, _ in methods)} from a plugin whose manifest does not ask "
+            f"for {capability}: each refused with {_DENIED}" + (", nothing sent" if capability == "http" else ""),
+            UNGRANTED_FIXTURE, calls, outcomes, requests=[] if capability == "http" else None,
+            network=[{"url": _API + "ungranted", "status": 200, "body": "ok"}] if capability == "http" else None,
+            invariants=("H5",) if capability == "http" else ("H4",),
+            notes="§9.5 'Capability bridge 依次执行 effective permission、phase、invocation 和 path 门禁': "
+                  f"a capability the manifest's permissions do not grant fails the first gate; §12 'Capability "
+                  f"bridge 不信任 SDK 侧 available 标志' (the SDK posts the call; the bridge refuses it); §13 {_DENIED}"
+                  + ("; §7 host permissions authorise the plugin's requests only within its grants"
+                     if capability == "http" else ""),
+            timeout_ms=timeout_ms)
+
+
+#: Ways the version a compareAndSet names goes stale: ``(name, calls in between, decided)``.
+_STALE = (("after-compare-and-set", [["storage", "compareAndSet", ["k", {"$version": 0}, "first"]]], True),
+          ("after-set", [["storage", "set", ["k", "first"]]], True),
+          ("after-delete", [["storage", "set", ["k", "first"]], ["storage", "get", ["k"]],
+                            ["storage", "delete", ["k"]]], False))
+
+
+def _compare_and_set(timeout_ms: float | None) -> Iterator[Instance]:
+    """A compareAndSet naming a version some write made stale is refused and writes nothing;
+    one naming the current version writes."""
+    for name, between, decided in _STALE:
+        calls: list[list[Any]] = [["storage", "get", ["k"]], *between]
+        read = len(calls) - 2 if name == "after-delete" else 0  # the version the stale CAS names
+        written = "first" if name != "after-delete" else None
+        calls += [["storage", "compareAndSet", ["k", {"$version": read}, "stale"]],
+                  ["storage", "get", ["k"]]]
+        fresh = len(calls) - 1
+        calls += [["storage", "compareAndSet", ["k", {"$version": fresh}, "fresh"]],
+                  ["storage", "get", ["k"]]]
+        n = len(between)
+        outcomes = [_step(0, "accepted", stored=False),
+                    *[_step(1 + i, "accepted") for i in range(n)],
+                    _step(n + 1, "refused"),
+                    _step(n + 2, "accepted", value=written, stored=written is not None),
+                    _step(n + 3, "accepted"),
+                    _step(n + 4, "accepted", value="fresh", stored=True)]
+        yield _calls_instance(
+            f"storage.compare-and-set.stale-{name}",
+            f"compareAndSet naming the version read before a {name.removeprefix('after-').replace('-', ' ')}"
+            " is refused and writes nothing; naming the current version it writes",
+            CALLS_FIXTURE, calls, outcomes, invariants=("H4",),
+            advisory="" if decided else (
+                "whether a delete makes the version read before it stale (a key deleted and "
+                "absent again) is not said; §11 names compareAndSet only"),
+            notes="§11 '调用外部系统的插件必须使用 delivery ID 配合 storage.compareAndSet 或外部系统的幂等机制': "
+                  "a compare-and-set is what makes a redelivered post-hook's effect happen once — it "
+                  "writes only when the key is still at the version the plugin read; the refusal's code "
+                  "is not named (any refusal will do)",
+            timeout_ms=timeout_ms)
+
+
+def _sdk_choices(timeout_ms: float | None) -> Iterator[Instance]:
+    """The storage and http behaviours the spec leaves to the SDK (advisory)."""
+    big = 129
+    calls: list[list[Any]] = [["storage", "set", ["a.one", 1]], ["storage", "set", ["b.two", 2]],
+                              ["storage", "delete", ["b.two"]], ["storage", "get", ["b.two"]],
+                              ["storage", "keys", []], ["storage", "keys", ["a."]], ["storage", "keys", [5]],
+                              ["storage", "get", ["k" * big]], ["storage", "set", ["k" * big, 1]]]
+    outcomes = [_step(0, "accepted"), _step(1, "accepted"), _step(2, "accepted"),
+                _step(3, "accepted", stored=False), _step(4, "accepted", keys=["a.one"]),
+                _step(5, "accepted", keys=["a.one"]), _step(6, "refused"), _step(7, "refused"),
+                _step(8, "refused")]
+    yield _calls_instance(
+        "storage.methods", "storage.delete removes a key, keys lists what is stored (by prefix); a "
+        "non-string prefix and a key over 128 UTF-8 bytes are refused", CALLS_FIXTURE, calls, outcomes,
+        invariants=("H4",), advisory=_SDK_UNDECIDED,
+        notes="storage keys reuse the §9.1 metadata key bound (128 bytes): the reference's choice",
+        timeout_ms=timeout_ms)
+    url = _API.rstrip("/")
+    network = [{"url": f"{url}/r1", "status": 302, "location": "sub/r2"},
+               {"url": f"{url}/sub/r2", "status": 307, "location": "../r3"},
+               {"url": f"{url}/r3", "status": 301, "location": "//api.example/bounds/final"},
+               {"url": f"{url}/final", "status": 200, "body": "hello"},
+               {"url": f"{url}/post", "status": 201, "body": "ok"},
+               {"url": f"{url}/big", "status": 200, "body": "a" * (1024 * 1024 + 1)},
+               {"url": f"{url}/bad", "status": 200, "body": "{not json"}]
+    calls = [["http", "request", [{}]],
+             ["http", "request", [{"url": f"{url}/final", "method": "TRACE"}]],
+             ["http", "request", [{"url": f"{url}/r1", "redirect": "manual"}]],
+             ["http", "request", [{"url": f"{url}/r1"}]],
+             ["http", "post", [f"{url}/post", {"data": {"a": 1}}]],
+             ["http", "request", [{"url": f"{url}/final", "responseType": "bytes"}]],
+             ["http", "request", [{"url": f"{url}/missing"}]],
+             ["http", "request", [{"url": f"{url}/big"}]],
+             ["http", "request", [{"url": f"{url}/bad", "responseType": "json"}]]]
+    outcomes = [_step(0, "refused"), _step(1, "refused"), _step(2, "refused"),
+                _step(3, "accepted", status=200, finalUrl=f"{url}/final", redirected=True),
+                _step(4, "accepted", status=201, redirected=False),
+                _step(5, "accepted", bodyType="bytes", length=5),
+                _step(6, "accepted", status=404),
+                _step(7, "refused"), _step(8, "refused")]
+    yield _calls_instance(
+        "http.options", "http.request without a url or with an unknown method is refused; redirect "
+        "'manual' is not followed; a followed chain sends each resolved hop; responseType bytes; a "
+        "body over 1 MiB and JSON that does not parse are refused", CALLS_FIXTURE, calls, outcomes,
+        requests=[f"{url}/r1", f"{url}/r1", f"{url}/sub/r2", f"{url}/r3", f"{url}/final", f"{url}/post", f"{url}/final",
+                  f"{url}/missing", f"{url}/big", f"{url}/bad"],
+        network=network, invariants=("H5",), advisory=_SDK_UNDECIDED,
+        notes="§7 checks each hop with the one matcher (every hop here is inside the permissions); "
+              "what is sent for a relative and a protocol-relative Location is the hop resolved "
+              "against the previous one", timeout_ms=timeout_ms)
+
+
+@template("guest.capability-calls", params={
+    "type": "object", "additionalProperties": False,
+    "properties": {"timeoutMs": {"type": "number", "exclusiveMinimum": 0}}})
+def capability_calls(params: dict[str, Any], rng: random.Random) -> Iterator[Instance]:
+    """Capability calls in sequence, in the candidate's own worker: every SDK method of
+    ``storage`` and ``http`` from a plugin whose manifest does not ask for it (refused with
+    ``plugin.hook.permission_denied``, nothing sent); a ``storage.compareAndSet`` naming a
+    version made stale by each kind of write (refused, nothing written) and then the current
+    one (written); and, advisory, the storage and http behaviours the spec leaves to the SDK."""
+    timeout_ms = params.get("timeoutMs")
+    yield from _ungranted(timeout_ms)
+    yield from _compare_and_set(timeout_ms)
+    yield from _sdk_choices(timeout_ms)

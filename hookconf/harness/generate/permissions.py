@@ -1,6 +1,6 @@
 """Generated §7 host-permission cases (H5), judged by a model written for the generator.
 
-Six templates, each seeded and bounded:
+Seven templates, each seeded and bounded:
 
 ``permissions.pattern_url``
     pattern × URL pairs from the §7 grammar — scheme ``*``/``http``/``https``; host ``*``,
@@ -17,6 +17,9 @@ Six templates, each seeded and bounded:
     with and without a guest proxy; ``refused_hop`` is the index of the first forbidden hop.
 ``permissions.pattern_grammar``
     patterns built from the grammar (valid) and one rule broken at a time (invalid).
+``permissions.pattern_hosts``
+    every way a pattern host breaks §7's host rule (DNS length edges, empty labels, two
+    leading ``*.``, text after an IPv6 literal, no path), as parses and as matches.
 ``permissions.glob_literals``
     globs whose literal segments overlap (the suffix begins with the prefix's end, a middle
     literal shares characters with either) against texts that start with the prefix and end
@@ -58,7 +61,7 @@ from hookconf.harness.generate.urlmodel import (
     pattern,
 )
 
-__all__ = ["expand_glob_literals", "expand_pattern_grammar", "expand_pattern_sets",
+__all__ = ["expand_glob_literals", "expand_pattern_grammar", "expand_pattern_hosts", "expand_pattern_sets",
            "expand_pattern_url", "expand_percent_hex", "expand_redirect_positions", "upper_hex"]
 
 _NOT_PERMITTED = "plugin.http.host_not_permitted"
@@ -435,6 +438,91 @@ def expand_pattern_grammar(params: dict[str, Any], rng: random.Random) -> Iterat
             expect={"valid": ok},
         )
 
+
+
+# ----------------------------------------------------------------------------- pattern hosts
+
+#: §7 (Chinese text): "host 是 *、规范化后的精确 DNS/IP host，或 *.example.test" and "无效 pattern 或
+#: URL 一律 fail closed"; "scheme://host/path-glob" has a path.
+_HOST_SENTENCE = ("§7 'scheme://host/path-glob … host 是 *、规范化后的精确 DNS/IP host，或 "
+                  "*.example.test' and '无效 pattern 或 URL 一律 fail closed'")
+#: Why a label of characters outside letters, digits, '-' and '_' is not decided.
+_LDH_UNDECIDED = ("§7 asks for an exact DNS host; DNS itself allows any octet in a label and the "
+                  "platform URL parser keeps '!' and '~' in a host, so whether such a name is a "
+                  "'DNS host' is not said")
+#: Why an IDNA name the URL Standard accepts but IDNA2008's hyphen rules refuse is not decided.
+_HYPHEN_UNDECIDED = ("§7 parses with the platform URL parser (UTS #46 with CheckHyphens off) and "
+                     "also says 'IDNA 规范化'; IDNA2008 refuses '--' in the third and fourth "
+                     "positions and a leading '-', the URL Standard does not: which one a pattern "
+                     "host obeys is not said")
+
+
+def _labels(total: int) -> str:
+    """A DNS name of exactly ``total`` characters: 63-character labels, then the rest."""
+    labels, left = [], total
+    while left > 0:
+        size = min(63, left)
+        labels.append("abcdefghij"[len(labels) % 10] * size)
+        left -= size + 1
+    name = ".".join(labels)
+    return name[:total - 1] + "t" if len(name) >= total else name
+
+
+#: ``(name, pattern host, URL host or "", valid, advisory)``: each way a pattern host can break
+#: §7's host rule (or sit exactly on its edge); the URL host, when given, is a URL the broken
+#: pattern would match if it were read leniently — an invalid pattern matches nothing.
+HOST_RULES: tuple[tuple[str, str, str, bool, str], ...] = (
+    ("label-63", "b" * 63 + ".example.test", "b" * 63 + ".example.test", True, ""),
+    ("label-64", "b" * 64 + ".example.test", "b" * 64 + ".example.test", False, ""),
+    ("name-253", _labels(253), _labels(253), True, ""),
+    ("name-254", _labels(254), _labels(254), False, ""),
+    ("suffix-name-254", "*." + _labels(254), "www." + _labels(254), False, ""),
+    ("empty-label", "a..example.test", "", False, ""),
+    ("root-only", ".", "", False, ""),
+    ("two-leading-wildcards", "*.*.example.test", "a.b.example.test", False, ""),
+    ("two-leading-wildcards-ip", "*.*.192.0.2.1", "", False, ""),
+    ("ipv6-then-query", "[2001:db8::1]?x]", "", False, ""),
+    ("ipv6-then-backslash", "[2001:db8::1]\\x]", "", False, ""),
+    ("ipv6-then-fragment", "[2001:db8::1]#x]", "[2001:db8::1]", False, ""),
+    ("bang-label", "ex!ample.test", "ex!ample.test", False, _LDH_UNDECIDED),
+    ("idn-double-hyphen", "ab--c\u00fc.example.test", "ab--c\u00fc.example.test", False, _HYPHEN_UNDECIDED),
+    ("idn-leading-hyphen", "-\u00fc.example.test", "-\u00fc.example.test", False, _HYPHEN_UNDECIDED),
+)
+
+
+@template("permissions.pattern_hosts", params={"type": "object", "additionalProperties": False,
+                                                "properties": {}})
+def expand_pattern_hosts(params: dict[str, Any], rng: random.Random) -> Iterator[Instance]:
+    """Every way a pattern host breaks §7's host rule, and the DNS length edges (H5): a label
+    of 63 and 64 characters, a name of 253 and 254, an empty label, two leading ``*.``, text
+    after a bracketed IPv6 literal, a pattern with no path — each asked as a parse (valid or
+    not) and, where a lenient reading would grant a URL, as a match against that URL (an
+    invalid pattern matches nothing)."""
+    rules = list(HOST_RULES)
+    for scheme in ("http", "https", "*"):
+        for host in ("files.example.test", "*.example.test", "[2001:db8::1]", "192.0.2.1"):
+            url_host = host.removeprefix("*.")
+            rules.append((f"no-path.{scheme.replace('*', 'any')}.{_key(host)}", host, url_host, False, ""))
+    for name, host, url_host, valid, advisory in rules:
+        no_path = name.startswith("no-path")
+        scheme = name.split(".")[1].replace("any", "*") if no_path else "https"
+        text = f"{scheme}://{host}" if no_path else f"{scheme}://{host}/*"
+        why = ("§7 'scheme://host/path-glob': the path-glob is not optional" if no_path
+               else _HOST_SENTENCE + ("; a DNS label holds 1–63 octets and a name at most 253 "
+                                      "characters" if "label" in name or "name" in name else ""))
+        state = "a valid" if valid else "not a"
+        yield Instance(
+            key=f"parse.{name}", title=f"{text[:90]!r} is {state} manifest v1 host permission ({name})",
+            kind="permissions.parse", polarity="positive" if valid else "negative",
+            given={"pattern": text}, expect={"valid": valid}, advisory=advisory, notes=why)
+        if url_host:
+            url = f"https://{url_host}/" if no_path else f"https://{url_host}/file.bin"
+            yield Instance(
+                key=f"match.{name}",
+                title=f"{text[:60]!r} {'matches' if valid else 'grants nothing, not even'} {url[:60]}",
+                kind="permissions.match", polarity="positive" if valid else "negative",
+                given={"pattern": text, "url": url}, expect={"match": valid}, advisory=advisory,
+                notes=why + ("" if valid else "; an invalid pattern fails closed: it matches no URL"))
 
 
 # ----------------------------------------------------------------------------- glob literals

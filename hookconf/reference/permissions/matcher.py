@@ -210,7 +210,8 @@ def _canonical_host(text: str) -> tuple[str, bool]:
         parts = ada_url.parse_url(f"http://{text}/")
     except ValueError as exc:
         raise InvalidPattern(f"host {text!r} does not parse") from exc
-    if parts["port"] or parts["pathname"] != "/" or parts["search"] or parts["username"]:
+    if parts["port"] or parts["pathname"] != "/" or parts["search"] or parts["hash"] \
+            or parts["username"]:
         raise InvalidPattern(f"host {text!r} is not a bare host")
     host_type = parts["host_type"]
     if host_type in (ada_url.HostType.IPV4, ada_url.HostType.IPV6):
