@@ -105,6 +105,10 @@ FINALIZE_MUTANTS = [
     # a replacement byte-identical to the source, judged on the inode at the target (§10.2)
     ("tests.mutants.finalize.identical_replacement_dropped:factory", "H11",
      ("fin.matrix.file.same.identical",)),
+    # §10.3 target_installed with the installed replacement matching, another file recovery
+    # reads swapped by an outsider after the crash: commit, never judge against the source
+    ("tests.mutants.finalize.recovery_judges_source:factory", "H11",
+     ("fin.quiesce.interlope.file.same.staged.source",)),
 ]
 
 #: Shell mutants (§16) run the shell cases: symmetry, the generated step order, incomplete assemblies.

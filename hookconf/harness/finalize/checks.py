@@ -268,7 +268,7 @@ def after_recovery(sc: FinalizeScenario, state: dict[str, Any], tree: UserTree,
                    [:300])
     elif status == "completed":
         # §10.2: a cleanup mismatch is quarantined, the committed task stays completed
-        kept = phase == "quarantined" and bool(sc.tampered)
+        kept = phase == "quarantined" and bool(sc.tampered or sc.planted)
         if phase not in ("db_committed", "cleaned") and not kept:
             h13.append(f"completed without db_committed (phase {phase})")
         final = {**sc.final, **{p: ("file", d) for p, d in sc.tampered.items()}, **sc.planted}
@@ -569,6 +569,27 @@ def source_at_target(sc: FinalizeScenario, state: dict[str, Any], target_ino: in
     return [f"{when}: journal at {state.get('phase')} ({state.get('status')}) and the target is "
             "the original source's inode, not the staged replacement's install (the source "
             "was installed, or left in place, instead of the replacement)"]
+
+
+def installed_committed(sc: FinalizeScenario, before: dict[str, Any], held: bool,
+                        after: dict[str, Any]) -> dict[str, list[str]]:
+    """§10.3 "target_installed：目标身份匹配时完成数据库事务，否则补偿" (target_installed:
+    complete the database transaction if the target identity matches): a journal at
+    ``target_installed`` (``before`` recovery) whose target holds the selected artifact
+    when recovery starts (``held``) ends ``completed`` — whatever an outsider did to the
+    other paths the plan names (the source or its rollback copy, the staged name, the
+    private copy), which the cleanup then leaves in place and quarantines (§10.2 "不一致时
+    保持路径不动并记录 cleanup quarantine").  Filed under H11 when the selected artifact is a
+    staged replacement (a recovery that judges the installed replacement against the
+    source's identity refuses the install the replacement superseded the source with),
+    else H13."""
+    if before.get("phase") != "target_installed" or not held \
+            or after.get("status") == "completed":
+        return {}
+    return {"H11" if sc.replacement_path() else "H13": [
+        f"the journal was at target_installed and the target held the selected artifact, "
+        f"yet recovery left the task {after.get('status')} at {after.get('phase')} instead "
+        f"of completing the database transaction (§10.3) ({after.get('reason', '')})"[:300]]}
 
 
 def source_installed(sc: FinalizeScenario, trace: list[Any]) -> list[str]:

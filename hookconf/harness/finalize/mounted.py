@@ -211,7 +211,8 @@ class _MountRun(_Run):
             self.note({"H8": busy}, f"{at}, recovered while another owner held the lease", unit, key)
         # an outsider at the private copy, before recovery: played on the model before it is
         # served (the mount serves a copy), judged only after recovery, as in process
-        left = self.sc.interlope(state_vfs)
+        left = self.sc.interlope(state_vfs, before)
+        held = self.sc.holds_selected(user_tree(state_vfs))  # what recovery finds at the target
         self.sc.planted.clear()
         self.mount.load(state_vfs, host=_NO_ENGINE)  # recovery's host: nothing to quiesce
         self.conn.call("finalize.crash", {})
@@ -234,6 +235,8 @@ class _MountRun(_Run):
         found["H11"] = found.get("H11", []) + checks.source_at_target(
             self.sc, after, _ino(model, target), "after recovery", forward=self.forward) \
             + checks.source_installed(self.sc, trace)
+        for inv, items in checks.installed_committed(self.sc, before, held, after).items():
+            found[inv] = found.get(inv, []) + items
         self.note(found, at, unit, key)
 
     def crash_run(self, n: int, when: str) -> tuple[Any, list]:
