@@ -319,6 +319,7 @@ def test_engines_and_host_writers_through_the_mounts_host_directory_get_the_in_p
 @pytest.mark.parametrize(("mutant", "case", "invariant"), [
     ("identical_replacement_dropped", "fin.matrix.file.distinct.identical", "H11"),
     ("private_discard_unchecked", "fin.quiesce.interlope.file.cross-device.larger", "H8"),
+    ("recovery_judges_source", "fin.quiesce.interlope.file.same.staged.source", "H11"),
 ])
 def test_the_inode_judgement_and_the_after_crash_outsider_reach_the_mount_route(
         hookconf, monkeypatch, mutant, case, invariant):
