@@ -310,7 +310,9 @@ class ModelVfs(InodeTree):
                 raise fs_error(errno.ENOTEMPTY, src, dst)
         if dd in self._dead:
             raise fs_error(errno.ENOENT, src, dst)
-        self._apply(Move(sd, skey, dd, dkey, dname, ino))
+        # a directory moved to another parent: its ``..`` changes too (see Move.root)
+        self._apply(Move(sd, skey, dd, dkey, dname, ino,
+                         root="unsynced" if is_dir and sd != dd else ""))
 
     # ---- crashes ---------------------------------------------------------------------
     def crash(self) -> ModelVfs:
