@@ -281,6 +281,20 @@ def test_a_journal_at_target_installed_with_the_target_matching_must_commit():
     assert set(checks.installed_committed(_sc(), at, True, left)) == {"H13"}  # no replacement
 
 
+def test_a_directory_renamed_onto_the_target_fsyncs_its_root_before_the_database():
+    sc = FinalizeScenario.from_given({"tree": [{"path": "save/t.part/a", "file": "x"}],
+                                      "task": {"taskId": "t", "saveDir": "save",
+                                               "sourcePath": "save/t.part", "targetPath": "save/t"}})
+    move = _ev(1, "rename_noreplace", "save/t.part", "save/t", mutating=True)
+    db = _ev(4, "write", "motrix-state/motrix.db-journal", mutating=True)
+    synced = [move, _ev(2, "fsync_dir", "save/t"), _ev(3, "fsync_dir", "save"), db]
+    assert checks.renamed_root_synced(sc, synced) == []
+    late = [move, _ev(3, "fsync_dir", "save"), db, _ev(5, "fsync_dir", "save/t")]
+    assert "before any fsync of the renamed root" in checks.renamed_root_synced(sc, late)[0]
+    assert checks.renamed_root_synced(sc, [move, _ev(3, "fsync_dir", "save")]) == []  # no commit
+    assert checks.renamed_root_synced(_sc(), late) == []  # a file source
+
+
 def test_the_original_sources_inode_never_reaches_a_replacement_target():
     sc = _sc()
     sc.source_ino = 7

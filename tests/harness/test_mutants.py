@@ -98,6 +98,8 @@ FINALIZE_MUTANTS = [
     ("tests.mutants.finalize.rename_one_parent_fsync:factory", "H19", ("fin.matrix.file.other-dir",)),
     # a directory moved to another parent, its own root not fsynced (§10.2 "fsync 已重命名 root")
     ("tests.mutants.finalize.rename_root_unsynced:factory", "H19", ("fin.matrix.tree.other-dir",)),
+    # the same bug on a rename within one parent: the trace rule (the crash model sees no `..` change)
+    ("tests.mutants.finalize.rename_root_unsynced:factory", "H19", ("fin.matrix.empty-dir.distinct",)),
     # a replacement staged on a device of its own (§10.2: what reaches the target crosses)
     ("tests.mutants.finalize.replacement_device_from_source:factory", "H23",
      ("fin.matrix.file.distinct.staged.staging-own",)),

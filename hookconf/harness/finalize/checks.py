@@ -180,6 +180,37 @@ def install_sources(sc: FinalizeScenario, trace: list[Any]) -> frozenset[str]:
                      and not ev.paths[0].startswith(STATE_DIR + "/"))
 
 
+def renamed_root_synced(sc: FinalizeScenario, trace: list[Any]) -> list[str]:
+    """H19 on a run's trace (§10.2 "同文件系统直接 source rename … 目录在 target_installed 前
+    fsync 已重命名 root 与受影响父目录": the direct rename of a directory fsyncs the renamed root
+    before target_installed): when the source directory itself is renamed onto the target,
+    an fsync of the target follows that rename before the next operation on the task
+    database — the terminal transaction comes after target_installed, so this is never
+    stricter than the spec (a journal kept in the database makes it exact).  The crash
+    model shows the root's fsync missing only for a move to another parent (the moved
+    directory's ``..``); this names it on every direct directory install."""
+    from hookconf.harness.finalize.scenario import DATABASE
+
+    src = sc.task["sourcePath"]
+    tgt = sc.target_in_tree or sc.task["targetPath"]
+    if src == tgt or sc.initial.get(src, ("",))[0] != "directory":
+        return []
+    for i, ev in enumerate(trace):
+        if ev.op not in ("rename", "rename_noreplace") or ev.errno is not None \
+                or ev.paths[:2] != (src, tgt):
+            continue
+        for later in trace[i + 1:]:
+            if later.op in ("fsync_dir", "fsync") and later.paths[:1] == (tgt,) \
+                    and later.errno is None:
+                break
+            if any(p.startswith(DATABASE) for p in later.paths):
+                return [f"{ev} renamed the source directory onto the target, and {later} "
+                        f"came before any fsync of the renamed root {tgt} (§10.2: a directory "
+                        "fsyncs the renamed root and the affected parents before "
+                        "target_installed)"]
+    return []
+
+
 def _install_undone(sc: FinalizeScenario, tree: UserTree, phase: str) -> list[str]:
     """H19 (§10.2 "文件需要 fsync 自身与父目录；目录在 target_installed 前 fsync 已重命名 root 与受影响
     父目录"): once a phase at or past ``target_installed`` is recorded, the install it names is

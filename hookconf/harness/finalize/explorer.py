@@ -301,7 +301,8 @@ def run_finalize(case: Case, conn: Connection, obs: Any, *, replay: bool = False
               "H8": checks.lease_problems(sc, trace, fail_closed=bool(
                   sc.host and (sc.host.stop_fails or sc.host.unaccounted))),
               "H9": checks.planning_problems(trace[:run.prepare_end])
-              + checks.selection_problems(sc, prepared)}, "the uncrashed run")
+              + checks.selection_problems(sc, prepared),
+              "H19": checks.renamed_root_synced(sc, trace)}, "the uncrashed run")
     identity = checks.identity_problems(sc, prepared)
     sc.installed_from = checks.install_sources(sc, trace)
     run.judge_state(model, bool(sc.fired), "the uncrashed run")

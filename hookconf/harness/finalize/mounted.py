@@ -316,7 +316,8 @@ def _explore(run: _MountRun, case: Case, obs: Any) -> None:
               "H10": checks.plain_renames(trace, "the run"),
               "H8": checks.lease_problems(sc, trace, fail_closed=host[1] or bool(host[2])),
               "H9": checks.planning_problems(trace[:run.prepare_end])
-              + checks.selection_problems(sc, prepared)}, "the uncrashed run")
+              + checks.selection_problems(sc, prepared),
+              "H19": checks.renamed_root_synced(sc, trace)}, "the uncrashed run")
     identity = checks.identity_problems(sc, prepared)
     sc.installed_from = checks.install_sources(sc, trace)
     run.judge_state(model, bool(sc.fired), "the uncrashed run")
