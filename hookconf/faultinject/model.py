@@ -16,7 +16,14 @@ layer at once; nothing reaches the durable layer until a sync names it:
   directory, the entry it removes from the source directory — and each half becomes
   durable with its own directory's fsync: after fsyncing only the destination a crash may
   show the entry in both directories, after fsyncing only the source in neither.  Only
-  with both parents fsynced is the rename durable (as LazyFS and ALICE model it).
+  with both parents fsynced is the rename durable (as LazyFS and ALICE model it).  A
+  *directory* moved to another parent also rewrites its own ``..`` entry, which lives in
+  the moved directory: its entry in the new parent becomes durable only once the new
+  parent and the moved directory itself are both fsynced, in either order (§10.2
+  "目录在 target_installed 前 fsync 已重命名 root 与受影响父目录"; ``Move.root`` in
+  :mod:`~hookconf.faultinject.persistence`).  Until then a crash keeps it at its old place,
+  or — its old parent fsynced — at neither.  A rename within one directory leaves ``..``
+  as it was and needs that directory's fsync alone.
 - :meth:`ModelVfs.sync` (``sync(2)``) makes everything durable.
 
 A crash (:meth:`ModelVfs.crash`) keeps only the durable layer ("unsynced data lost", as
@@ -310,7 +317,9 @@ class ModelVfs(InodeTree):
                 raise fs_error(errno.ENOTEMPTY, src, dst)
         if dd in self._dead:
             raise fs_error(errno.ENOENT, src, dst)
-        self._apply(Move(sd, skey, dd, dkey, dname, ino))
+        # a directory moved to another parent: its ``..`` changes too (see Move.root)
+        self._apply(Move(sd, skey, dd, dkey, dname, ino,
+                         root="unsynced" if is_dir and sd != dd else ""))
 
     # ---- crashes ---------------------------------------------------------------------
     def crash(self) -> ModelVfs:

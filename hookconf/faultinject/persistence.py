@@ -55,6 +55,15 @@ class Move:
     *in* half).  ``part`` is ``"both"`` for a whole rename, or ``"in"`` / ``"out"`` for the
     half still pending after the other half's directory was fsynced (a rename across two
     directories is durable only once both are: see :func:`split_move`).
+
+    ``root``: a *directory* moved to another parent also changes its own ``..`` entry,
+    which lives in the moved directory: its *in* half becomes durable only once the new
+    parent **and** the moved directory itself have been fsynced (§10.2 "目录在
+    target_installed 前 fsync 已重命名 root 与受影响父目录").  ``"unsynced"``: neither yet
+    (or only the directory's fsync is missing and the parent's has not come);
+    ``"parent-synced"``: the new parent was fsynced, the directory's own fsync is owed;
+    ``""``: nothing of the moved directory is owed (a file, a rename within one
+    directory, or the directory already fsynced since the move).
     """
 
     src_dir: int
@@ -64,6 +73,7 @@ class Move:
     dst_name: str
     ino: int
     part: str = "both"
+    root: str = ""
 
 
 @dataclass(frozen=True, slots=True)

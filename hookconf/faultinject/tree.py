@@ -12,7 +12,7 @@ from __future__ import annotations
 import errno
 import unicodedata
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .persistence import ROOT_INO, Layer, Move, Mutation, SetEntry, split_move
 from .port import DirHandle, FileHandle, Kind, Stat, fs_error, split_path
@@ -217,7 +217,15 @@ class InodeTree:
         its source name), recursively: the removal cannot become durable while the name it
         removes may still reappear after a crash.  Its addition half alone takes nothing:
         the source name then reappears only if it was durable (the entry in both places)."""
+        if dir_ino is not None:
+            self._settle_root(dir_ino)
         chosen = {i for i, m in enumerate(self._pending) if pred(m)}
+        if dir_ino is not None:  # a moved directory's new entry waits for its own fsync too
+            for i in [i for i in chosen if isinstance(m := self._pending[i], Move) and m.root
+                      and m.part != "out" and m.dst_dir == dir_ino]:
+                chosen.discard(i)
+                self._pending[i] = replace(self._pending[i], root="parent-synced")
+                self._changes += 1
         if not chosen:
             return
         self._changes += 1
@@ -236,6 +244,26 @@ class InodeTree:
             else:
                 self._dur.apply(halves[i][0])
                 keep.append(halves[i][1])
+        self._pending = keep
+
+    def _settle_root(self, ino: int) -> None:
+        """The fsync of directory ``ino``, for the pending renames that moved ``ino`` itself
+        to another parent (:attr:`Move.root`): its ``..`` is durable now, so a rename whose
+        new parent was already fsynced becomes durable in that parent (the removal half,
+        if still pending, waits for the old parent's fsync); one whose new parent was not
+        fsynced yet waits for that alone."""
+        keep: list[Mutation] = []
+        for m in self._pending:
+            if not (isinstance(m, Move) and m.ino == ino and m.root):
+                keep.append(m)
+                continue
+            self._changes += 1
+            if m.root == "unsynced":
+                keep.append(replace(m, root=""))
+                continue
+            self._dur.apply(replace(m, part="in", root=""))
+            if m.part == "both":
+                keep.append(replace(m, part="out", root=""))
         self._pending = keep
 
     def _take_sources(self, index: int, chosen: set[int]) -> None:

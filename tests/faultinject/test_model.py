@@ -86,6 +86,65 @@ def test_an_unsynced_cross_directory_rename_persists_whole_or_not_at_all():
     assert seen == {(("f",), ()), ((), ("f",))}
 
 
+def _moved_dir():
+    vfs = ModelVfs()
+    vfs.mkdir("a")
+    vfs.mkdir("b")
+    vfs.mkdir("a/d")
+    put(vfs, "a/d/f", b"x", sync=True)
+    vfs.sync()
+    vfs.rename("a/d", "b/d")
+    return vfs
+
+
+def test_a_directory_moved_to_another_parent_is_durable_there_only_once_it_is_fsynced_too():
+    # §10.2 "目录在 target_installed 前 fsync 已重命名 root 与受影响父目录": both parents
+    # fsynced but not the moved directory (its ``..`` still names the old parent)
+    vfs = _moved_dir()
+    vfs.fsync_dir("b")
+    vfs.fsync_dir("a")
+    after = vfs.crash()
+    assert after.listdir("a") == [] and after.listdir("b") == []  # lost from both places
+    vfs.fsync_dir("b/d")  # the directory itself, after its new parent: now durable there
+    after = vfs.crash()
+    assert after.listdir("b") == ["d"] and content(after, "b/d/f") == b"x"
+    assert vfs.pending == ()
+
+
+@pytest.mark.parametrize("order", [("b/d", "b", "a"), ("b", "b/d", "a"), ("b/d", "a", "b")])
+def test_a_moved_directory_is_durable_once_it_and_both_parents_are_fsynced_in_any_order(order):
+    vfs = _moved_dir()
+    for path in order:
+        vfs.fsync_dir(path)
+    after = vfs.crash()
+    assert after.listdir("a") == [] and after.listdir("b") == ["d"]
+    assert content(after, "b/d/f") == b"x" and vfs.pending == ()
+
+
+def test_a_moved_directory_fsynced_with_its_new_parent_only_may_stay_at_its_old_place():
+    vfs = _moved_dir()
+    vfs.fsync_dir("b/d")
+    vfs.fsync_dir("b")  # the old parent not yet: the removal pending
+    after = vfs.crash()  # durable under both names; the first found wins (a tree, no byte lost)
+    assert sorted(after.listdir("a") + after.listdir("b")) == ["d"]
+    assert len([p for p in ("a/d/f", "b/d/f") if p.split("/")[1] in after.listdir(p[0])]) == 1
+    vfs.fsync_dir("a")
+    assert vfs.crash().listdir("b") == ["d"] and vfs.crash().listdir("a") == []
+    vfs2 = _moved_dir()
+    vfs2.fsync_dir("b")  # the new parent only: the new entry waits for the directory's fsync
+    assert vfs2.crash().listdir("a") == ["d"] and vfs2.crash().listdir("b") == []
+
+
+def test_a_directory_renamed_within_its_parent_needs_only_the_parent():
+    vfs = ModelVfs()
+    vfs.mkdir("a")
+    vfs.mkdir("a/d")
+    vfs.sync()
+    vfs.rename("a/d", "a/e")
+    vfs.fsync_dir("a")
+    assert vfs.crash().listdir("a") == ["e"] and vfs.pending == ()
+
+
 def test_unsynced_unlink_comes_back_after_a_crash():
     vfs = ModelVfs()
     put(vfs, "journal", b"hot", sync=True)

@@ -235,6 +235,66 @@ def test_the_interloper_leaves_no_partial_copy_and_its_bytes_must_survive():
     assert plain.interlope(plain.fresh()) == {}
 
 
+REPLACED = {"tree": [{"path": "save/a.mkv", "file": "data"},
+                     {"path": "staging/p/out.mkv", "file": "new!"}],
+            "task": {"taskId": "t", "saveDir": "save", "sourcePath": "save/a.mkv",
+                     "targetPath": "save/a.mkv",
+                     "replacement": {"pluginId": "p", "stagedPath": "staging/p/out.mkv"}}}
+
+
+def _displaced(victim, shape="same-size", state=None):
+    given = {**REPLACED, "tamper": {"path": "save/a.mkv", "when": "after-crash", "shape": shape,
+                                    "victim": victim}}
+    sc = FinalizeScenario.from_given(given)
+    vfs = sc.fresh()
+    vfs.rename_noreplace("save/a.mkv", "save/.rollback")  # the source preserved (§10.2)
+    vfs.link("staging/p/out.mkv", "save/a.mkv")  # the replacement installed
+    return sc, vfs, sc.interlope(vfs, state)
+
+
+def test_the_outsider_swaps_each_file_recovery_reads_and_keeps_the_original_aside():
+    sc, vfs, planted = _displaced("source")  # the source at its rollback path, found by bytes
+    assert planted == {"save/.rollback.outsider-moved": ("file", b"data"),
+                       "save/.rollback": ("file", b"ebub")}
+    assert sc.disturbed(False) and vfs.read(vfs.open("save/.rollback.outsider-moved"), 9, 0) == b"data"
+    _, vfs, planted = _displaced("staged", "larger")
+    assert planted["staging/p/out.mkv"] == ("file", b"ofx\"+outside")
+    assert vfs.read(vfs.open("save/a.mkv"), 9, 0) == b"new!"  # the installed link untouched
+    assert set(_displaced("target")[2]) == {"save/a.mkv", "save/a.mkv.outsider-moved"}
+    assert _displaced("target", state={"status": "completed"})[2] == {}  # committed: the user's
+    sc = FinalizeScenario.from_given({**REPLACED, "tamper": {
+        "path": "save/a.mkv", "when": "after-crash", "victim": "staged"}})
+    cleaned = sc.fresh()
+    cleaned.unlink("staging/p/out.mkv")  # cleanup deleted it: nothing to swap
+    assert sc.victim == "staged" and sc.interlope(cleaned) == {}
+
+
+def test_a_journal_at_target_installed_with_the_target_matching_must_commit():
+    sc = FinalizeScenario.from_given(REPLACED)
+    at = {"phase": "target_installed", "status": "pending"}
+    left = {"phase": "quarantined", "status": "quarantined", "reason": "no layout"}
+    assert "instead of completing the database transaction" in checks.installed_committed(
+        sc, at, True, left)["H11"][0]
+    assert checks.installed_committed(sc, at, True, {"status": "completed"}) == {}
+    assert checks.installed_committed(sc, at, False, left) == {}  # the target was changed
+    assert checks.installed_committed(sc, {"phase": "source_preserved"}, True, left) == {}
+    assert set(checks.installed_committed(_sc(), at, True, left)) == {"H13"}  # no replacement
+
+
+def test_a_directory_renamed_onto_the_target_fsyncs_its_root_before_the_database():
+    sc = FinalizeScenario.from_given({"tree": [{"path": "save/t.part/a", "file": "x"}],
+                                      "task": {"taskId": "t", "saveDir": "save",
+                                               "sourcePath": "save/t.part", "targetPath": "save/t"}})
+    move = _ev(1, "rename_noreplace", "save/t.part", "save/t", mutating=True)
+    db = _ev(4, "write", "motrix-state/motrix.db-journal", mutating=True)
+    synced = [move, _ev(2, "fsync_dir", "save/t"), _ev(3, "fsync_dir", "save"), db]
+    assert checks.renamed_root_synced(sc, synced) == []
+    late = [move, _ev(3, "fsync_dir", "save"), db, _ev(5, "fsync_dir", "save/t")]
+    assert "before any fsync of the renamed root" in checks.renamed_root_synced(sc, late)[0]
+    assert checks.renamed_root_synced(sc, [move, _ev(3, "fsync_dir", "save")]) == []  # no commit
+    assert checks.renamed_root_synced(_sc(), late) == []  # a file source
+
+
 def test_the_original_sources_inode_never_reaches_a_replacement_target():
     sc = _sc()
     sc.source_ino = 7

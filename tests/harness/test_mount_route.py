@@ -319,11 +319,16 @@ def test_engines_and_host_writers_through_the_mounts_host_directory_get_the_in_p
 @pytest.mark.parametrize(("mutant", "case", "invariant"), [
     ("identical_replacement_dropped", "fin.matrix.file.distinct.identical", "H11"),
     ("private_discard_unchecked", "fin.quiesce.interlope.file.cross-device.larger", "H8"),
+    ("recovery_judges_source", "fin.quiesce.interlope.file.same.staged.source", "H11"),
+    ("rename_root_unsynced", "fin.matrix.tree.other-dir", "H19"),
 ])
 def test_the_inode_judgement_and_the_after_crash_outsider_reach_the_mount_route(
         hookconf, monkeypatch, mutant, case, invariant):
-    """§10.2 (the replacement's inode, never the source's, reaches the target) and §10.3 (an
-    outsider's bytes at the private copy survive recovery) through the mount: the reference
+    """§10.2 (the replacement's inode, never the source's, reaches the target; a directory
+    moved to another parent is durable there once its own root is fsynced — the mount
+    forwards ``fsyncdir`` to the model) and §10.3 (an outsider's bytes at the private copy
+    survive recovery; target_installed with the target matching commits, whatever an
+    outsider did to the other files recovery reads) through the mount: the reference
     served as a subprocess passes, the mutant served so fails that invariant."""
     monkeypatch.setenv("HOOKCONF_MOUNT_POINTS", "6")
     args = ("run", "--allow-not-covered", "--case", case, "--candidate")

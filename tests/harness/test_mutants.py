@@ -96,6 +96,10 @@ FINALIZE_MUTANTS = [
     ("tests.mutants.finalize.tree_cleanup_size_only:factory", "H8", ("fin.quiesce.tamper.*.tree.*",)),
     # a rename across parents under the strict crash model (both parents fsynced, §10.2)
     ("tests.mutants.finalize.rename_one_parent_fsync:factory", "H19", ("fin.matrix.file.other-dir",)),
+    # a directory moved to another parent, its own root not fsynced (§10.2 "fsync 已重命名 root")
+    ("tests.mutants.finalize.rename_root_unsynced:factory", "H19", ("fin.matrix.tree.other-dir",)),
+    # the same bug on a rename within one parent: the trace rule (the crash model sees no `..` change)
+    ("tests.mutants.finalize.rename_root_unsynced:factory", "H19", ("fin.matrix.empty-dir.distinct",)),
     # a replacement staged on a device of its own (§10.2: what reaches the target crosses)
     ("tests.mutants.finalize.replacement_device_from_source:factory", "H23",
      ("fin.matrix.file.distinct.staged.staging-own",)),
@@ -105,6 +109,10 @@ FINALIZE_MUTANTS = [
     # a replacement byte-identical to the source, judged on the inode at the target (§10.2)
     ("tests.mutants.finalize.identical_replacement_dropped:factory", "H11",
      ("fin.matrix.file.same.identical",)),
+    # §10.3 target_installed with the installed replacement matching, another file recovery
+    # reads swapped by an outsider after the crash: commit, never judge against the source
+    ("tests.mutants.finalize.recovery_judges_source:factory", "H11",
+     ("fin.quiesce.interlope.file.same.staged.source",)),
 ]
 
 #: Shell mutants (§16) run the shell cases: symmetry, the generated step order, incomplete assemblies.

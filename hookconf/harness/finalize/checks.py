@@ -180,6 +180,37 @@ def install_sources(sc: FinalizeScenario, trace: list[Any]) -> frozenset[str]:
                      and not ev.paths[0].startswith(STATE_DIR + "/"))
 
 
+def renamed_root_synced(sc: FinalizeScenario, trace: list[Any]) -> list[str]:
+    """H19 on a run's trace (§10.2 "同文件系统直接 source rename … 目录在 target_installed 前
+    fsync 已重命名 root 与受影响父目录": the direct rename of a directory fsyncs the renamed root
+    before target_installed): when the source directory itself is renamed onto the target,
+    an fsync of the target follows that rename before the next operation on the task
+    database — the terminal transaction comes after target_installed, so this is never
+    stricter than the spec (a journal kept in the database makes it exact).  The crash
+    model shows the root's fsync missing only for a move to another parent (the moved
+    directory's ``..``); this names it on every direct directory install."""
+    from hookconf.harness.finalize.scenario import DATABASE
+
+    src = sc.task["sourcePath"]
+    tgt = sc.target_in_tree or sc.task["targetPath"]
+    if src == tgt or sc.initial.get(src, ("",))[0] != "directory":
+        return []
+    for i, ev in enumerate(trace):
+        if ev.op not in ("rename", "rename_noreplace") or ev.errno is not None \
+                or ev.paths[:2] != (src, tgt):
+            continue
+        for later in trace[i + 1:]:
+            if later.op in ("fsync_dir", "fsync") and later.paths[:1] == (tgt,) \
+                    and later.errno is None:
+                break
+            if any(p.startswith(DATABASE) for p in later.paths):
+                return [f"{ev} renamed the source directory onto the target, and {later} "
+                        f"came before any fsync of the renamed root {tgt} (§10.2: a directory "
+                        "fsyncs the renamed root and the affected parents before "
+                        "target_installed)"]
+    return []
+
+
 def _install_undone(sc: FinalizeScenario, tree: UserTree, phase: str) -> list[str]:
     """H19 (§10.2 "文件需要 fsync 自身与父目录；目录在 target_installed 前 fsync 已重命名 root 与受影响
     父目录"): once a phase at or past ``target_installed`` is recorded, the install it names is
@@ -268,7 +299,7 @@ def after_recovery(sc: FinalizeScenario, state: dict[str, Any], tree: UserTree,
                    [:300])
     elif status == "completed":
         # §10.2: a cleanup mismatch is quarantined, the committed task stays completed
-        kept = phase == "quarantined" and bool(sc.tampered)
+        kept = phase == "quarantined" and bool(sc.tampered or sc.planted)
         if phase not in ("db_committed", "cleaned") and not kept:
             h13.append(f"completed without db_committed (phase {phase})")
         final = {**sc.final, **{p: ("file", d) for p, d in sc.tampered.items()}, **sc.planted}
@@ -569,6 +600,27 @@ def source_at_target(sc: FinalizeScenario, state: dict[str, Any], target_ino: in
     return [f"{when}: journal at {state.get('phase')} ({state.get('status')}) and the target is "
             "the original source's inode, not the staged replacement's install (the source "
             "was installed, or left in place, instead of the replacement)"]
+
+
+def installed_committed(sc: FinalizeScenario, before: dict[str, Any], held: bool,
+                        after: dict[str, Any]) -> dict[str, list[str]]:
+    """§10.3 "target_installed：目标身份匹配时完成数据库事务，否则补偿" (target_installed:
+    complete the database transaction if the target identity matches): a journal at
+    ``target_installed`` (``before`` recovery) whose target holds the selected artifact
+    when recovery starts (``held``) ends ``completed`` — whatever an outsider did to the
+    other paths the plan names (the source or its rollback copy, the staged name, the
+    private copy), which the cleanup then leaves in place and quarantines (§10.2 "不一致时
+    保持路径不动并记录 cleanup quarantine").  Filed under H11 when the selected artifact is a
+    staged replacement (a recovery that judges the installed replacement against the
+    source's identity refuses the install the replacement superseded the source with),
+    else H13."""
+    if before.get("phase") != "target_installed" or not held \
+            or after.get("status") == "completed":
+        return {}
+    return {"H11" if sc.replacement_path() else "H13": [
+        f"the journal was at target_installed and the target held the selected artifact, "
+        f"yet recovery left the task {after.get('status')} at {after.get('phase')} instead "
+        f"of completing the database transaction (§10.3) ({after.get('reason', '')})"[:300]]}
 
 
 def source_installed(sc: FinalizeScenario, trace: list[Any]) -> list[str]:

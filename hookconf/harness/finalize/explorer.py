@@ -214,7 +214,8 @@ class _Run:
             traced = FaultyVfs(state_vfs)
             self.attach(ROOT, traced)
             self.conn.attach_host(ROOT, ModelHost(traced.note))  # type: ignore[attr-defined]
-        self.sc.interlope(state_vfs)  # an outsider at the private copy, before recovery
+        self.sc.interlope(state_vfs, before)  # an outsider at a file recovery reads
+        held = self.sc.holds_selected(user_tree(state_vfs))  # what recovery finds at the target
         start = len(traced.trace)
         try:
             first = self.conn.call("finalize.recover", ask)
@@ -233,6 +234,8 @@ class _Run:
         found["H11"] = found.get("H11", []) + checks.source_at_target(
             self.sc, after, _ino(state_vfs, self.sc.target_in_tree or self.task["targetPath"]),
             "after recovery", forward=self.forward) + checks.source_installed(self.sc, traced.trace)
+        for inv, items in checks.installed_committed(self.sc, before, held, after).items():
+            found[inv] = found.get(inv, []) + items
         self.note(found, at, unit, key)
 
 
@@ -298,7 +301,8 @@ def run_finalize(case: Case, conn: Connection, obs: Any, *, replay: bool = False
               "H8": checks.lease_problems(sc, trace, fail_closed=bool(
                   sc.host and (sc.host.stop_fails or sc.host.unaccounted))),
               "H9": checks.planning_problems(trace[:run.prepare_end])
-              + checks.selection_problems(sc, prepared)}, "the uncrashed run")
+              + checks.selection_problems(sc, prepared),
+              "H19": checks.renamed_root_synced(sc, trace)}, "the uncrashed run")
     identity = checks.identity_problems(sc, prepared)
     sc.installed_from = checks.install_sources(sc, trace)
     run.judge_state(model, bool(sc.fired), "the uncrashed run")

@@ -211,7 +211,8 @@ class _MountRun(_Run):
             self.note({"H8": busy}, f"{at}, recovered while another owner held the lease", unit, key)
         # an outsider at the private copy, before recovery: played on the model before it is
         # served (the mount serves a copy), judged only after recovery, as in process
-        left = self.sc.interlope(state_vfs)
+        left = self.sc.interlope(state_vfs, before)
+        held = self.sc.holds_selected(user_tree(state_vfs))  # what recovery finds at the target
         self.sc.planted.clear()
         self.mount.load(state_vfs, host=_NO_ENGINE)  # recovery's host: nothing to quiesce
         self.conn.call("finalize.crash", {})
@@ -234,6 +235,8 @@ class _MountRun(_Run):
         found["H11"] = found.get("H11", []) + checks.source_at_target(
             self.sc, after, _ino(model, target), "after recovery", forward=self.forward) \
             + checks.source_installed(self.sc, trace)
+        for inv, items in checks.installed_committed(self.sc, before, held, after).items():
+            found[inv] = found.get(inv, []) + items
         self.note(found, at, unit, key)
 
     def crash_run(self, n: int, when: str) -> tuple[Any, list]:
@@ -313,7 +316,8 @@ def _explore(run: _MountRun, case: Case, obs: Any) -> None:
               "H10": checks.plain_renames(trace, "the run"),
               "H8": checks.lease_problems(sc, trace, fail_closed=host[1] or bool(host[2])),
               "H9": checks.planning_problems(trace[:run.prepare_end])
-              + checks.selection_problems(sc, prepared)}, "the uncrashed run")
+              + checks.selection_problems(sc, prepared),
+              "H19": checks.renamed_root_synced(sc, trace)}, "the uncrashed run")
     identity = checks.identity_problems(sc, prepared)
     sc.installed_from = checks.install_sources(sc, trace)
     run.judge_state(model, bool(sc.fired), "the uncrashed run")

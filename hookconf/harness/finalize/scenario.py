@@ -458,6 +458,14 @@ class FinalizeScenario:
         tamper = self.given.get("tamper") or {}
         return tamper.get("shape", "larger") if tamper.get("when") == "after-crash" else None
 
+    @property
+    def victim(self) -> str:
+        """What the outsider between a crash and recovery changes (case ``tamper.victim``):
+        ``private`` (default) the candidate's private copy; ``source`` wherever the
+        original source's bytes are (its own path, or the rollback path the candidate
+        preserved it under); ``staged`` the staged replacement; ``target`` the target."""
+        return (self.given.get("tamper") or {}).get("victim", "private")
+
     def private_roots(self, tree: UserTree) -> list[str]:
         """The new top-level items of a crash state's user ``tree``: paths the scenario did
         not start with, whose parent it did, other than the target and the outside
@@ -467,7 +475,7 @@ class FinalizeScenario:
         return sorted(p for p in tree if p not in self.initial and p not in skip
                       and (_parent(p) == "." or _parent(p) in self.initial))
 
-    def interlope(self, vfs: Vfs) -> UserTree:
+    def interlope(self, vfs: Vfs, state: dict[str, Any] | None = None) -> UserTree:
         """Play the outsider of :attr:`interloper` on a post-crash file system, before
         recovery (§10.3 "target_staged：校验私有临时项后继续；否则只丢弃该身份并重建"; §10.1
         "外部变化 … 绝不能当作已知数据删除"): at the private copy it leaves bytes that are no
@@ -479,15 +487,23 @@ class FinalizeScenario:
           where an empty directory was.
 
         In a private directory copy the victim is its first file (or, none yet, the
-        directory itself).  Everything it writes is durable.  Returns (and keeps in
-        :attr:`planted`) the entries it left; ``{}`` when the state has no private item."""
+        directory itself).  Another :attr:`victim` — a file recovery reads besides the
+        private copy — is moved aside (kept, so no byte is lost by the outsider's hand)
+        and a file of that ``shape`` put in its place: see :meth:`_displace`.  Everything
+        it writes is durable.  Returns (and keeps in :attr:`planted`) the entries it left;
+        ``{}`` when the state has no such item.  ``state``: the candidate's
+        ``finalize.state`` before recovery (the target is left alone once committed)."""
         self.planted.clear()
         shape = self.interloper
-        roots = self.private_roots(user_tree(vfs)) if shape else []
+        if shape and self.victim != "private":
+            return self._displace(vfs, shape, state or {})
+        tree = user_tree(vfs)
+        original = self.initial.get(self.task["sourcePath"])
+        # the source preserved at the rollback path is no private copy of the selected artifact
+        roots = [r for r in self.private_roots(tree) if tree[r] != original] if shape else []
         if not roots:
             return {}
         root = roots[0]
-        tree = user_tree(vfs)
         files = sorted(p for p in tree if p.startswith(root + "/") and tree[p][0] == "file")
         victim = root if tree[root][0] == "file" else (files[0] if files else root)
         want = self.selected.get(victim[len(root):])
@@ -508,6 +524,38 @@ class FinalizeScenario:
         else:
             vfs.unlink(victim)
             self._plant(vfs, victim, other + b"+outside" if shape == "larger" else other)
+        return dict(self.planted)
+
+    def _displace(self, vfs: Vfs, shape: str, state: dict[str, Any]) -> UserTree:
+        """The outsider at a file recovery reads (§10.1 "Source、target、rollback 或 staging
+        任一身份不匹配时保留全部 byte、quarantine journal"; §10.3 "target_installed：目标身份
+        匹配时完成数据库事务，否则补偿"): it renames the :attr:`victim`'s file to
+        ``<path>.outsider-moved`` and writes a file of ``shape`` (``same-size``: as many
+        other bytes; ``larger``: other bytes, then more) in its place.  The source's victim
+        is wherever its original bytes are — the source path, or the rollback path the
+        candidate preserved it under (found by its bytes: the harness does not name it).
+        The target is left alone once the candidate reads ``completed`` (§10.3
+        "db_committed：保留已经提交的 target": a committed target is the user's)."""
+        tree = user_tree(vfs)
+        tgt = self.target_in_tree or self.task["targetPath"]
+        if self.victim == "source":
+            original = self.initial.get(self.task["sourcePath"])
+            paths = sorted(p for p, e in tree.items() if original and original[0] == "file"
+                           and e == original)
+            victim = paths[0] if paths else None
+        elif self.victim == "staged":
+            victim = self.replacement_path()
+        else:
+            victim = None if state.get("status") == "completed" else tgt
+        if victim is None or tree.get(victim, ("",))[0] != "file":
+            return {}
+        data = tree[victim][1]
+        aside = f"{victim}.outsider-moved"
+        vfs.rename_noreplace(victim, aside)
+        vfs.fsync_dir(_parent(aside))
+        self.planted[aside] = ("file", data)
+        other = bytes((b + 1) % 256 for b in data)  # as many bytes, each one other
+        self._plant(vfs, victim, other + b"+outside" if shape == "larger" else other)
         return dict(self.planted)
 
     def _plant(self, vfs: Vfs, path: str, data: bytes) -> None:

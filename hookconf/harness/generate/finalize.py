@@ -576,6 +576,43 @@ def finalize_quiesce(params: dict[str, Any], rng: random.Random) -> Iterator[Ins
                            notes=f"{_PRIVATE[0]}: {_PRIVATE[1]}")
 
 
+    for dims in _REPLACEMENT_ROUTES:
+        for victim in _VICTIMS:
+            if victim == "private" and dims in _PRIVATE_COPIES:
+                continue  # the private-copy outsiders above
+            given, _ = _case(*dims)
+            given["tamper"] = {"path": given["task"]["targetPath"], "when": "after-crash",
+                               "shape": "same-size", "victim": victim}
+            if explore:
+                given["explore"] = explore
+            key = ".".join(d for d in dims if d not in ("none", "native", "absent", "with-source"))
+            yield Instance(f"interlope.{key}.{victim}",
+                           f"{_describe(*dims).split(', crashed')[0]}: after every crash an "
+                           f"outsider swaps {_VICTIMS[victim]} for other bytes: committed or "
+                           "quarantined, never the source, no byte lost",
+                           "runtime.finalize", "negative", given, {"outcome": "completed"},
+                           ("H8", "H11", "H12", "H13"), "§10.3",
+                           notes=f"{_RECOVERY_READS[0]}: {_RECOVERY_READS[1]}")
+
+
+#: Every route with a staged replacement (§10.2): replace and replace_in_place, the
+#: replacement hard-linked (same device) or copied (its own device, or the source's other one).
+_REPLACEMENT_ROUTES = (("file", "distinct", "staged", "absent", "native"),
+                       ("file", "same", "staged", "absent", "native"),
+                       ("file", "cross-device", "staged", "absent", "native"),
+                       ("file", "same", "staged", "absent", "native", "own"))
+#: The files recovery reads, each disturbed by the outsider between a crash and recovery
+#: (:meth:`FinalizeScenario.interlope`, ``tamper.victim``).
+_VICTIMS = {"source": "the source (or its rollback copy)", "staged": "the staged file",
+            "target": "the uncommitted target", "private": "the private copy"}
+_RECOVERY_READS = ("§10.3", "target_installed：目标身份匹配时完成数据库事务，否则补偿 (target_installed: "
+                            "complete the database transaction if the target identity matches, "
+                            "otherwise compensate); §10.1: Source、target、rollback 或 staging 任一身份"
+                            "不匹配时保留全部 byte、quarantine journal (any mismatch keeps every byte "
+                            "and quarantines); §10.2: 有 replacement 时只安装 replacement 临时项，原 "
+                            "source 永远不会覆盖它 (the source never overwrites the replacement).")
+
+
 #: Routes that copy the selected artifact to an invocation-private name on the target's
 #: device (§10.2 "跨设备文件 copy；目录 … 递归 copy"): a file and a tree across devices, a
 #: replacement staged beside a source on another device, a replacement on its own device.

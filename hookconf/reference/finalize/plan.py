@@ -536,15 +536,19 @@ def route(plan: HookPlan) -> tuple[Layout, list[Stage]]:
             cur = {s: SOURCE, t: None}
             initial = lay(cur)
             # §10.2: directories fsync the renamed root and affected parents
-            root = (FsyncDir(t),) if plan.source_identity.to_json()["kind"] == "directory" else ()
+            is_dir = plan.source_identity.to_json()["kind"] == "directory"
+            root = (FsyncDir(t),) if is_dir else ()
             # a rename across parents is durable once both are fsynced: the new entry's
             # parent first, so that no crash in between loses both names
             syncs = (FsyncDir(pt),) + ((FsyncDir(ps),) if ps != pt else ())
             cur = {s: None, t: SOURCE}
+            # the move-back of a directory fsyncs its root again at its old place (§10.2:
+            # the no-replace rename back is durable before cancelled is journaled)
+            back = (FsyncDir(s),) if is_dir else ()
             stages.append(Stage("install", (Verify(s, SOURCE), RenameNoReplace(s, t), *root,
                                             *syncs, Verify(t, SOURCE)),
                                 j.TargetInstalled(), lay(cur),
-                                undo=(MoveBack(t, s, SOURCE), *reversed(syncs))))
+                                undo=(MoveBack(t, s, SOURCE), *back, *reversed(syncs))))
             stages += [db(cur, SOURCE), Stage("clean", (), j.Cleaned(), lay(cur))]
             return initial, stages
         tree = plan.source_identity.to_json()["kind"] == "directory"

@@ -44,7 +44,7 @@ from hookconf.reference.finalize.execute import (
     stage_parents,
 )
 from hookconf.reference.finalize.identity import ArtifactIdentity, artifact_identity
-from hookconf.reference.finalize.plan import CopyTree, HookPlan, Layout, RenameNoReplace
+from hookconf.reference.finalize.plan import CopyTree, FsyncDir, HookPlan, Layout, RenameNoReplace
 
 __all__ = ["journal_ids", "read_state", "recover", "recover_task"]
 
@@ -217,7 +217,11 @@ def _recorded(ex: Executor, done: int) -> Outcome:
     for effect in stage.effects:
         if isinstance(effect, CopyTree):  # a copy found whole: make its entries durable
             ex.make_durable(effect.dst)
-    for parent in stage_parents(stage):
+    parents = stage_parents(stage)
+    for effect in stage.effects:  # a renamed directory root first (§10.2), then the parents
+        if isinstance(effect, FsyncDir) and effect.path not in parents:
+            ex.vfs.fsync_dir(effect.path)
+    for parent in parents:
         ex.vfs.fsync_dir(parent)
     ex.record(stage.event)
     return ex.run_from(done + 1, done=done + 1)
