@@ -120,12 +120,13 @@ class _Run:
         seed_randomness(0)  # every run writes the same SQLite journal nonces
         self.attach(ROOT, vfs)
         self.conn.attach_host(ROOT, self.sc.new_host(vfs.note))  # type: ignore[attr-defined]
-        prepared = call("finalize.prepare", self.prepare_args(ROOT))
+        args = self.prepare_args(ROOT)
+        prepared = call("finalize.prepare", args)
         self.check_echo(prepared)
         self.prepare_end = len(vfs.trace)
         if not prepared.get("planned") or prepare_only:
             return prepared, None
-        return prepared, call("finalize.run", {"taskId": self.task["taskId"]})
+        return prepared, call("finalize.run", {"taskId": args["taskId"]})
 
     def prepare_args(self, root: str) -> dict[str, Any]:
         """``finalize.prepare``'s arguments for this case with ``root`` as the root."""
@@ -145,6 +146,7 @@ class _Run:
         platform = self.sc.platform()
         if platform is not None:
             args["platform"] = platform
+        args.update(self.sc.request())  # a bent request: the case's fields as given
         return args
 
     def check_echo(self, prepared: dict[str, Any]) -> None:

@@ -22,6 +22,7 @@ A user tree is ``{path: entry}`` with ``entry`` one of ``("file", bytes)``,
 
 from __future__ import annotations
 
+import copy
 import hashlib
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,8 +33,8 @@ from hookconf.faultinject.model import ModelVfs, fold_name
 from hookconf.faultinject.port import Vfs
 from hookconf.faultinject.snapshot import snapshot
 
-__all__ = ["DATABASE", "ROOT", "STATE_DIR", "FinalizeScenario", "OutsideWriter", "Tamper", "UserTree",
-           "user_tree"]
+__all__ = ["DATABASE", "ROOT", "STATE_DIR", "Appender", "FinalizeScenario", "OutsideWriter", "Tamper",
+           "UserTree", "user_tree"]
 
 #: The name under which the harness hands its file system to an in-process candidate.
 ROOT = "hookconf-scenario"
@@ -175,6 +176,37 @@ class Tamper:
         vfs.fsync(fh)
         vfs.close(fh)
         self.tampered[self.path] = new
+
+
+@dataclass
+class Appender:
+    """The case's ``outsideAppend``, a ``mutate-tree`` mutator: a writer outside the host
+    (the lease does not stop it) appends ``data`` durably to the regular file ``path``,
+    once, while the candidate reads an identity (§10.1 "文件 identity/stat 前后检查 …
+    用来发现 hash/copy 期间的变更").  ``tampered`` (the scenario's dict) records the file's
+    new bytes.  A plain value, like :class:`OutsideWriter`."""
+
+    path: str
+    data: bytes
+    tampered: dict[str, bytes]
+
+    def __call__(self, vfs: Vfs, paths: tuple[str, ...]) -> None:
+        if self.path in self.tampered:
+            return
+        try:
+            st = vfs.lstat(self.path)
+        except FileNotFoundError:
+            return
+        fh = vfs.open(self.path, "r+")
+        old = vfs.read(fh, st.size, 0)
+        vfs.write(fh, self.data, st.size)
+        vfs.fsync(fh)
+        vfs.close(fh)
+        self.tampered[self.path] = old + self.data
+
+
+#: What :class:`Appender` adds to a file.
+_APPENDED = b"+bytes an outsider appended"
 
 
 @dataclass
@@ -408,7 +440,7 @@ class FinalizeScenario:
         per op it may precede).  Raises ``ValueError`` for a fault the registry refuses."""
         named = tuple(Fault(f["name"], int(f.get("nth", 0)), op=f.get("op"), path=f.get("path"))
                       for f in self.given.get("faults", ()))
-        named += self._engine_faults() + self._tamper_faults()
+        named += self._engine_faults() + self._tamper_faults() + self._append_faults()
         if self.writer is None:
             return named
         path, data = self.writer
@@ -450,6 +482,22 @@ class FinalizeScenario:
             return tuple(Fault("mutate-tree-each", 0, op=op, mutate=write)
                          for op in ("unlink", "rmdir"))
         return (Fault("mutate-tree", 0, op="unlink", mutate=write),)
+
+    def _append_faults(self) -> tuple[Fault, ...]:
+        """The case's ``outsideAppend``: before the candidate's ``nth`` (default 1, the
+        second) ``op`` (default ``read``) on ``at`` (default ``path``), an outsider appends
+        to ``path`` (:class:`Appender`)."""
+        spec = self.given.get("outsideAppend")
+        if not spec:
+            return ()
+        write = Appender(spec["path"], _APPENDED, self.tampered)
+        return (Fault("mutate-tree", int(spec.get("nth", 1)), op=spec.get("op", "read"),
+                      path=spec.get("at", spec["path"]), mutate=write),)
+
+    def request(self) -> dict[str, Any]:
+        """The case's ``request``: fields of ``finalize.prepare``'s request sent as given,
+        in place of those the harness derives from the task (a bent request)."""
+        return copy.deepcopy(self.given.get("request") or {})
 
     @property
     def interloper(self) -> str | None:
@@ -528,7 +576,8 @@ class FinalizeScenario:
         before the commit — the tamper after planning, a ``whenAbsent`` writer filling a
         path the candidate emptied, or the outsider at the private copy (:meth:`interlope`):
         failing closed (quarantine, every byte kept) is then the answer, not a crash-made layout (§10.1, §10.3)."""
-        early = self.tamper_early and bool(self.tampered or self.renamed)
+        early = (self.tamper_early or "outsideAppend" in self.given) \
+            and bool(self.tampered or self.renamed)
         absent = bool((self.given.get("outsideWriter") or {}).get("whenAbsent"))
         return early or bool(self.planted) or (fired and absent)
 
@@ -554,7 +603,8 @@ class FinalizeScenario:
     @property
     def environmental(self) -> bool:
         """Whether the run's failure comes from outside (a writer, an injected error)."""
-        return self.writer is not None or bool(self.given.get("faults")) or self.tamper_early
+        return self.writer is not None or bool(self.given.get("faults")) or self.tamper_early \
+            or "outsideAppend" in self.given
 
     def holds_selected(self, tree: UserTree) -> bool:
         """Whether the target holds exactly the selected artifact."""
