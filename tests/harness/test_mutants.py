@@ -105,6 +105,11 @@ FINALIZE_MUTANTS = [
     # a replacement byte-identical to the source, judged on the inode at the target (§10.2)
     ("tests.mutants.finalize.identical_replacement_dropped:factory", "H11",
      ("fin.matrix.file.same.identical",)),
+    # an outsider appends while the source is hashed: the stat before and after (§10.1)
+    ("tests.mutants.finalize.identity_change_unchecked:factory", "H23", ("fin.read-change.file.*",)),
+    # a symlinked parent of the target resolved once, realpath-like (§10.1 no-follow)
+    ("tests.mutants.finalize.target_parent_followed:factory", "H10",
+     ("fin.refuse.target.parent-symlink",)),
 ]
 
 #: Shell mutants (§16) run the shell cases: symmetry, the generated step order, incomplete assemblies.
