@@ -110,6 +110,8 @@ FINALIZE_MUTANTS = [
     # a symlinked parent of the target resolved once, realpath-like (§10.1 no-follow)
     ("tests.mutants.finalize.target_parent_followed:factory", "H10",
      ("fin.refuse.target.parent-symlink",)),
+    # a task file outside the source dropped by the rebase of the terminal transaction (§10.2)
+    ("tests.mutants.finalize.rebase_drops_sidecar:factory", "H12", ("fin.rebase.file.distinct.*",)),
 ]
 
 #: Shell mutants (§16) run the shell cases: symmetry, the generated step order, incomplete assemblies.

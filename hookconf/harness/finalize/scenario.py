@@ -320,7 +320,10 @@ class FinalizeScenario:
         return entry[1] if entry and entry[0] == "file" else b""
 
     def task_files(self) -> list[str]:
-        """The task's files as the engine knows them: every regular file of the source."""
+        """The task's files as the engine knows them: the case's ``task.taskFiles``, by
+        default every regular file of the source."""
+        if "taskFiles" in self.task:
+            return list(self.task["taskFiles"])
         src = self.task["sourcePath"]
         return sorted(p for p, e in self.initial.items()
                       if (p == src or p.startswith(src + "/")) and e[0] == "file")
@@ -377,7 +380,10 @@ class FinalizeScenario:
         if _selected_staging(self.task):
             files = [tgt]
         else:
-            files = [tgt + p[len(src):] for p in self.task_files()]
+            # §10.2 "task-file path rebase": what lay under the source now lies under the
+            # target; a task file elsewhere (a sidecar) was not moved and keeps its path
+            files = [tgt + p[len(src):] if p == src or p.startswith(src + "/") else p
+                     for p in self.task_files()]
         meta: dict[str, Any] = {}
         for op in self.metadata_ops():
             if op["op"] == "set":

@@ -218,3 +218,33 @@ def finalize_read_change(params: dict[str, Any], rng: random.Random) -> Iterator
                    "fail closed, bytes kept", "runtime.finalize", "negative", given,
                    _failed(list(_READ_CODES)), ("H23", "H12", "H13"), "§10.1",
                    notes=f"{_READ[0]}: {_READ[1]}")
+
+
+_REBASE = ("§10.2", "目标安装完成后，一个 SQLite 事务同时提交 … task-file path rebase … (after "
+                    "target installation one SQLite transaction commits … the task-file path "
+                    "rebase): what lay under the source lies under the target; a task file "
+                    "elsewhere — a sidecar the engine also wrote — was not moved and keeps its path.")
+
+
+@template("finalize.rebase", params={"type": "object", "additionalProperties": False})
+def finalize_rebase(params: dict[str, Any], rng: random.Random) -> Iterator[Instance]:
+    """The task-file rebase of the terminal transaction when the task's files include a
+    sidecar outside the source (``task.taskFiles``): a file and a tree, on one device and
+    across devices, crashed at every operation; the committed task files are the source's
+    rebased under the target and the sidecar unchanged."""
+    del params, rng
+    for artifact, placement in (("file", "distinct"), ("tree", "distinct"),
+                                ("file", "cross-device"), ("tree", "cross-device")):
+        given, _ = _case(artifact, placement, "none", "absent", "native")
+        src = given["task"]["sourcePath"]
+        sidecar = "save/movie.srt"
+        given["tree"].append({"path": sidecar, "file": "subtitles the engine also wrote"})
+        files = sorted(e["path"] for e in given["tree"]
+                       if "file" in e and (e["path"] == src or e["path"].startswith(src + "/")))
+        given["task"]["taskFiles"] = [*files, sidecar]
+        yield Instance(f"{artifact}.{placement}.sidecar",
+                       f"finalize a {artifact} ({placement}) whose task also lists a sidecar "
+                       "file outside the source: the source's files rebased, the sidecar's "
+                       "path kept, in the one transaction", "runtime.finalize", "positive",
+                       given, {"outcome": "completed"}, ("H12", "H13"), "§10.2",
+                       notes=f"{_REBASE[0]}: {_REBASE[1]}")
