@@ -112,6 +112,9 @@ FINALIZE_MUTANTS = [
      ("fin.refuse.target.parent-symlink",)),
     # a task file outside the source dropped by the rebase of the terminal transaction (§10.2)
     ("tests.mutants.finalize.rebase_drops_sidecar:factory", "H12", ("fin.rebase.file.distinct.*",)),
+    # a path that became a symlink after planning taken to hold the recorded identity (§10.1)
+    ("tests.mutants.finalize.unreadable_identity_matches:factory", "H23",
+     ("fin.retype.file.distinct.*",)),
 ]
 
 #: Shell mutants (§16) run the shell cases: symmetry, the generated step order, incomplete assemblies.

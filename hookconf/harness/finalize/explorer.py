@@ -364,11 +364,13 @@ class _Outsiders:
     renamed: dict[str, str]
     #: what the candidate had renamed onto the target by then (its trace up to the crash)
     installs: frozenset[str] = frozenset()
+    #: what an outsider's retype had put in place (:class:`~.scenario.Retype`)
+    placed: tuple[tuple[str, tuple], ...] = ()
 
     @classmethod
     def of(cls, sc: FinalizeScenario, trace: list[Any] = ()) -> _Outsiders:  # type: ignore[assignment]
         return cls(dict(sc.fired), dict(sc.tampered), dict(sc.renamed),
-                   checks.install_sources(sc, list(trace)))
+                   checks.install_sources(sc, list(trace)), tuple(sc.placed.items()))
 
     def restore(self, sc: FinalizeScenario) -> bool:
         """Put the scenario back as it was at the crash; returns whether the writer fired."""
@@ -379,6 +381,8 @@ class _Outsiders:
         sc.tampered.update(self.tampered)
         sc.renamed.clear()
         sc.renamed.update(self.renamed)
+        sc.placed.clear()
+        sc.placed.update(self.placed)
         return bool(self.fired)
 
 

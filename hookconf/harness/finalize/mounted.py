@@ -58,6 +58,7 @@ from hookconf.harness.finalize.scenario import (
     STATE_DIR,
     Appender,
     OutsideWriter,
+    Retype,
     Tamper,
     user_tree,
 )
@@ -187,6 +188,9 @@ class _MountRun(_Run):
                 self.sc.fired.update(fault.mutate.fired)
             elif isinstance(fault.mutate, Appender):
                 self.sc.tampered.update(fault.mutate.tampered)
+            elif isinstance(fault.mutate, Retype):
+                self.sc.renamed.update(fault.mutate.renamed)
+                self.sc.placed.update(fault.mutate.placed)
             elif isinstance(fault.mutate, Tamper):
                 self.sc.tampered.update(fault.mutate.tampered)
                 self.sc.renamed.update(fault.mutate.renamed)

@@ -248,3 +248,53 @@ def finalize_rebase(params: dict[str, Any], rng: random.Random) -> Iterator[Inst
                        "path kept, in the one transaction", "runtime.finalize", "positive",
                        given, {"outcome": "completed"}, ("H12", "H13"), "§10.2",
                        notes=f"{_REBASE[0]}: {_REBASE[1]}")
+
+
+_RETYPE = ("§10.1, §10.2", "每次 preserve、rename、copy、install、compensation 或 cleanup 动作前后，adapter "
+                           "都必须通过持有的 handle 重新验证 type 与完整强身份 … 任一身份不匹配时保留全部 "
+                           "byte、quarantine journal，并禁止递归删除; 每次删除前都要 … 把当前 type 与完整"
+                           "身份和 journal 重验；不一致时保持路径不动并记录 cleanup quarantine (before and "
+                           "after every action the type and full strong identity are revalidated; a "
+                           "mismatch keeps every byte and quarantines; before each deletion the current "
+                           "type and identity are checked, a mismatch leaves the path in place).")
+#: (artifact, placement, the path below the source retyped ("" = the source), into, when,
+#: completes?) — before the commit the finalization fails closed; after it the task stays
+#: completed and the cleanup stops at the changed path.
+_RETYPES = (
+    ("file", "distinct", "", "symlink", "after-prepare", False),
+    ("file", "distinct", "", "fifo", "after-prepare", False),
+    ("tree", "distinct", "/a.bin", "symlink", "after-prepare", False),
+    ("tree", "cross-device", "/a.bin", "fifo", "before-copy", False),
+    ("tree", "cross-device", "/sub/b.bin", "symlink", "before-copy", False),
+    ("tree", "same", "/sub/b.bin", "fifo", "before-fsync", False),
+    ("tree", "cross-device", "/a.bin", "fifo", "before-delete", True),
+    ("tree", "cross-device", "/sub/b.bin", "directory", "before-delete", True),
+    ("tree", "cross-device", "", "file", "before-delete", True),
+    ("file", "cross-device", "", "directory", "before-delete", True),
+)
+
+
+@template("finalize.retype", params={"type": "object", "additionalProperties": False})
+def finalize_retype(params: dict[str, Any], rng: random.Random) -> Iterator[Instance]:
+    """An outsider changes the type of a path the finalization still needs (a file becomes
+    a symlink to its moved bytes, a FIFO or a directory; a tree's root becomes a file):
+    after planning, before a tree's private copy, while an artifact is made durable in
+    place, before the cleanup's first deletion — each crash-explored.  Before the commit
+    the finalization fails closed; after it the task stays completed, the cleanup stops at
+    the changed path, and every byte is kept."""
+    del params, rng
+    for artifact, placement, below, into, when, completes in _RETYPES:
+        given, _ = _case(artifact, placement, "none", "absent", "native")
+        path = given["task"]["sourcePath"] + below
+        given["outsideRetype"] = {"path": path, "into": into, "when": when}
+        what = "the source" if not below else below.lstrip("/")
+        expect = {"outcome": "completed"} if completes else _failed(list(_READ_CODES))
+        name = below.rpartition("/")[2].split(".")[0] if below else "root"
+        yield Instance(f"{artifact}.{placement}.{when}.{name}.{into}",
+                       f"finalize a {artifact} ({placement}): an outsider turns {what} into a "
+                       f"{into} {when.replace('-', ' ')}: "
+                       + ("completed, the cleanup stops there, every byte kept" if completes
+                          else "fail closed, every byte kept"),
+                       "runtime.finalize", "negative", given, expect,
+                       ("H8", "H12", "H13") if completes else ("H23", "H12", "H13"),
+                       "§10.2" if completes else "§10.1", notes=f"{_RETYPE[0]}: {_RETYPE[1]}")
