@@ -339,3 +339,12 @@ def test_a_retype_moves_the_bytes_aside_and_the_cleanup_may_stop_there():
     assert checks.after_recovery(sc, done, tree, False, True)["H13"] == []
     assert checks.after_recovery(sc, {"status": "failed"}, sc.disturbed_initial(False), False,
                                  False)["H13"] == []
+
+
+def test_a_lease_held_elsewhere_is_held_in_the_runs_host_and_reading_is_then_a_problem():
+    sc = FinalizeScenario.from_given({**GIVEN, "leaseHeld": True})
+    host = sc.new_host(None)
+    assert host.held == {"t"}
+    read = [TraceEvent(0, "lstat", ("save/a.part",), False)]
+    assert checks.lease_problems(sc, read, fail_closed=True)
+    assert checks.lease_problems(sc, [], fail_closed=True) == []

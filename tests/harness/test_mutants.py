@@ -115,6 +115,10 @@ FINALIZE_MUTANTS = [
     # a path that became a symlink after planning taken to hold the recorded identity (§10.1)
     ("tests.mutants.finalize.unreadable_identity_matches:factory", "H23",
      ("fin.retype.file.distinct.*",)),
+    # planning while another owner holds the lease; file actions without a durable journal
+    ("tests.mutants.finalize.lease_busy_ignored:factory", "H8", ("fin.refuse.lease-held.file.*",)),
+    ("tests.mutants.finalize.journal_write_ignored:factory", "H13",
+     ("fin.refuse.state-unwritable.file.*",)),
 ]
 
 #: Shell mutants (§16) run the shell cases: symmetry, the generated step order, incomplete assemblies.

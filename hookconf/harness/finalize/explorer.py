@@ -298,7 +298,8 @@ def run_finalize(case: Case, conn: Connection, obs: Any, *, replay: bool = False
     run.note({"H11": checks.source_installed(sc, trace) if prepared.get("planned") else [],
               "H10": checks.plain_renames(trace, "the run"),
               "H8": checks.lease_problems(sc, trace, fail_closed=bool(
-                  sc.host and (sc.host.stop_fails or sc.host.unaccounted))),
+                  sc.host and (sc.host.stop_fails or sc.host.unaccounted))
+                  or bool(sc.given.get("leaseHeld"))),
               "H9": checks.planning_problems(trace[:run.prepare_end])
               + checks.selection_problems(sc, prepared)}, "the uncrashed run")
     identity = checks.identity_problems(sc, prepared)

@@ -275,6 +275,9 @@ def run_finalize_mounted(case: Case, conn: Connection, obs: Any) -> None:
     module docstring).  Raises :class:`CaseSkipped` when the route is not available or the
     case needs what it cannot give."""
     require_mount_route(conn, "a finalization")
+    if case.given.get("leaseHeld"):
+        raise CaseSkipped("a lease another owner holds while the candidate plans is modelled in "
+                          "process only (the mount's host does not hold it)")
     from hookconf.faultinject.mount import ModelMount, MountError
 
     try:

@@ -443,6 +443,8 @@ class FinalizeScenario:
         """A fresh host model for one run (the case's ``engine`` and ``hostWriters``)."""
         running, fails, writers = self.host_spec()
         self.host = ModelHost(note, engine_running=running, stop_fails=fails, unaccounted=writers)
+        if self.given.get("leaseHeld"):  # another owner holds the task's lease (§10.1)
+            self.host.held.add(self.task["taskId"])
         if self.engine_writer is not None:
             self.engine_writer.host = self.host
         return self.host

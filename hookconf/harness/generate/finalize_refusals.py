@@ -46,6 +46,14 @@ _CONFLICT = ("§10.1", "file/directory 冲突失败 … 相对持有的 director
                       "fails; operations use no-follow semantics relative to a held directory "
                       "handle; a lexical or one-time realpath check is not enough); targetPath "
                       "必须是任务 saveDir 的后代.")
+_LEASE = ("§10.1", "第一次读取 source identity 前，finalization 必须取得独占 task artifact-mutation "
+                   "lease … Engine stop 失败或存在未计入 writer 时必须 fail closed (before the "
+                   "first source-identity read, finalization acquires the exclusive task "
+                   "artifact-mutation lease; it fails closed) — a lease another owner holds is "
+                   "not acquired, so nothing is read.")
+_PREPARED = ("§10.2", "任何文件系统变更之前，Motrix 都会持久写入 prepared (before any file-system "
+                      "change Motrix durably writes prepared) — a state directory that takes no "
+                      "write allows no file action.")
 _SOURCE = ("§10.1", "HookPlan { … sourceIdentity: ArtifactIdentity … } — the plan records the "
                     "source's strong identity, read before any file action; a source that "
                     "cannot be read has none, so no plan exists (§10.3 prepared: 校验 "
@@ -170,6 +178,25 @@ def finalize_refusals(params: dict[str, Any], rng: random.Random) -> Iterator[In
     yield Instance("source.missing", "finalize a source that does not exist: no plan",
                    "runtime.finalize", "negative", given, _failed(list(_PLAN_CODES)),
                    ("H12", "H13"), "§10.1", notes=f"{_SOURCE[0]}: {_SOURCE[1]}")
+    # the artifact-mutation lease held by another owner; a state directory that takes no
+    # write: nothing may be read (lease) or changed (no durable prepared) — fail closed
+    for artifact, placement in (("file", "distinct"), ("tree", "cross-device")):
+        given, _ = _case(artifact, placement, "none", "absent", "native")
+        lease = {**given, "leaseHeld": True}
+        yield Instance(f"lease-held.{artifact}.{placement}",
+                       f"finalize a {artifact} ({placement}) while another owner holds the "
+                       "task's artifact-mutation lease: fail closed, nothing read",
+                       "runtime.finalize", "negative", lease, _failed(list(_PLAN_CODES)),
+                       ("H8", "H12"), "§10.1", notes=f"{_LEASE[0]}: {_LEASE[1]}")
+        unwritable = {**given, "faults": [{"name": "eio-persistent", "op": "write",
+                                           "path": "motrix-state/*"}]}
+        yield Instance(f"state-unwritable.{artifact}.{placement}",
+                       f"finalize a {artifact} ({placement}) whose state directory answers EIO "
+                       "to every write: no durable prepared, no file action",
+                       "runtime.finalize", "negative", unwritable,
+                       _failed(["plugin.finalize.file_commit_failed",
+                                "plugin.finalize.db_commit_failed"]),
+                       ("H13", "H12"), "§10.2", notes=f"{_PREPARED[0]}: {_PREPARED[1]}")
     for key, (what, fields) in _SHAPES.items():
         given = _base()
         given["request"] = dict(fields)
