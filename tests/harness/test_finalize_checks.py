@@ -348,3 +348,12 @@ def test_a_lease_held_elsewhere_is_held_in_the_runs_host_and_reading_is_then_a_p
     read = [TraceEvent(0, "lstat", ("save/a.part",), False)]
     assert checks.lease_problems(sc, read, fail_closed=True)
     assert checks.lease_problems(sc, [], fail_closed=True) == []
+
+
+def test_explore_max_points_zero_chooses_no_crash_point_and_never_divides_by_it():
+    from hookconf.harness.finalize.explorer import _spread
+
+    points = [(i, when) for i in range(5) for when in ("before", "after")]
+    assert _spread(points, 0) == []
+    assert _spread(points, 3) == [points[0], points[3], points[6]]
+    assert _spread(points, 20) == points

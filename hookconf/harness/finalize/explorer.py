@@ -247,6 +247,8 @@ def _ino(vfs: Any, path: str) -> int | None:
 
 
 def _spread(points: list[tuple[int, str]], limit: int) -> list[tuple[int, str]]:
+    if limit <= 0:  # explore.maxPoints 0: the recorded run only, no crash point
+        return []
     if len(points) <= limit:
         return points
     step = len(points) / limit
