@@ -329,3 +329,91 @@ def test_recovery_acts_only_under_its_lease_and_leaves_a_task_held_elsewhere_alo
     assert "reported the task cleaned" in claimed[0]
     assert checks.busy_recovery_problems("t", {"phase": "cleaned"}, True, {"tasks": [
         {"taskId": "t", "status": "completed", "phase": "cleaned"}]}) == []
+
+
+def test_an_outsider_appending_once_is_an_outside_change_the_plan_must_see():
+    from hookconf.harness.finalize.scenario import Appender
+
+    given = {**GIVEN, "outsideAppend": {"path": "save/a.part"}}
+    sc = FinalizeScenario.from_given(given)
+    vfs = sc.fresh()
+    (fault,) = sc.faults()
+    assert (fault.op, fault.nth, fault.path) == ("read", 1, "save/a.part")
+    assert isinstance(fault.mutate, Appender) and sc.environmental and not sc.disturbed(False)
+    fault.mutate(vfs, ("save/a.part",))
+    fault.mutate(vfs, ("save/a.part",))  # once
+    grown = sc.tampered["save/a.part"]
+    assert grown.startswith(b"data") and len(grown) > 4 and sc.disturbed(False)
+    assert vfs.read(vfs.open("save/a.part"), 100, 0) == grown
+    Appender("save/gone", b"x", sc.tampered)(vfs, ())  # nothing to append to: nothing done
+    moved = sc.disturbed_initial(False)
+    assert moved["save/a.part"] == ("file", grown)
+    quarantined = {"status": "quarantined", "phase": "quarantined"}
+    assert checks.after_recovery(sc, quarantined, moved, False, False)["H13"] == []
+    assert checks.after_recovery(sc, {"status": "pending"}, moved, False, False)["H13"] == []
+
+
+def test_a_bent_request_replaces_only_the_fields_it_names():
+    given = {**GIVEN, "request": {"taskId": "../escape"}}
+    sc = FinalizeScenario.from_given(given)
+    assert sc.request() == {"taskId": "../escape"}
+    sc.request()["taskId"] = "changed"  # a copy each time
+    assert sc.request() == {"taskId": "../escape"} and sc.task["taskId"] == "t"
+
+
+def test_a_sidecar_task_file_keeps_its_path_in_the_rebase():
+    given = {**GIVEN, "task": {**GIVEN["task"], "taskFiles": ["save/a.part", "save/a.srt"]}}
+    sc = FinalizeScenario.from_given(given)
+    assert sc.task_files() == ["save/a.part", "save/a.srt"]
+    assert sc.expected_db()["taskFiles"] == ["save/a.mkv", "save/a.srt"]
+
+
+def test_a_retype_moves_the_bytes_aside_and_the_cleanup_may_stop_there():
+    from hookconf.harness.finalize.scenario import Retype
+
+    for into, entry in (("symlink", ("symlink", "a.part.outside")), ("fifo", ("fifo",)),
+                        ("directory", ("directory",))):
+        given = {**GIVEN, "outsideRetype": {"path": "save/a.part", "into": into}}
+        sc = FinalizeScenario.from_given(given)
+        vfs = sc.fresh()
+        (fault,) = sc.faults()
+        assert (fault.op, fault.path) == ("unlink", None) and isinstance(fault.mutate, Retype)
+        fault.mutate(vfs, ())
+        fault.mutate(vfs, ())  # once
+        assert sc.placed == {"save/a.part": entry} and sc.disturbed(False)
+        moved = sc.disturbed_initial(False)
+        assert moved["save/a.part.outside"] == ("file", b"data") and moved["save/a.part"] == entry
+    given = {**GIVEN, "outsideRetype": {"path": "save/a.part", "into": "file", "when": "after-prepare"}}
+    sc = FinalizeScenario.from_given(given)
+    vfs = sc.fresh()
+    (fault,) = sc.faults()
+    assert fault.op == "write" and fault.path.startswith("motrix-state/")
+    Retype("save/gone", "file", sc.renamed, sc.placed)(vfs, ())  # nothing there: nothing done
+    assert sc.placed == {}
+    fault.mutate(vfs, ())
+    tree = {**sc.disturbed_initial(False), "save/a.mkv": ("file", b"data")}
+    del tree["save/a.part.outside"]
+    tree["save/a.part.outside"] = ("file", b"data")
+    # the task committed; the cleanup stopped at the changed source, every byte kept
+    done = {"status": "completed", "phase": "quarantined"}
+    assert checks.after_recovery(sc, done, tree, False, True)["H13"] == []
+    assert checks.after_recovery(sc, {"status": "failed"}, sc.disturbed_initial(False), False,
+                                 False)["H13"] == []
+
+
+def test_a_lease_held_elsewhere_is_held_in_the_runs_host_and_reading_is_then_a_problem():
+    sc = FinalizeScenario.from_given({**GIVEN, "leaseHeld": True})
+    host = sc.new_host(None)
+    assert host.held == {"t"}
+    read = [TraceEvent(0, "lstat", ("save/a.part",), False)]
+    assert checks.lease_problems(sc, read, fail_closed=True)
+    assert checks.lease_problems(sc, [], fail_closed=True) == []
+
+
+def test_explore_max_points_zero_chooses_no_crash_point_and_never_divides_by_it():
+    from hookconf.harness.finalize.explorer import _spread
+
+    points = [(i, when) for i in range(5) for when in ("before", "after")]
+    assert _spread(points, 0) == []
+    assert _spread(points, 3) == [points[0], points[3], points[6]]
+    assert _spread(points, 20) == points

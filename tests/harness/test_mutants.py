@@ -113,6 +113,20 @@ FINALIZE_MUTANTS = [
     # reads swapped by an outsider after the crash: commit, never judge against the source
     ("tests.mutants.finalize.recovery_judges_source:factory", "H11",
      ("fin.quiesce.interlope.file.same.staged.source",)),
+    # an outsider appends while the source is hashed: the stat before and after (§10.1)
+    ("tests.mutants.finalize.identity_change_unchecked:factory", "H23", ("fin.read-change.file.*",)),
+    # a symlinked parent of the target resolved once, realpath-like (§10.1 no-follow)
+    ("tests.mutants.finalize.target_parent_followed:factory", "H10",
+     ("fin.refuse.target.parent-symlink",)),
+    # a task file outside the source dropped by the rebase of the terminal transaction (§10.2)
+    ("tests.mutants.finalize.rebase_drops_sidecar:factory", "H12", ("fin.rebase.file.distinct.*",)),
+    # a path that became a symlink after planning taken to hold the recorded identity (§10.1)
+    ("tests.mutants.finalize.unreadable_identity_matches:factory", "H23",
+     ("fin.retype.file.distinct.*",)),
+    # planning while another owner holds the lease; file actions without a durable journal
+    ("tests.mutants.finalize.lease_busy_ignored:factory", "H8", ("fin.refuse.lease-held.file.*",)),
+    ("tests.mutants.finalize.journal_write_ignored:factory", "H13",
+     ("fin.refuse.state-unwritable.file.*",)),
 ]
 
 #: Shell mutants (§16) run the shell cases: symmetry, the generated step order, incomplete assemblies.

@@ -299,10 +299,14 @@ def after_recovery(sc: FinalizeScenario, state: dict[str, Any], tree: UserTree,
                    [:300])
     elif status == "completed":
         # §10.2: a cleanup mismatch is quarantined, the committed task stays completed
-        kept = phase == "quarantined" and bool(sc.tampered or sc.planted)
+        kept = phase == "quarantined" and bool(sc.tampered or sc.planted or sc.placed)
         if phase not in ("db_committed", "cleaned") and not kept:
             h13.append(f"completed without db_committed (phase {phase})")
         final = {**sc.final, **{p: ("file", d) for p, d in sc.tampered.items()}, **sc.planted}
+        if sc.placed:  # an outsider's retype: what it moved aside and what it put in place
+            moved = sc.disturbed_initial(fired)
+            final.update({p: e for p, e in moved.items() if p not in sc.initial})
+            final.update(sc.placed)
         if sc.disturbed(fired) and sc.writer is not None:  # rolled forward past the writer
             final[sc.writer[0]] = ("file", sc.writer[1])
         if kept:  # cleanup stopped at the mismatch: what it would delete may remain as it was

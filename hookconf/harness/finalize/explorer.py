@@ -120,12 +120,13 @@ class _Run:
         seed_randomness(0)  # every run writes the same SQLite journal nonces
         self.attach(ROOT, vfs)
         self.conn.attach_host(ROOT, self.sc.new_host(vfs.note))  # type: ignore[attr-defined]
-        prepared = call("finalize.prepare", self.prepare_args(ROOT))
+        args = self.prepare_args(ROOT)
+        prepared = call("finalize.prepare", args)
         self.check_echo(prepared)
         self.prepare_end = len(vfs.trace)
         if not prepared.get("planned") or prepare_only:
             return prepared, None
-        return prepared, call("finalize.run", {"taskId": self.task["taskId"]})
+        return prepared, call("finalize.run", {"taskId": args["taskId"]})
 
     def prepare_args(self, root: str) -> dict[str, Any]:
         """``finalize.prepare``'s arguments for this case with ``root`` as the root."""
@@ -145,6 +146,7 @@ class _Run:
         platform = self.sc.platform()
         if platform is not None:
             args["platform"] = platform
+        args.update(self.sc.request())  # a bent request: the case's fields as given
         return args
 
     def check_echo(self, prepared: dict[str, Any]) -> None:
@@ -248,6 +250,8 @@ def _ino(vfs: Any, path: str) -> int | None:
 
 
 def _spread(points: list[tuple[int, str]], limit: int) -> list[tuple[int, str]]:
+    if limit <= 0:  # explore.maxPoints 0: the recorded run only, no crash point
+        return []
     if len(points) <= limit:
         return points
     step = len(points) / limit
@@ -299,7 +303,8 @@ def run_finalize(case: Case, conn: Connection, obs: Any, *, replay: bool = False
     run.note({"H11": checks.source_installed(sc, trace) if prepared.get("planned") else [],
               "H10": checks.plain_renames(trace, "the run"),
               "H8": checks.lease_problems(sc, trace, fail_closed=bool(
-                  sc.host and (sc.host.stop_fails or sc.host.unaccounted))),
+                  sc.host and (sc.host.stop_fails or sc.host.unaccounted))
+                  or bool(sc.given.get("leaseHeld"))),
               "H9": checks.planning_problems(trace[:run.prepare_end])
               + checks.selection_problems(sc, prepared),
               "H19": checks.renamed_root_synced(sc, trace)}, "the uncrashed run")
@@ -366,11 +371,13 @@ class _Outsiders:
     renamed: dict[str, str]
     #: what the candidate had renamed onto the target by then (its trace up to the crash)
     installs: frozenset[str] = frozenset()
+    #: what an outsider's retype had put in place (:class:`~.scenario.Retype`)
+    placed: tuple[tuple[str, tuple], ...] = ()
 
     @classmethod
     def of(cls, sc: FinalizeScenario, trace: list[Any] = ()) -> _Outsiders:  # type: ignore[assignment]
         return cls(dict(sc.fired), dict(sc.tampered), dict(sc.renamed),
-                   checks.install_sources(sc, list(trace)))
+                   checks.install_sources(sc, list(trace)), tuple(sc.placed.items()))
 
     def restore(self, sc: FinalizeScenario) -> bool:
         """Put the scenario back as it was at the crash; returns whether the writer fired."""
@@ -381,6 +388,8 @@ class _Outsiders:
         sc.tampered.update(self.tampered)
         sc.renamed.clear()
         sc.renamed.update(self.renamed)
+        sc.placed.clear()
+        sc.placed.update(self.placed)
         return bool(self.fired)
 
 

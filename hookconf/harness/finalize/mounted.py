@@ -53,7 +53,15 @@ from hookconf.harness.corpus import Case
 from hookconf.harness.finalize import checks
 from hookconf.harness.finalize.explorer import _MAX_POINTS, _attach, _ino, _record, _Run, _spread
 from hookconf.harness.finalize.explorer import run_finalize as run_in_process
-from hookconf.harness.finalize.scenario import DATABASE, STATE_DIR, OutsideWriter, Tamper, user_tree
+from hookconf.harness.finalize.scenario import (
+    DATABASE,
+    STATE_DIR,
+    Appender,
+    OutsideWriter,
+    Retype,
+    Tamper,
+    user_tree,
+)
 from hookconf.harness.protocol import CandidateReplyError, CaseSkipped, Connection
 
 __all__ = ["MOUNT_POINTS", "crash_through", "mount_route", "points_cap", "run_finalize",
@@ -162,13 +170,14 @@ class _MountRun(_Run):
                 return self.conn.call(op, args)
             return obs.ask(self.conn, op.split(".")[1], op, args)
 
-        prepared = call("finalize.prepare", self.prepare_args(self.root))
+        args = self.prepare_args(self.root)
+        prepared = call("finalize.prepare", args)
         self.check_echo(prepared)
         if obs is not None:
             self.prepare_end = len(self.mount.take()[1])
         if not prepared.get("planned") or prepare_only:
             return prepared, None
-        return prepared, call("finalize.run", {"taskId": self.task["taskId"]})
+        return prepared, call("finalize.run", {"taskId": args["taskId"]})
 
     def take(self) -> tuple[Any, list, Any]:
         """The mount's model, trace and crash, the scenario's record of its outsiders (the
@@ -177,6 +186,11 @@ class _MountRun(_Run):
         for fault in self.mount.plan.faults:
             if isinstance(fault.mutate, OutsideWriter):
                 self.sc.fired.update(fault.mutate.fired)
+            elif isinstance(fault.mutate, Appender):
+                self.sc.tampered.update(fault.mutate.tampered)
+            elif isinstance(fault.mutate, Retype):
+                self.sc.renamed.update(fault.mutate.renamed)
+                self.sc.placed.update(fault.mutate.placed)
             elif isinstance(fault.mutate, Tamper):
                 self.sc.tampered.update(fault.mutate.tampered)
                 self.sc.renamed.update(fault.mutate.renamed)
@@ -264,6 +278,9 @@ def run_finalize_mounted(case: Case, conn: Connection, obs: Any) -> None:
     module docstring).  Raises :class:`CaseSkipped` when the route is not available or the
     case needs what it cannot give."""
     require_mount_route(conn, "a finalization")
+    if case.given.get("leaseHeld"):
+        raise CaseSkipped("a lease another owner holds while the candidate plans is modelled in "
+                          "process only (the mount's host does not hold it)")
     from hookconf.faultinject.mount import ModelMount, MountError
 
     try:

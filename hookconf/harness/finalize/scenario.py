@@ -22,6 +22,7 @@ A user tree is ``{path: entry}`` with ``entry`` one of ``("file", bytes)``,
 
 from __future__ import annotations
 
+import copy
 import hashlib
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,8 +33,8 @@ from hookconf.faultinject.model import ModelVfs, fold_name
 from hookconf.faultinject.port import Vfs
 from hookconf.faultinject.snapshot import snapshot
 
-__all__ = ["DATABASE", "ROOT", "STATE_DIR", "FinalizeScenario", "OutsideWriter", "Tamper", "UserTree",
-           "user_tree"]
+__all__ = ["DATABASE", "ROOT", "STATE_DIR", "Appender", "FinalizeScenario", "OutsideWriter", "Retype",
+           "Tamper", "UserTree", "user_tree"]
 
 #: The name under which the harness hands its file system to an in-process candidate.
 ROOT = "hookconf-scenario"
@@ -178,6 +179,81 @@ class Tamper:
 
 
 @dataclass
+class Appender:
+    """The case's ``outsideAppend``, a ``mutate-tree`` mutator: a writer outside the host
+    (the lease does not stop it) appends ``data`` durably to the regular file ``path``,
+    once, while the candidate reads an identity (§10.1 "文件 identity/stat 前后检查 …
+    用来发现 hash/copy 期间的变更").  ``tampered`` (the scenario's dict) records the file's
+    new bytes.  A plain value, like :class:`OutsideWriter`."""
+
+    path: str
+    data: bytes
+    tampered: dict[str, bytes]
+
+    def __call__(self, vfs: Vfs, paths: tuple[str, ...]) -> None:
+        if self.path in self.tampered:
+            return
+        try:
+            st = vfs.lstat(self.path)
+        except FileNotFoundError:
+            return
+        fh = vfs.open(self.path, "r+")
+        old = vfs.read(fh, st.size, 0)
+        vfs.write(fh, self.data, st.size)
+        vfs.fsync(fh)
+        vfs.close(fh)
+        self.tampered[self.path] = old + self.data
+
+
+#: What :class:`Appender` adds to a file.
+_APPENDED = b"+bytes an outsider appended"
+
+
+@dataclass
+class Retype:
+    """The case's ``outsideRetype``, a ``mutate-tree`` mutator: an outsider changes the
+    type at ``path``, once — it moves what is there aside, no-replace, to
+    ``<path>.outside`` (every byte kept) and puts ``into`` in its place: a ``symlink`` to
+    the moved item, a ``fifo``, an empty ``directory`` or a ``file`` of its own (§10.1
+    "每次 … 动作前后 … 重新验证 type 与完整强身份").  ``renamed`` and ``placed`` (the
+    scenario's dicts) record the move and the new entry.  A plain value, like
+    :class:`OutsideWriter`."""
+
+    path: str
+    into: str
+    renamed: dict[str, str]
+    placed: dict[str, tuple]
+
+    def __call__(self, vfs: Vfs, paths: tuple[str, ...]) -> None:
+        if self.placed:
+            return
+        try:
+            vfs.lstat(self.path)
+        except FileNotFoundError:
+            return
+        aside = f"{self.path}.outside"
+        vfs.rename_noreplace(self.path, aside)
+        if self.into == "symlink":
+            entry: tuple = ("symlink", aside.rpartition("/")[2])
+            vfs.symlink(entry[1], self.path)
+        elif self.into == "fifo":
+            entry = ("fifo",)
+            vfs.mkfifo(self.path)
+        elif self.into == "directory":
+            entry = ("directory",)
+            vfs.mkdir(self.path)
+        else:
+            entry = ("file", b"an outsider's file where something else was")
+            fh = vfs.open(self.path, "x")
+            vfs.write(fh, entry[1], 0)
+            vfs.fsync(fh)
+            vfs.close(fh)
+        vfs.fsync_dir(_parent(self.path))
+        self.renamed[self.path] = aside
+        self.placed[self.path] = entry
+
+
+@dataclass
 class FinalizeScenario:
     """Everything the runner and the checks need, derived once from the case's ``given``."""
 
@@ -215,6 +291,9 @@ class FinalizeScenario:
     #: the source's inode in the scenario's file system before finalization (replacement
     #: cases: the original must never reach the target, §10.2)
     source_ino: int | None = None
+    #: what the outsider of ``outsideRetype`` put in place of what it moved aside
+    #: (:class:`Retype`), user-tree entries, once it acted in the current run
+    placed: UserTree = field(default_factory=dict)
 
     @classmethod
     def from_given(cls, given: dict[str, Any]) -> FinalizeScenario:
@@ -288,7 +367,10 @@ class FinalizeScenario:
         return entry[1] if entry and entry[0] == "file" else b""
 
     def task_files(self) -> list[str]:
-        """The task's files as the engine knows them: every regular file of the source."""
+        """The task's files as the engine knows them: the case's ``task.taskFiles``, by
+        default every regular file of the source."""
+        if "taskFiles" in self.task:
+            return list(self.task["taskFiles"])
         src = self.task["sourcePath"]
         return sorted(p for p, e in self.initial.items()
                       if (p == src or p.startswith(src + "/")) and e[0] == "file")
@@ -345,7 +427,10 @@ class FinalizeScenario:
         if _selected_staging(self.task):
             files = [tgt]
         else:
-            files = [tgt + p[len(src):] for p in self.task_files()]
+            # §10.2 "task-file path rebase": what lay under the source now lies under the
+            # target; a task file elsewhere (a sidecar) was not moved and keeps its path
+            files = [tgt + p[len(src):] if p == src or p.startswith(src + "/") else p
+                     for p in self.task_files()]
         meta: dict[str, Any] = {}
         for op in self.metadata_ops():
             if op["op"] == "set":
@@ -358,6 +443,8 @@ class FinalizeScenario:
         """A fresh host model for one run (the case's ``engine`` and ``hostWriters``)."""
         running, fails, writers = self.host_spec()
         self.host = ModelHost(note, engine_running=running, stop_fails=fails, unaccounted=writers)
+        if self.given.get("leaseHeld"):  # another owner holds the task's lease (§10.1)
+            self.host.held.add(self.task["taskId"])
         if self.engine_writer is not None:
             self.engine_writer.host = self.host
         return self.host
@@ -401,6 +488,7 @@ class FinalizeScenario:
         self.tampered.clear()
         self.renamed.clear()
         self.planted.clear()
+        self.placed.clear()
         return self._build(self.given)
 
     def faults(self) -> tuple[Fault, ...]:
@@ -408,7 +496,8 @@ class FinalizeScenario:
         per op it may precede).  Raises ``ValueError`` for a fault the registry refuses."""
         named = tuple(Fault(f["name"], int(f.get("nth", 0)), op=f.get("op"), path=f.get("path"))
                       for f in self.given.get("faults", ()))
-        named += self._engine_faults() + self._tamper_faults()
+        named += self._engine_faults() + self._tamper_faults() + self._append_faults() \
+            + self._retype_faults()
         if self.writer is None:
             return named
         path, data = self.writer
@@ -450,6 +539,39 @@ class FinalizeScenario:
             return tuple(Fault("mutate-tree-each", 0, op=op, mutate=write)
                          for op in ("unlink", "rmdir"))
         return (Fault("mutate-tree", 0, op="unlink", mutate=write),)
+
+    def _append_faults(self) -> tuple[Fault, ...]:
+        """The case's ``outsideAppend``: before the candidate's ``nth`` (default 1, the
+        second) ``op`` (default ``read``) on ``at`` (default ``path``), an outsider appends
+        to ``path`` (:class:`Appender`)."""
+        spec = self.given.get("outsideAppend")
+        if not spec:
+            return ()
+        write = Appender(spec["path"], _APPENDED, self.tampered)
+        return (Fault("mutate-tree", int(spec.get("nth", 1)), op=spec.get("op", "read"),
+                      path=spec.get("at", spec["path"]), mutate=write),)
+
+    def _retype_faults(self) -> tuple[Fault, ...]:
+        """The case's ``outsideRetype`` (:class:`Retype`), ``when``: ``after-prepare`` (just
+        before the first journal write, as a ``tamper``'s), ``before-copy`` (just before
+        the candidate's first ``mkdir``: a private directory copy's root), ``before-fsync``
+        (just before its first fsync of a file below the source) or ``before-delete`` (just
+        before its first deletion)."""
+        spec = self.given.get("outsideRetype")
+        if not spec:
+            return ()
+        retype = Retype(spec["path"], spec["into"], self.renamed, self.placed)
+        when = spec.get("when", "before-delete")
+        src = self.task["sourcePath"]
+        op, path = {"after-prepare": ("write", _JOURNAL_GLOB), "before-copy": ("mkdir", None),
+                    "before-fsync": ("fsync", f"{src}/*"),
+                    "before-delete": ("unlink", None)}[when]
+        return (Fault("mutate-tree", 0, op=op, path=path, mutate=retype),)
+
+    def request(self) -> dict[str, Any]:
+        """The case's ``request``: fields of ``finalize.prepare``'s request sent as given,
+        in place of those the harness derives from the task (a bent request)."""
+        return copy.deepcopy(self.given.get("request") or {})
 
     @property
     def interloper(self) -> str | None:
@@ -576,7 +698,9 @@ class FinalizeScenario:
         before the commit — the tamper after planning, a ``whenAbsent`` writer filling a
         path the candidate emptied, or the outsider at the private copy (:meth:`interlope`):
         failing closed (quarantine, every byte kept) is then the answer, not a crash-made layout (§10.1, §10.3)."""
-        early = self.tamper_early and bool(self.tampered or self.renamed)
+        early = (self.tamper_early or "outsideAppend" in self.given) \
+            and bool(self.tampered or self.renamed)
+        early = early or bool(self.placed)
         absent = bool((self.given.get("outsideWriter") or {}).get("whenAbsent"))
         return early or bool(self.planted) or (fired and absent)
 
@@ -591,6 +715,7 @@ class FinalizeScenario:
         if fired and self.writer is not None:
             tree[self.writer[0]] = ("file", self.writer[1])
         tree.update(self.planted)
+        tree.update(self.placed)
         return tree
 
     def overwritten(self) -> frozenset[bytes]:
@@ -602,7 +727,8 @@ class FinalizeScenario:
     @property
     def environmental(self) -> bool:
         """Whether the run's failure comes from outside (a writer, an injected error)."""
-        return self.writer is not None or bool(self.given.get("faults")) or self.tamper_early
+        return self.writer is not None or bool(self.given.get("faults")) or self.tamper_early \
+            or "outsideAppend" in self.given or "outsideRetype" in self.given
 
     def holds_selected(self, tree: UserTree) -> bool:
         """Whether the target holds exactly the selected artifact."""

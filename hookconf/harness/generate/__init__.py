@@ -48,6 +48,7 @@ _AREAS = (
     "hookconf.harness.generate.runtime",
     "hookconf.harness.generate.bridge",
     "hookconf.harness.generate.finalize",
+    "hookconf.harness.generate.finalize_refusals",
     "hookconf.harness.generate.shells",
     "hookconf.harness.generate.delivery",
     "hookconf.harness.generate.builtins",
