@@ -178,6 +178,18 @@ DELIVERY_MUTANTS = [
     # receipts keep their rows' full charge instead of at most 1 KiB (§11)
     ("tests.mutants.delivery.receipt_not_compacted:factory", "H24",
      ("dlv.gen.bounds.admit.plugin-bytes.*",)),
+    # the attempt limit on each route to it: a failure, a lease taken over, a restart (§11)
+    ("tests.mutants.delivery.attempt_past_limit:factory", "H14", ("dlv.gen.limits.attempts.*.fail",)),
+    ("tests.mutants.delivery.takeover_past_limit:factory", "H14",
+     ("dlv.gen.limits.attempts.*.expired",)),
+    ("tests.mutants.delivery.restart_forgets_attempt_limit:factory", "H14",
+     ("dlv.gen.limits.attempts.*.expired-restart",)),
+    # a failed half-open probe must reopen the breaker (§11)
+    ("tests.mutants.delivery.probe_failure_counted:factory", "H15",
+     ("dlv.gen.limits.breaker.*.probe-fail",)),
+    # a reinstall that drops a required grant revokes it (§11 permission_revoked)
+    ("tests.mutants.delivery.reinstall_keeps_revoked_rows:factory", "H25",
+     ("dlv.gen.limits.required-grant-gone.*",)),
 ]
 
 #: Permission and DTO mutants run their own family's cases (the corpus is large; the other
