@@ -265,6 +265,8 @@ TASK_SOURCE_DTO_MUTANTS = [
 BUILTIN_MUTANTS = [
     ("tests.mutants.builtins.signature_unchecked:factory", "H25", ("builtin.*",)),
     ("tests.mutants.builtins.lock_version_unchecked:factory", "H25", ("builtin.gen.archives.*",)),
+    ("tests.mutants.builtins.signature_text_lenient:factory", "H25",
+     ("builtin.gen.archives.*.signature.*",)),
 ]
 #: §17 matrix rows through the QuickJS filename-template bundle catch runtime mutants too.
 MATRIX_MUTANTS = [
