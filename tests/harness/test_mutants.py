@@ -304,6 +304,9 @@ PATH_MUTANTS = [
     # a call presenting the advanced generation admitted while the barrier drains (§6)
     ("tests.mutants.runtime.barrier_generation_only:factory", "H21",
      ("rt.gen.barrier-generations.draining-*",)),
+    # Active published for a worker that never registered the needed hook (§5.1)
+    ("tests.mutants.runtime.active_without_registration:factory", "H6",
+     ("rt.lifecycle.not-registered.*",)),
 ]
 
 ALL = ([(c, i, FAMILY_CASES[i]) for c, i in MUTANTS]
