@@ -136,6 +136,7 @@ SHELL_MUTANTS = [
     ("tests.mutants.shells.producers_before_recovery:factory", "H16"),
     ("tests.mutants.shells.server_event_fields:factory", "H16"),
     ("tests.mutants.shells.server_log_copies:factory", "H16"),
+    ("tests.mutants.shells.admits_after_stop:factory", "H16"),
 ]
 #: Shell mutants seen only when both shells start with a non-default runtime configuration.
 SHELL_CONFIG_MUTANTS = [
