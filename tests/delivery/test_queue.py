@@ -150,6 +150,25 @@ def test_expired_lease_at_the_attempt_limit_dead_letters():
     assert q.rows()[0]["reason"] == "attempt_limit"
 
 
+def test_restart_after_the_last_attempts_lease_expired_dead_letters_it():
+    q, clock = queue(maxAttempts=1)
+    install(q, "a")
+    q.terminal("t", "afterComplete", {})
+    q.claim()
+    clock.ms = 120_000
+    assert q.recover() == {"recovered": 1, "ledgerFixed": False}
+    assert q.claim() == []
+    assert [(r["status"], r["reason"]) for r in q.rows()] == [("dead_letter", "attempt_limit")]
+
+
+def test_reinstall_without_a_required_grant_revokes_the_rows():
+    q, _ = queue()
+    install(q, "a")
+    q.terminal("t", "afterComplete", {})
+    install(q, "a", grants=[])
+    assert [(r["status"], r["reason"]) for r in q.rows()] == [("dead_letter", "permission_revoked")]
+
+
 def test_retention_prunes_receipts_into_audit_counters():
     q, clock = queue(retentionMs=DAY_MS)
     install(q, "a")

@@ -136,6 +136,7 @@ SHELL_MUTANTS = [
     ("tests.mutants.shells.producers_before_recovery:factory", "H16"),
     ("tests.mutants.shells.server_event_fields:factory", "H16"),
     ("tests.mutants.shells.server_log_copies:factory", "H16"),
+    ("tests.mutants.shells.admits_after_stop:factory", "H16"),
 ]
 #: Shell mutants seen only when both shells start with a non-default runtime configuration.
 SHELL_CONFIG_MUTANTS = [
@@ -178,6 +179,18 @@ DELIVERY_MUTANTS = [
     # receipts keep their rows' full charge instead of at most 1 KiB (§11)
     ("tests.mutants.delivery.receipt_not_compacted:factory", "H24",
      ("dlv.gen.bounds.admit.plugin-bytes.*",)),
+    # the attempt limit on each route to it: a failure, a lease taken over, a restart (§11)
+    ("tests.mutants.delivery.attempt_past_limit:factory", "H14", ("dlv.gen.limits.attempts.*.fail",)),
+    ("tests.mutants.delivery.takeover_past_limit:factory", "H14",
+     ("dlv.gen.limits.attempts.*.expired",)),
+    ("tests.mutants.delivery.restart_forgets_attempt_limit:factory", "H14",
+     ("dlv.gen.limits.attempts.*.expired-restart",)),
+    # a failed half-open probe must reopen the breaker (§11)
+    ("tests.mutants.delivery.probe_failure_counted:factory", "H15",
+     ("dlv.gen.limits.breaker.*.probe-fail",)),
+    # a reinstall that drops a required grant revokes it (§11 permission_revoked)
+    ("tests.mutants.delivery.reinstall_keeps_revoked_rows:factory", "H25",
+     ("dlv.gen.limits.required-grant-gone.*",)),
 ]
 
 #: Permission and DTO mutants run their own family's cases (the corpus is large; the other
@@ -253,6 +266,8 @@ TASK_SOURCE_DTO_MUTANTS = [
 BUILTIN_MUTANTS = [
     ("tests.mutants.builtins.signature_unchecked:factory", "H25", ("builtin.*",)),
     ("tests.mutants.builtins.lock_version_unchecked:factory", "H25", ("builtin.gen.archives.*",)),
+    ("tests.mutants.builtins.signature_text_lenient:factory", "H25",
+     ("builtin.gen.archives.*.signature.*",)),
 ]
 #: §17 matrix rows through the QuickJS filename-template bundle catch runtime mutants too.
 MATRIX_MUTANTS = [
@@ -290,6 +305,9 @@ PATH_MUTANTS = [
     # a call presenting the advanced generation admitted while the barrier drains (§6)
     ("tests.mutants.runtime.barrier_generation_only:factory", "H21",
      ("rt.gen.barrier-generations.draining-*",)),
+    # Active published for a worker that never registered the needed hook (§5.1)
+    ("tests.mutants.runtime.active_without_registration:factory", "H6",
+     ("rt.lifecycle.not-registered.*",)),
 ]
 
 ALL = ([(c, i, FAMILY_CASES[i]) for c, i in MUTANTS]

@@ -8,7 +8,8 @@ A case's ``given``::
                  "flip": [offset], "append": n, "truncate": n},          optional tampering
      "lock": "locked" | "match",                    the lock row sent: as committed, or matching
                                                     the bytes sent (a lock edited with the archive)
-     "signature": "locked" | "test-key" | "other-key" | "other-builtin",
+     "signature": "locked" | "test-key" | "other-key" | "other-builtin" | "not-base64"
+                  | "short",
      "trustedKey": "test-key" | "other-key",        the key the candidate is told to trust
      "lockVersion": "1.1.1",                        the version the lock row sent claims
      "invocations": [...], "network": [...], "timeoutMs": n}             as guest.run's
@@ -18,7 +19,9 @@ order, added names last) with :func:`~hookconf.harness.builtins.pack.build_archi
 ``flip`` XORs the byte at each offset (negative from the end) with 0x01, ``append`` adds
 ``n`` zero bytes and ``truncate`` cuts ``n`` bytes off the end.  ``test-key`` signs the bytes
 sent with the published test key, ``other-key`` with a second key the candidate does not
-trust, ``other-builtin`` sends another builtin's locked signature.
+trust, ``other-builtin`` sends another builtin's locked signature, ``not-base64`` the locked
+signature's base64 text with a character outside the alphabet, ``short`` the base64 of the
+locked signature less its last byte (63 bytes).
 """
 
 from __future__ import annotations
@@ -89,12 +92,14 @@ def archive_request(given: dict[str, Any], builtins: dict[str, Builtin] | None =
     elif how == "other-builtin":
         other = next((b for b in builtins.values() if b.plugin_id != builtin.plugin_id), builtin)
         signature = other.signature
+    elif how == "short":
+        signature = builtin.signature[:-1]
     else:
         signature = sign(archive, OTHER_KEY_SEED) if how == "other-key" else sign(archive)
     key = public_key_b64(OTHER_KEY_SEED) if given.get("trustedKey") == "other-key" else builtin.public_key
     args: dict[str, Any] = {
         "archive": base64.b64encode(archive).decode("ascii"),
-        "signature": base64.b64encode(signature).decode("ascii"),
+        "signature": base64.b64encode(signature).decode("ascii") + ("!" if how == "not-base64" else ""),
         "publicKey": key,
         "lock": row,
         "invocations": list(given.get("invocations", [])),

@@ -275,6 +275,7 @@ def claim_problems(m: DeliveryModel, answer: dict[str, Any], before: dict[str, A
     in_flight = sum(1 for r in active if r["status"] == "delivering"
                     and r.get("leaseUntilMs") is not None and r["leaseUntilMs"] > now)
     room = max(0, min(lim["claimBatch"], lim["workers"] - in_flight))
+    after_rows = _rows(after)
     for c in claims:
         did, pid = c["deliveryId"], c["pluginId"]
         row = prev.get(did)
@@ -304,6 +305,10 @@ def claim_problems(m: DeliveryModel, answer: dict[str, Any], before: dict[str, A
             if sorted(c.get("permissions", [])) != want:
                 out["H25"].append(f"{did}: the attempt gets {sorted(c.get('permissions', []))}, "
                                   f"created ∩ live is {want}")
+        attempt = after_rows.get(did, {}).get("attempts")
+        if isinstance(attempt, int) and attempt > lim["maxAttempts"] and did not in m.aborted:
+            out["H14"].append(f"{did} was claimed as attempt {attempt} of {lim['maxAttempts']} "
+                              "(§11: attempts beyond the limit become dead_letter)")
         if c["token"] in m.tokens_seen.get(did, set()):
             out["H14"].append(f"{did}: the claim reuses fencing token {c['token']!r}")
         if c.get("leaseUntilMs") != now + lim["leaseMs"]:
@@ -311,7 +316,6 @@ def claim_problems(m: DeliveryModel, answer: dict[str, Any], before: dict[str, A
                               f"{now + lim['leaseMs']}")
     # H15: every plugin with a due row gets one, as far as there is room (§11 round-robin).
     claimed = set(per_plugin)
-    after_rows = _rows(after)
     dropped = {p for p in eligible - claimed
                if not any(r["pluginId"] == p and r["status"] in ACTIVE
                           and prev.get(r["deliveryId"], {}).get("status") in ACTIVE

@@ -153,6 +153,10 @@ class Driver:
                 if lease.plugin_id == pid:
                     m.end_lease(did)
         after = self._after = self.call("delivery.state", {})
+        if do == "revoke":
+            was = {r["deliveryId"]: r["status"] for r in before.get("deliveries", [])}
+            m.aborted |= {r["deliveryId"] for r in after.get("deliveries", [])
+                          if r["status"] == "pending" and was.get(r["deliveryId"]) == "delivering"}
         return checks.policy_problems(m, step, before, after), answer
 
     def _terminal(self, step: dict[str, Any], task: str, check: bool = True,

@@ -104,6 +104,9 @@ class DeliveryModel:
     #: state in which each receipt was first seen (its age for §11's oldest-first rule)
     states: int = 0
     receipt_seen: dict[str, int] = field(default_factory=dict)
+    #: deliveryIds whose running attempt a grant revocation aborted (§11: it retries with the
+    #: reduced intersection; whether the aborted attempt counts against the limit is not said)
+    aborted: set[str] = field(default_factory=set)
     #: pluginId -> the deliveryId of the harness worker's newest claim for it
     last_claim: dict[str, str] = field(default_factory=dict)
 

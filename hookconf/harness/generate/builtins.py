@@ -15,6 +15,12 @@ and, for each builtin, yields ``builtins.run`` cases:
 * ``lock-newer-version``: the released archive, signature and digest intact, under a lock row
   that claims a newer version — loading it would run old code as the upgrade (H25: 升级绝不运行
   旧代码), so the manifest's version must be the lock's;
+* ``signature.not-base64`` / ``signature.short``: the locked signature sent as text outside
+  the base64 alphabet, or one byte short — no signature verifies, so the archive is refused;
+* ``layout.*`` (advisory): a signed, lock-matching archive without its manifest, with a
+  manifest that is not JSON or names no ``main``, with a ``main`` that is not an entry, or
+  cut in half (not a readable zip) — §2 and §19.2 fix the release assertions, not the
+  package's inner layout, so how such an archive is refused is the candidate's choice;
 * ``entry.*`` (advisory): a well-formed, signed, lock-matching archive with an entry named
   ``../``, ``/``, ``\\`` or ``dist/../../`` — §12 makes bundles untrusted input and asks for
   path-traversal defence for save and staging paths; archive entry names are not named, so
@@ -25,7 +31,10 @@ Negative cases expect ``loaded: false`` (with any §13 code) and nothing run.
 
 from __future__ import annotations
 
+import io
+import json
 import random
+import zipfile
 from collections.abc import Iterator
 from typing import Any
 
@@ -39,6 +48,10 @@ _NORMATIVE = ("§19.2: 三个锁定 builtin archive 先通过锁定 size、SHA-2
 _ZIP_SLIP = ("§12 names bundles untrusted input and path traversal in save/staging paths; it does not "
              "name archive entry paths, so refusing a signed, locked archive for its entry names is "
              "the reference's choice")
+_LAYOUT = ("§2 and §19.2 fix the release assertions (size, SHA-256, signature), not the package's "
+           "inner layout: an archive that passes them yet has no loadable manifest and main cannot "
+           "run, but how it is refused is the candidate's choice")
+_MANIFEST = "motrix-plugin.json"
 _ENTRY_NAMES = {"parent": "../evil.js", "absolute": "/evil.js", "backslash": "dist\\..\\..\\evil.js",
                 "nested-parent": "dist/../../evil.js"}
 
@@ -81,7 +94,7 @@ def expand_archives(params: dict[str, Any], rng: random.Random) -> Iterator[Inst
         yield _negative(f"{short}.manifest.relocked",
                         f"{plugin_id}: host permissions widened to <all_urls> with the lock edited to "
                         "match is refused by the signature",
-                        {**base, "archive": {"replace": {"motrix-plugin.json": _widened(lock[plugin_id])}},
+                        {**base, "archive": {"replace": {_MANIFEST: _widened(lock[plugin_id])}},
                          "lock": "match"})
         yield _negative(f"{short}.module.relocked",
                         f"{plugin_id}: the module changed with the lock edited to match is refused "
@@ -95,6 +108,26 @@ def expand_archives(params: dict[str, Any], rng: random.Random) -> Iterator[Inst
                         {**base, "lockVersion": "9.0.0"})
         yield _negative(f"{short}.other-builtin", f"{plugin_id}: another builtin's signature is refused",
                         {**base, "signature": "other-builtin"})
+        for how, what in (("not-base64", "text outside the base64 alphabet"),
+                          ("short", "one byte short (63 bytes)")):
+            yield _negative(f"{short}.signature.{how}", f"{plugin_id}: the locked signature sent as "
+                            f"{what} verifies nothing and is refused", {**base, "signature": how})
+        manifest = _manifest(lock[plugin_id])
+        no_main = {k: v for k, v in manifest.items() if k != "main"}
+        layouts = {
+            "no-manifest": ("without its manifest", {"drop": [_MANIFEST]}),
+            "manifest-not-json": ("with a manifest that is not JSON",
+                                  {"replace": {_MANIFEST: "{\"id\": "}}),
+            "manifest-no-main": ("with a manifest that names no main module",
+                                 {"replace": {_MANIFEST: json.dumps(no_main)}}),
+            "main-not-an-entry": ("whose manifest's main is not an entry of the archive",
+                                  {"replace": {_MANIFEST: json.dumps({**manifest, "main": "dist/absent.js"})}}),
+            "not-a-zip": ("cut in half (not a readable zip)", {"truncate": size // 2}),
+        }
+        for name, (what, plan) in layouts.items():
+            yield _negative(f"{short}.layout.{name}", f"{plugin_id}: a signed, lock-matching archive "
+                            f"{what} is refused", {**base, "archive": plan, "lock": "match",
+                                                   "signature": "test-key"}, advisory=_LAYOUT)
         for name, entry in _ENTRY_NAMES.items():
             yield _negative(f"{short}.entry.{name}",
                             f"{plugin_id}: a signed, lock-matching archive with entry {entry!r} is refused",
@@ -102,12 +135,12 @@ def expand_archives(params: dict[str, Any], rng: random.Random) -> Iterator[Inst
                              "signature": "test-key"}, advisory=_ZIP_SLIP)
 
 
-def _widened(builtin: Any) -> str:
-    import io
-    import json
-    import zipfile
-
+def _manifest(builtin: Any) -> dict[str, Any]:
     with zipfile.ZipFile(io.BytesIO(builtin.archive)) as zf:
-        manifest = json.loads(zf.read("motrix-plugin.json"))
+        return json.loads(zf.read(_MANIFEST))
+
+
+def _widened(builtin: Any) -> str:
+    manifest = _manifest(builtin)
     manifest["hostPermissions"] = ["<all_urls>"]
     return json.dumps(manifest, indent=2) + "\n"

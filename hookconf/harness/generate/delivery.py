@@ -684,3 +684,139 @@ def delivery_blocked_positions(params: dict[str, Any], rng: random.Random) -> It
                     _KIND, "negative", {"config": {}, "steps": steps}, {"config": "accepted"},
                     ("H15",), notes=f"{_ISOLATION[0]}: '{_ISOLATION[1]}'; claimBatch (64) and "
                                     "workers (8) leave room for every plugin")
+
+
+# ---- the attempt limit on every route to it, and the breaker's half-open probe (H14, H15) --
+_ATTEMPTS = ("§11", "Attempts/age beyond the limit become dead_letter; an expired delivering "
+                    "lease becomes pending on startup")
+_BREAKER = ("§11", "A circuit breaker opens after five retryable failures in ten minutes, pauses "
+                   "that plugin for 15 minutes without consuming attempts, then permits one "
+                   "half-open probe; success closes it and failure reopens it")
+_LIMIT_ROW = {"t1/a": {"status": "dead_letter"}}
+
+#: How one attempt of plugin ``a``'s row ends without an exit: the steps after its claim.
+#: ``fail``: a retryable failure (the row waits its retry delay, at most ``delayCapMs``);
+#: ``expired``: the worker vanished, the lease ran out (a takeover by the next claim);
+#: ``expired-restart``: the lease ran out and the process restarted (start-up recovery).
+_ATTEMPT_ENDS: dict[str, str] = {
+    "fail": "each attempt fails retryably",
+    "expired": "each attempt's lease runs out (the worker vanished)",
+    "expired-restart": "each attempt's lease runs out and the process restarts",
+}
+
+
+def _attempt_steps(limit: int, end: str) -> list[dict[str, Any]]:
+    """``limit`` attempts of one row, each ended the ``end`` way; after the last the row is
+    ``dead_letter`` and never claimed again (a claim would be attempt ``limit + 1``)."""
+    lease, cap = 30_000, 60_000
+    steps: list[dict[str, Any]] = [_plugin("a"), {"do": "terminal", "task": "t1"}]
+    for attempt in range(1, limit + 1):
+        steps.append({"do": "claim", "expect": {"plugins": ["a"], "attempts": {"a": attempt}}})
+        if end == "fail":
+            last = attempt == limit
+            steps.append({"do": "fail", "plugin": "a", "retryable": True,
+                          "expect": {"accepted": True,
+                                     "status": "dead_letter" if last else "pending"},
+                          **({"expectRows": _LIMIT_ROW} if last else {})})
+            steps.append({"do": "advance", "ms": cap + 1})
+        else:
+            steps.append({"do": "advance", "ms": lease})
+            if end == "expired-restart":
+                steps.append({"do": "restart"})
+    steps.append({"do": "claim", "expect": {"plugins": []}, "expectRows": _LIMIT_ROW})
+    # the plugin is not stuck: new work still runs
+    return steps + [{"do": "terminal", "task": "t2"}, {"do": "claim", "expect": {"plugins": ["a"]}}]
+
+
+def _grant_gone_steps(timing: str) -> list[dict[str, Any]]:
+    """Plugin ``a`` (same executable) installed again with the grant its row requires gone."""
+    again = {**_plugin("a"), "grants": []}
+    revoked = {"t1/a": {"status": "dead_letter", "reason": "permission_revoked"}}
+    steps: list[dict[str, Any]] = [_plugin("a"), {"do": "terminal", "task": "t1"}]
+    if timing == "before-claim":
+        steps += [again, {"do": "claim", "expect": {"plugins": []}, "expectRows": revoked}]
+    else:
+        steps += [{"do": "claim", "expect": {"plugins": ["a"]}}, again,
+                  {"do": "complete", "plugin": "a", "expect": {"accepted": False},
+                   "expectRows": revoked}]
+    # granted again, new work runs
+    return steps + [_plugin("a"), {"do": "terminal", "task": "t2"},
+                    {"do": "claim", "expect": {"plugins": ["a"]}}]
+
+
+def _probe_steps(threshold: int, outcome: str) -> list[dict[str, Any]]:
+    """``threshold`` retryable failures open ``a``'s breaker; after the pause one half-open
+    probe is claimed; its ``outcome`` closes (``succeed``) or reopens (``fail``) the breaker,
+    which the claims after it show."""
+    pause = 60_000
+    steps: list[dict[str, Any]] = [_plugin("a")]
+    for k in range(threshold):
+        steps += [{"do": "terminal", "task": f"f{k}"}, {"do": "claim", "expect": {"plugins": ["a"]}},
+                  {"do": "fail", "plugin": "a", "retryable": True,
+                   "expect": {"accepted": True, "status": "pending"}}]
+    steps += [{"do": "terminal", "task": "t1"},
+              {"do": "advance", "ms": pause // 2}, {"do": "claim", "expect": {"plugins": []}},
+              {"do": "advance", "ms": pause // 2}, {"do": "claim", "expect": {"plugins": ["a"]}}]
+    if outcome == "fail":
+        steps += [{"do": "fail", "plugin": "a", "retryable": True},
+                  {"do": "advance", "ms": pause - 1}, {"do": "claim", "expect": {"plugins": []}},
+                  {"do": "advance", "ms": 1}, {"do": "claim", "expect": {"plugins": ["a"]}}]
+    else:
+        steps += [{"do": "complete", "plugin": "a", "expect": {"accepted": True}},
+                  {"do": "claim", "expect": {"plugins": ["a"]}}]
+        # closed: the count starts again, one failure short of the threshold keeps it closed
+        for _ in range(threshold - 1):
+            steps += [{"do": "fail", "plugin": "a", "retryable": True},
+                      {"do": "advance", "ms": 60_001}, {"do": "claim", "expect": {"plugins": ["a"]}}]
+    return steps
+
+
+@template("delivery.limits", params={
+    "type": "object", "additionalProperties": False,
+    "properties": {"attempts": {"type": "array", "minItems": 1,
+                                "items": {"type": "integer", "minimum": 1, "maximum": 32}},
+                   "thresholds": {"type": "array", "minItems": 1,
+                                  "items": {"type": "integer", "minimum": 2, "maximum": 8}}}})
+def delivery_limits(params: dict[str, Any], rng: random.Random) -> Iterator[Instance]:
+    """The attempt limit reached on each route to it — retryable failures, leases that run out
+    and are taken over, leases that run out across a restart — for each ``maxAttempts`` of
+    ``attempts``: every attempt up to the limit is claimed (numbered 1..limit), then the row
+    is ``dead_letter`` and never claimed as attempt limit + 1; and the breaker of each
+    threshold of ``thresholds`` (opened by that many retryable failures) closed or reopened
+    by its one half-open probe (§11)."""
+    del rng  # exhaustive
+    for limit in params.get("attempts", [1, 3]):
+        for end, how in _ATTEMPT_ENDS.items():
+            config = {"maxAttempts": limit, "leaseMs": 30_000, "baseDelayMs": 1_000,
+                      "delayCapMs": 60_000, "breakerThreshold": 100}
+            yield Instance(
+                f"attempts.{limit}.{end}", f"maxAttempts {limit}, {how}: after attempt {limit} the "
+                f"row is dead_letter and never claimed as attempt {limit + 1}", _KIND, "negative",
+                {"config": config, "steps": _attempt_steps(limit, end)}, {"config": "accepted"},
+                ("H14",), notes=f"{_ATTEMPTS[0]}: '{_ATTEMPTS[1]}'; a claim is an attempt (the "
+                                "claim answer numbers it), a lease that runs out is a worker "
+                                "crash or timeout, which §11 makes retryable, so it used its attempt")
+    for timing in ("before-claim", "while-delivering"):
+        yield Instance(
+            f"required-grant-gone.{timing}",
+            f"the plugin installed again (same version and build) without the grant its row "
+            f"requires, {'before the row is claimed' if timing == 'before-claim' else 'while it is delivering'}: "
+            "the row ends permission_revoked, never claimed or receipted",
+            _KIND, "negative", {"config": {}, "steps": _grant_gone_steps(timing)},
+            {"config": "accepted"}, ("H25",),
+            notes="§11: 'A same-executable grant revocation aborts an active attempt and either "
+                  "retries with the reduced intersection or becomes permission_revoked when a "
+                  "required grant is absent'; §13 names the reason permission_revoked; §11: "
+                  "rows are checked before claim, while delivering and before the receipt")
+    for threshold in params.get("thresholds", [2, 5]):
+        for outcome in ("fail", "succeed"):
+            config = {"breakerThreshold": threshold, "breakerWindowMs": 600_000,
+                      "breakerPauseMs": 60_000, "baseDelayMs": 1_000, "delayCapMs": 60_000}
+            then = ("fails: it reopens for a whole pause" if outcome == "fail"
+                    else "succeeds: it closes")
+            yield Instance(
+                f"breaker.{threshold}.probe-{outcome}",
+                f"a breaker opened by {threshold} retryable failures lets one half-open probe "
+                f"through after its pause; the probe {then}",
+                _KIND, "negative", {"config": config, "steps": _probe_steps(threshold, outcome)},
+                {"config": "accepted"}, ("H15",), notes=f"{_BREAKER[0]}: '{_BREAKER[1]}'")

@@ -89,6 +89,10 @@ def _one_runtime(name: str, record: dict[str, Any], labels: list[str]) -> list[s
         if result.get("runtimesCreated") != 1:
             problems.append(f"{name}: {result.get('runtimesCreated')} runtimes exist after the {label} path, "
                             "expected one")
+    for after in record.get("afterStop", []):
+        if not after.get("refused"):
+            problems.append(f"{name} ran the {after.get('path')} path after it stopped; §16 step 9 "
+                            "stops admission first")
     return list(dict.fromkeys(problems))
 
 

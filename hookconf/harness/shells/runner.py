@@ -2,7 +2,9 @@
 
 The record (``obs.extra["shells"]``) maps a shell name to ``{"start", "paths", "stop"}``:
 the ``shell.start`` result, one ``shell.path`` result per path the case names, and the
-``shell.stop`` result (absent when the shell did not start).
+``shell.stop`` result (absent when the shell did not start); with ``given.afterStop`` also
+``afterStop``: per path asked after the stop, ``{"path", "refused", "code"?}`` (§16 step 9
+stops admission first, so each must be an error reply).
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from hookconf.harness.corpus import Case
-from hookconf.harness.protocol import Connection
+from hookconf.harness.protocol import CandidateReplyError, Connection
 
 __all__ = ["SHELLS", "run_shells"]
 
@@ -28,7 +30,18 @@ def _run_one(conn: Connection, obs: Any, name: str, given: dict[str, Any]) -> di
     for path in given.get("paths", []):
         record["paths"].append(obs.ask(conn, f"{name}:{path['path']}", "shell.path", {"shell": name, **path}))
     record["stop"] = obs.ask(conn, f"{name}:stop", "shell.stop", {"shell": name})
+    if "afterStop" in given:
+        record["afterStop"] = [_after_stop(conn, name, path) for path in given["afterStop"]]
     return record
+
+
+def _after_stop(conn: Connection, name: str, path: dict[str, Any]) -> dict[str, Any]:
+    """One path asked of a stopped shell: refused (an error reply) or not."""
+    try:
+        conn.call("shell.path", {"shell": name, **path})
+    except CandidateReplyError as exc:
+        return {"path": path["path"], "refused": True, "code": exc.code}
+    return {"path": path["path"], "refused": False}
 
 
 def run_shells(case: Case, conn: Connection, obs: Any) -> None:

@@ -600,7 +600,8 @@ class DeliveryQueue:
         ``requires``): an upgrade turns every active row not of the new identity (the old
         identity's, and any an earlier reinstall left) into permanent ``superseded``; an
         install over an installed plugin (a reinstall) leaves the replaced identity's rows to
-        end ``superseded`` at their claim or exit; ``grant`` / ``revoke`` (``grant``): a revoke of a required grant
+        end ``superseded`` at their claim or exit, and a reinstall without a grant its rows
+        require revokes it (``permission_revoked``); ``grant`` / ``revoke`` (``grant``): a revoke of a required grant
         turns the plugin's rows into ``permission_revoked``, any other revoke aborts a
         running attempt (it retries with the smaller intersection); ``disable``,
         ``quarantine``, ``uninstall``: the rows become permanent with that reason;
@@ -615,12 +616,21 @@ class DeliveryQueue:
                                  json.dumps(list(fields.get("hooks", POST_HOOKS))),
                                  json.dumps(sorted(fields.get("grants", []))),
                                  json.dumps(sorted(fields.get("requires", [])))))
+                if live is not None:  # a reinstall: grants it no longer holds are revoked
+                    self._revoke_required(plugin_id, set(fields.get("grants", [])))
             else:
                 if live is None:
                     raise KeyError(plugin_id)
                 self._policy_change(live, action, fields)
             generation = self._counter("generation", 1)
         return {"generation": generation}
+
+    def _revoke_required(self, plugin_id: str, grants: set[str]) -> None:
+        """Rows of ``plugin_id`` requiring a grant outside ``grants`` become permanent
+        ``permission_revoked`` (§11: in the policy change's own transaction)."""
+        for r in self._active("WHERE plugin_id = ?", (plugin_id,)):
+            if not set(_load(r["requires"])) <= grants:
+                self._permanent(r, str(DeadLetterReason.PERMISSION_REVOKED))
 
     def _policy_change(self, live: dict[str, Any], action: str, fields: dict[str, Any]) -> None:
         pid = live["pluginId"]
@@ -666,13 +676,18 @@ class DeliveryQueue:
     # ---- start-up (§11) -----------------------------------------------------------------
     def recover(self) -> dict[str, Any]:
         """Start-up recovery, the same entry an in-process recovery uses: expired
-        ``delivering`` leases become ``pending``; the ledger is reconciled from the tables'
+        ``delivering`` leases become ``pending`` — or ``dead_letter`` (``attempt_limit``) when
+        they used the last attempt, as a claim's takeover would make them (§11: "attempts
+        beyond the limit become dead_letter"); the ledger is reconciled from the tables'
         contents.  Returns ``{recovered, ledgerFixed}``."""
         now = self.now_ms()
         with transaction(self.db):
             recovered = 0
             for r in self._active("WHERE status = 'delivering' AND lease_until_ms <= ?", (now,)):
-                self._apply(r, machine.LeaseRecovered())
+                if r["attempts"] >= self.limits.maxAttempts:  # its last attempt is spent
+                    self._permanent(r, "attempt_limit", str(ErrorCode.POST_DEAD_LETTER))
+                else:
+                    self._apply(r, machine.LeaseRecovered())
                 recovered += 1
             fixed = self.reconcile()
             self.compact()
