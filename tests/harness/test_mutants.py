@@ -292,6 +292,8 @@ PATH_MUTANTS = [
     ("tests.mutants.runtime.first_patch_admitted:factory", "H17", ("rt.gen.source-positions.*",)),
     ("tests.mutants.delivery.blocked_plugin_ends_batch:factory", "H15",
      ("dlv.gen.blocked-positions.*",)),
+    # the round-robin cursor serves the plugin served last again first (§11)
+    ("tests.mutants.delivery.cursor_serves_last_again:factory", "H15", ("dlv.gen.round-robin.n2.*",)),
     ("tests.mutants.guest.finalize_effects_unchecked:factory", "H4",
      ("guest.hook-effects.beforefinalize.*",)),
     # a cancellation at one lane position: a queued entry of another plugin's chain cancelled
