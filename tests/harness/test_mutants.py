@@ -296,6 +296,9 @@ PATH_MUTANTS = [
     ("tests.mutants.delivery.cursor_serves_last_again:factory", "H15", ("dlv.gen.round-robin.n2.*",)),
     ("tests.mutants.guest.finalize_effects_unchecked:factory", "H4",
      ("guest.hook-effects.beforefinalize.*",)),
+    # a capability call's permission generation never compared with the entry's (§6)
+    ("tests.mutants.guest.bridge_generation_unchecked:factory", "H21",
+     ("guest.forged-generations.beforefinalize.*",)),
     # a cancellation at one lane position: a queued entry of another plugin's chain cancelled
     # behind a running one (frees the lane), or one with survivors behind it (reorders them)
     ("tests.mutants.runtime.cancelled_frees_lane:factory", "H2",
