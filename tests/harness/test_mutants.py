@@ -298,6 +298,8 @@ PATH_MUTANTS = [
     ("tests.mutants.delivery.cursor_serves_last_again:factory", "H15", ("dlv.gen.round-robin.n2.*",)),
     ("tests.mutants.guest.finalize_effects_unchecked:factory", "H4",
      ("guest.hook-effects.beforefinalize.*",)),
+    # an answer settling a pending call whatever invocation id it carries (§8)
+    ("tests.mutants.guest.guest_prelude:response_any_invocation", "H3", ("guest.forged-responses.*",)),
     # a capability call's permission generation never compared with the entry's (§6)
     ("tests.mutants.guest.bridge_generation_unchecked:factory", "H21",
      ("guest.forged-generations.beforefinalize.*",)),

@@ -20,7 +20,7 @@ from hookconf.harness.generate import Instance, template
 from hookconf.harness.metadata_explorer import context
 
 __all__ = ["BOUNDS_FIXTURE", "EFFECTS_FIXTURE", "FORGED_GENERATIONS", "FORGED_IDS", "GENERATION_FIXTURE",
-           "hook_effects"]
+           "RESPONSE_FIXTURE", "hook_effects"]
 
 FIXTURE = "hookconf.hostile-wrong-invocation-id"
 #: Ways §8 names an id wrong, with what the fixture sends.
@@ -663,3 +663,41 @@ def forged_generations(params: dict[str, Any], rng: random.Random) -> Iterator[I
                 notes=f"{_SIX}; the entry is bound to generation {_BOUND_GENERATION} and each call "
                       f"presents {shown} ({fault}); the refusal's code reaches only the worker, whose "
                       "SDK made no such call, so the cases judge that the call did nothing")
+
+
+# ---- answers carrying another invocation's id toward the worker (§8; H3) -----------------
+
+RESPONSE_FIXTURE = "hookconf.forged-response"
+#: Call ids the fixture forges: more than any invocation of it makes before its own call.
+_FORGED_CALL_IDS = 64
+
+
+@template("guest.forged-responses", params={"type": "object", "additionalProperties": False,
+                                            "properties": {}})
+def forged_responses(params: dict[str, Any], rng: random.Random) -> Iterator[Instance]:
+    """The ``hookconf.forged-response`` fixture, in the candidate's own worker, posts calls of a
+    capability it is not granted with another invocation's id (foreign, or the previous
+    invocation's: stale) under every call id its own next call may take, then makes that call:
+    the refusals answering the forgeries carry the other invocation's id and must not settle
+    the invocation's own call (§8) — the call is never rejected with the forged call's
+    ``plugin.hook.permission_denied``."""
+    del params, rng  # exhaustive
+    rejected = {"message": "answer", "fields": {"outcome": "rejected", "code": "plugin.hook.permission_denied"}}
+    for fault in ("foreign", "stale"):
+        plans = [None, {"fault": fault, "ids": _FORGED_CALL_IDS}] if fault == "stale" else \
+            [{"fault": fault, "ids": _FORGED_CALL_IDS}]
+        invocations = [{"hook": "beforeFinalize", "context": context("beforeFinalize", f"inv-{n}"),
+                        "metadata": {"hookconf.forge": plan} if plan else {}}
+                       for n, plan in enumerate(plans, start=1)]
+        results: list[dict[str, Any]] = [{"logs": [{"message": "benign"}]}] if fault == "stale" else []
+        results.append({"logsExclude": [rejected], "requests": []})
+        yield Instance(
+            f"{fault}",
+            f"answers to forged calls carrying a {fault} invocation id never settle the "
+            "invocation's own call",
+            "guest.run", "negative", {"plugin": RESPONSE_FIXTURE, "invocations": invocations},
+            {"results": results}, ("H3",),
+            notes="§8 'Bridge 只接受 ID 等于通道当前 invocation 的调用。缺失、过期或不一致的 ID 一律 fail "
+                  "closed': a call with another invocation's id acts on no invocation, so neither it nor "
+                  "its refusal may settle this invocation's call; whether the invocation then fails closed "
+                  "is not judged here (only that the own call is not answered by the forgery)")
