@@ -204,3 +204,17 @@ def test_stop_states_put_each_worker_state_alone_and_together_in_both_shells():
     assert cases["all"].expect["stopWorkers"] == {"min": 3, "max": 4}
     assert cases["inactive"].given["paths"][0]["sourceUrl"].startswith("https://nobody.")
     assert [p.get("wait") for p in cases["activating"].given["paths"]] == [False]
+
+
+def test_a_command_path_not_waited_for_is_drained_and_its_worker_stopped():
+    from hookconf.harness.generate.shells import _stop_plugin
+
+    candidate = ReferenceCandidate()
+    plugin, _ = _stop_plugin("active", 1)
+    plugin["manifest"]["contributes"]["commands"] = [{"id": "ping", "title": "Ping"}]
+    plugin["guest"] = {"commands": {"ping": [{"work": 600_000}]}}
+    assert candidate.handle("shell.start", {"shell": "electron", "plugins": [plugin]})["started"]
+    path = {"shell": "electron", "path": "command", "pluginId": "s1.active", "command": "ping", "wait": False}
+    assert candidate.handle("shell.path", path)["result"] == "accepted"
+    trace = candidate.handle("shell.stop", {"shell": "electron", "budgetMs": 1_000})["trace"]
+    assert [e["workers"] for e in trace if e["step"] == "workers.stop"] == [1]
