@@ -38,7 +38,7 @@ KINDS: dict[str, KindSpec] = {
         KindSpec("runtime.race", "runtime", ("H2", "H3", "H21", "H22")),
         KindSpec("runtime.finalize", "runtime", ("H8", "H9", "H10", "H11", "H12", "H13", "H19",
                                                   "H23")),
-        KindSpec("guest.run", "guest", ("H3", "H4", "H5", "H7")),
+        KindSpec("guest.run", "guest", ("H3", "H4", "H5", "H7", "H21")),
         KindSpec("runtime.program", "runtime", ("H1", "H18", "H21")),
         KindSpec("guest.metadata_model", "guest", ("H7",)),
         KindSpec("shell.symmetry", "shell", ("H16",)),

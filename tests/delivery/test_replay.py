@@ -235,3 +235,29 @@ def test_a_failed_batched_transaction_writes_no_counter_or_ledger_cell():
                 assert queue._ledger("a")[0] == 4
             raise RuntimeError("stop")
     assert queue.state() == before and queue._batch is None
+
+
+def _due(*plugins):
+    return {"deliveries": [{"deliveryId": f"d-{p}", "pluginId": p, "status": "pending", "nextRetryMs": 0}
+                           for p in plugins]}
+
+
+def _claims(*plugins):
+    return {"claims": [{"deliveryId": f"d-{p}", "pluginId": p} for p in plugins]}
+
+
+def test_round_robin_problems_follow_rounds_and_name_a_plugin_served_twice():
+    m = DeliveryModel({"claimBatch": 1, "workers": 8})
+    before = _due("a", "b", "c")
+    found, served = checks.round_robin_problems(m, set(), _claims("a"), before, before)
+    assert not found["H15"] and served == {"a"}
+    found, served = checks.round_robin_problems(m, served, _claims("a"), before, before)
+    assert "serves ['a'] again before ['b', 'c']" in found["H15"][0] and served == {"a"}
+    found, served = checks.round_robin_problems(m, {"a", "b"}, _claims("c"), before, before)
+    assert not found["H15"] and served == set()  # the round is complete
+    found, served = checks.round_robin_problems(m, {"a", "b"}, _claims("c", "a"), before, before)
+    assert not found["H15"] and served == {"a"}  # a wrap inside one batch opens the next round
+    gone = {"deliveries": [r for r in before["deliveries"] if r["pluginId"] != "c"]
+            + [{"deliveryId": "d-c", "pluginId": "c", "status": "dead_letter"}]}
+    found, served = checks.round_robin_problems(m, {"a", "b"}, _claims("a"), before, gone)
+    assert not found["H15"]  # c's row ended at the claim: it had nothing to serve

@@ -73,3 +73,15 @@ def test_the_network_is_played_from_the_request_and_refused_hops_never_leave():
     done = run_plugin(*plugin("hookconf.url-resolver"), [{"hook": "beforeCreate", "context": context}],
                       network=answered)
     assert done["results"][0]["effects"]["contextPatches"] == [{"uris": ["https://u.example/f"]}]
+
+
+def test_an_invocation_runs_at_the_permission_generation_it_names():
+    context = example("BeforeFinalizeContextV1")
+    forge = {"hookconf.forge": {"capability": "log", "generation": 2}}
+    done = run_plugin(*plugin("hookconf.forged-generation"),
+                      [{"hook": "beforeFinalize", "context": context, "metadata": forge},
+                       {"hook": "beforeFinalize", "context": context, "metadata": forge,
+                        "permissionGeneration": 2}])
+    at_zero, at_two = done["results"]
+    assert "forged generation" not in [r["message"] for r in at_zero["logs"]]  # 2 is not 0
+    assert "forged generation" in [r["message"] for r in at_two["logs"]]  # the current generation acts

@@ -141,6 +141,8 @@ SHELL_MUTANTS = [
 #: Shell mutants seen only when both shells start with a non-default runtime configuration.
 SHELL_CONFIG_MUTANTS = [
     ("tests.mutants.shells.server_default_runtime:factory", "H16", ("shell.gen.config.*",)),
+    # only Active workers stopped at shutdown: one still activating is left running (§16 step 9)
+    ("tests.mutants.shells.stop_active_only:factory", "H16", ("shell.gen.stop-states.*activating",)),
 ]
 #: Delivery mutants (§11) run only the hand-written delivery scenarios or quota boundaries that
 #: show them (the random programs catch most of them too, but take longer).
@@ -292,8 +294,15 @@ PATH_MUTANTS = [
     ("tests.mutants.runtime.first_patch_admitted:factory", "H17", ("rt.gen.source-positions.*",)),
     ("tests.mutants.delivery.blocked_plugin_ends_batch:factory", "H15",
      ("dlv.gen.blocked-positions.*",)),
+    # the round-robin cursor serves the plugin served last again first (§11)
+    ("tests.mutants.delivery.cursor_serves_last_again:factory", "H15", ("dlv.gen.round-robin.n2.*",)),
     ("tests.mutants.guest.finalize_effects_unchecked:factory", "H4",
      ("guest.hook-effects.beforefinalize.*",)),
+    # an answer settling a pending call whatever invocation id it carries (§8)
+    ("tests.mutants.guest.guest_prelude:response_any_invocation", "H3", ("guest.forged-responses.*",)),
+    # a capability call's permission generation never compared with the entry's (§6)
+    ("tests.mutants.guest.bridge_generation_unchecked:factory", "H21",
+     ("guest.forged-generations.beforefinalize.*",)),
     # a cancellation at one lane position: a queued entry of another plugin's chain cancelled
     # behind a running one (frees the lane), or one with survivors behind it (reorders them)
     ("tests.mutants.runtime.cancelled_frees_lane:factory", "H2",

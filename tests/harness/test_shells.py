@@ -126,7 +126,7 @@ def test_a_candidate_without_the_shell_family_leaves_h16_not_covered(hookconf):
 def test_the_reference_passes_h16_with_positive_and_negative_cases(hookconf):
     _, report = hookconf("run", "--case", "shell.*")
     row = next(i for i in report["invariants"] if i["id"] == "H16")
-    assert row["status"] == "pass" and row["positive"]["run"] > 400 and row["negative"]["run"] == 11
+    assert row["status"] == "pass" and row["positive"]["run"] > 400 and row["negative"]["run"] == 19
 
 
 def test_config_cases_move_each_setting_to_both_ends_and_say_what_it_makes_of_each_path():
@@ -168,3 +168,53 @@ def test_configured_outcomes_are_judged_in_each_shell_even_when_the_shells_agree
     short = _record(paths=paths(finish))
     verdict = h16(case, _obs({"electron": short, "server": short}))
     assert "ran 1 paths, expected 2" in verdict.detail
+
+
+def _stopped(workers):
+    record = _record()
+    for event in record["stop"]["trace"]:
+        if event["step"] == "workers.stop" and workers is not None:
+            event["workers"] = workers
+    return record
+
+
+def test_stop_workers_is_judged_between_the_running_and_the_started_workers():
+    case = _case("shell.symmetry", {"paths": []}, {"stopWorkers": {"min": 2, "max": 3}})
+    for workers in (2, 3):
+        assert h16(case, _obs({"electron": _stopped(workers), "server": _stopped(workers)})).passed
+    verdict = h16(case, _obs({"electron": _stopped(1), "server": _stopped(1)}))
+    assert not verdict.passed and "stopped 1 workers, but 2 were still running" in verdict.detail
+    verdict = h16(case, _obs({"electron": _stopped(4), "server": _stopped(4)}))
+    assert "only 3 plugins ever started one" in verdict.detail
+    verdict = h16(case, _obs({"electron": _stopped(None), "server": _stopped(None)}))
+    assert "workers.stop carries no worker count" in verdict.detail
+    verdict = h16(case, _obs({"electron": _stopped(True), "server": _stopped(True)}))
+    assert "no worker count" in verdict.detail
+    missing = _record()
+    missing["stop"]["trace"] = [e for e in missing["stop"]["trace"] if e["step"] != "workers.stop"]
+    verdict = h16(case, _obs({"electron": missing, "server": missing}))
+    assert "workers.stop 0 times" in verdict.detail and "worker count" not in verdict.detail
+
+
+def test_stop_states_put_each_worker_state_alone_and_together_in_both_shells():
+    cases = {i.key: i for i in expand("shells.stop-states", {}, seed=0, template_id="shell.gen.stop-states")}
+    assert {"inactive", "active", "faulted", "activating", "in-hook", "all"} <= set(cases)
+    assert cases["activating"].expect["stopWorkers"] == {"min": 1, "max": 1}
+    assert cases["faulted"].expect["stopWorkers"] == {"min": 0, "max": 1}
+    assert cases["all"].expect["stopWorkers"] == {"min": 3, "max": 4}
+    assert cases["inactive"].given["paths"][0]["sourceUrl"].startswith("https://nobody.")
+    assert [p.get("wait") for p in cases["activating"].given["paths"]] == [False]
+
+
+def test_a_command_path_not_waited_for_is_drained_and_its_worker_stopped():
+    from hookconf.harness.generate.shells import _stop_plugin
+
+    candidate = ReferenceCandidate()
+    plugin, _ = _stop_plugin("active", 1)
+    plugin["manifest"]["contributes"]["commands"] = [{"id": "ping", "title": "Ping"}]
+    plugin["guest"] = {"commands": {"ping": [{"work": 600_000}]}}
+    assert candidate.handle("shell.start", {"shell": "electron", "plugins": [plugin]})["started"]
+    path = {"shell": "electron", "path": "command", "pluginId": "s1.active", "command": "ping", "wait": False}
+    assert candidate.handle("shell.path", path)["result"] == "accepted"
+    trace = candidate.handle("shell.stop", {"shell": "electron", "budgetMs": 1_000})["trace"]
+    assert [e["workers"] for e in trace if e["step"] == "workers.stop"] == [1]

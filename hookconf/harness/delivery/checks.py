@@ -42,7 +42,7 @@ from hookconf.harness.delivery.model import ROW_CHARGE, DeliveryModel
 #: §11: "Delivery/dead-letter receipts are compacted to at most 1 KiB".
 RECEIPT_MAX_BYTES = 1024
 
-__all__ = ["INVARIANTS", "after_step", "receipt_order_problems", "state_problems"]
+__all__ = ["INVARIANTS", "after_step", "receipt_order_problems", "round_robin_problems", "state_problems"]
 
 INVARIANTS = ("H14", "H15", "H20", "H24", "H25")
 ACTIVE = ("pending", "delivering")
@@ -264,14 +264,7 @@ def claim_problems(m: DeliveryModel, answer: dict[str, Any], before: dict[str, A
         if n > 1:
             out["H15"].append(f"one claim took {n} rows of {pid} (per-plugin concurrency is 1)")
     active = [r for r in prev.values() if r["status"] in ACTIVE]
-    busy = {r["pluginId"] for r in active if r["status"] == "delivering"
-            and r.get("leaseUntilMs") is not None and r["leaseUntilMs"] > now}
-    due = {r["pluginId"] for r in active
-           if ((r["status"] == "pending" and r.get("nextRetryMs", 0) <= now)
-               or (r["status"] == "delivering" and r.get("leaseUntilMs") is not None
-                   and r["leaseUntilMs"] <= now))
-           and not _replaced(m, r)}  # a reinstall's old rows end at their claim, never run
-    eligible = {p for p in due - busy if not m.breaker_open(p)}
+    busy, due, eligible = _claimable(m, prev)
     in_flight = sum(1 for r in active if r["status"] == "delivering"
                     and r.get("leaseUntilMs") is not None and r["leaseUntilMs"] > now)
     room = max(0, min(lim["claimBatch"], lim["workers"] - in_flight))
@@ -316,15 +309,66 @@ def claim_problems(m: DeliveryModel, answer: dict[str, Any], before: dict[str, A
                               f"{now + lim['leaseMs']}")
     # H15: every plugin with a due row gets one, as far as there is room (§11 round-robin).
     claimed = set(per_plugin)
-    dropped = {p for p in eligible - claimed
-               if not any(r["pluginId"] == p and r["status"] in ACTIVE
-                          and prev.get(r["deliveryId"], {}).get("status") in ACTIVE
-                          for r in after_rows.values())}
+    dropped = _dropped(eligible - claimed, prev, after)
     missing = sorted(eligible - claimed - dropped)
     if missing and len(claims) < min(room, len(eligible)):
         out["H15"].append(f"{len(claims)} claim(s) with room for {room}: {missing} had due rows and "
                           "no running delivery, yet got none (blocked by another plugin)")
     return out
+
+
+def _claimable(m: DeliveryModel, prev: dict[str, dict[str, Any]]) -> tuple[set[str], set[str], set[str]]:
+    """``(busy, due, eligible)`` plugins of the rows ``prev`` just before a claim: with an
+    unexpired lease, with a due row (pending and due, or an expired lease), and due, not busy
+    and not behind an open breaker."""
+    now = m.now_ms
+    active = [r for r in prev.values() if r["status"] in ACTIVE]
+    busy = {r["pluginId"] for r in active if r["status"] == "delivering"
+            and r.get("leaseUntilMs") is not None and r["leaseUntilMs"] > now}
+    due = {r["pluginId"] for r in active
+           if ((r["status"] == "pending" and r.get("nextRetryMs", 0) <= now)
+               or (r["status"] == "delivering" and r.get("leaseUntilMs") is not None
+                   and r["leaseUntilMs"] <= now))
+           and not _replaced(m, r)}  # a reinstall's old rows end at their claim, never run
+    return busy, due, {p for p in due - busy if not m.breaker_open(p)}
+
+
+def _dropped(unclaimed: set[str], prev: dict[str, dict[str, Any]], after: dict[str, Any]) -> set[str]:
+    """Plugins of ``unclaimed`` left with no active row the claim found active: their rows
+    ended at the claim (a policy made them permanent), so they had nothing to serve."""
+    after_rows = _rows(after)
+    return {p for p in unclaimed
+            if not any(r["pluginId"] == p and r["status"] in ACTIVE
+                       and prev.get(r["deliveryId"], {}).get("status") in ACTIVE
+                       for r in after_rows.values())}
+
+
+def round_robin_problems(m: DeliveryModel, served: set[str], answer: dict[str, Any],
+                         before: dict[str, Any], after: dict[str, Any]) -> tuple[Problems, set[str]]:
+    """H15 (§11 "Scheduler 按 plugin ID round-robin，一个插件不能占满 batch") for one claim of a
+    case that keeps every plugin claimable between its claims.
+
+    ``served`` holds the plugins served so far in the current round.  A claim may serve a
+    plugin of ``served`` again only once every other claimable plugin still waiting in this
+    round is served by the same claim; a claim that does so (or serves the last waiting one)
+    starts the next round, holding the plugins it served twice.  The rule does not fix the
+    rotation's starting point or direction, only that no plugin is served twice in a round
+    another claimable plugin has not had.  Returns the problems and the new ``served``."""
+    out = _new()
+    prev = _rows(before)
+    eligible = _claimable(m, prev)[2]
+    claimed = {c.get("pluginId") for c in answer.get("claims", []) if isinstance(c, dict)}
+    eligible -= _dropped(eligible - claimed, prev, after)
+    waiting = eligible - served
+    again = claimed & served
+    if again and not waiting <= claimed:
+        out["H15"].append(f"the claim serves {sorted(again)} again before {sorted(waiting - claimed)}, "
+                          f"claimable and not yet served since {sorted(again)} were (§11 round-robin)")
+    if again:
+        return out, set(again)
+    if waiting <= claimed:
+        return out, set()
+    return out, served | claimed
 
 
 def fenced_problems(m: DeliveryModel, op: str, step: dict[str, Any], did: str, token: str,

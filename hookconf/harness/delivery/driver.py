@@ -60,6 +60,8 @@ class Driver:
         #: task -> (hook, DTO) of its first terminal (a replay sends them again)
         self.payloads: dict[str, tuple[str, Any]] = {}
         self._after: dict[str, Any] | None = None
+        #: plugins served in the current round of ``roundRobin`` claims (§11)
+        self.served: set[str] = set()
         self.counts = {"steps": 0, "terminals": 0, "replays": 0, "claims": 0, "fenced": 0,
                        "skipped": 0}
 
@@ -111,7 +113,7 @@ class Driver:
                                                 check=k == int(step["count"]) - 1)
             return found, summary
         if do == "claim":
-            return self._claim()
+            return self._claim(bool(step.get("roundRobin")))
         if do in ("complete", "fail", "heartbeat"):
             return self._fenced(step)
         if do == "advance":
@@ -225,12 +227,15 @@ class Driver:
                                                                 before, after))
         return found, _terminal_summary(answer or {})
 
-    def _claim(self) -> tuple[dict[str, list[str]], dict[str, Any]]:
+    def _claim(self, round_robin: bool = False) -> tuple[dict[str, list[str]], dict[str, Any]]:
         m = self.m
         before = self.state
         answer = self.call("delivery.claim", {})
         after = self._after = self.call("delivery.state", {})
         found = checks.claim_problems(m, answer, before, after)
+        if round_robin:
+            fair, self.served = checks.round_robin_problems(m, self.served, answer, before, after)
+            found = checks.after_step(found, fair)
         for c in answer.get("claims", []):
             m.claimed(c["deliveryId"], c["pluginId"], c["token"], int(c.get("leaseUntilMs", 0)))
             m.breaker_claimed(c["pluginId"])

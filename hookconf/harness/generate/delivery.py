@@ -820,3 +820,48 @@ def delivery_limits(params: dict[str, Any], rng: random.Random) -> Iterator[Inst
                 f"through after its pause; the probe {then}",
                 _KIND, "negative", {"config": config, "steps": _probe_steps(threshold, outcome)},
                 {"config": "accepted"}, ("H15",), notes=f"{_BREAKER[0]}: '{_BREAKER[1]}'")
+
+
+# ---- round-robin claim sequences (H15) ---------------------------------------------------
+_ROUND_ROBIN = ("§11", "Scheduler 按 plugin ID round-robin，一个插件不能占满 batch")
+
+
+def _round_robin_steps(n: int, batch: int, rng: random.Random) -> list[dict[str, Any]]:
+    """Plugins ``p0``…``p{n-1}`` with ``2·batch + 1`` due rows each, then ``2n + 1`` claims
+    (each judged by the round-robin rule), every claim's rows completed in a seeded order
+    before the next claim, so every plugin stays claimable throughout."""
+    ids = [f"p{i}" for i in range(n)]
+    steps: list[dict[str, Any]] = [
+        {"do": "install", "plugin": pid, "version": "1.0.0", "grants": ["http"],
+         "requires": ["http"], "hooks": ["afterComplete"]} for pid in ids]
+    steps += [{"do": "terminal", "task": f"t{k}", "hook": "afterComplete"} for k in range(2 * batch + 1)]
+    for _ in range(2 * n + 1):
+        steps.append({"do": "claim", "roundRobin": True})
+        order = ids[:]
+        rng.shuffle(order)
+        steps += [{"do": "complete", "plugin": pid} for pid in order]
+    return steps
+
+
+@template("delivery.round-robin", params={
+    "type": "object", "additionalProperties": False,
+    "properties": {"sizes": {"type": "array", "minItems": 1,
+                             "items": {"type": "integer", "minimum": 2, "maximum": 6}}}})
+def delivery_round_robin(params: dict[str, Any], rng: random.Random) -> Iterator[Instance]:
+    """Claim/complete loops over 2–4 plugins (``sizes``), each with several due rows, under
+    every claim batch smaller than the number of plugins (1 up to n − 1): every claim is
+    judged against the round-robin rule (:func:`hookconf.harness.delivery.checks.
+    round_robin_problems`) — the plugin just served is not served again first while another
+    plugin with due rows waits (§11, H15).  Seeded: the completion order varies."""
+    for n in params.get("sizes", [2, 3, 4]):
+        for batch in range(1, n):
+            steps = _round_robin_steps(n, batch, rng)
+            yield Instance(
+                f"n{n}.batch{batch}",
+                f"{n} plugins with due rows, claim batch {batch}: no plugin is served again "
+                "before every other waiting plugin had its turn",
+                _KIND, "negative", {"config": {"claimBatch": batch}, "steps": steps},
+                {"config": "accepted"}, ("H15",),
+                notes=f"{_ROUND_ROBIN[0]}: '{_ROUND_ROBIN[1]}' (every plugin stays claimable: each "
+                      "claim's rows are completed before the next claim); the rule judges fairness, "
+                      "not the rotation's start or direction, which the sentence leaves open")

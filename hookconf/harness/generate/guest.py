@@ -19,7 +19,8 @@ from typing import Any
 from hookconf.harness.generate import Instance, template
 from hookconf.harness.metadata_explorer import context
 
-__all__ = ["BOUNDS_FIXTURE", "EFFECTS_FIXTURE", "FORGED_IDS", "hook_effects"]
+__all__ = ["BOUNDS_FIXTURE", "EFFECTS_FIXTURE", "FORGED_GENERATIONS", "FORGED_IDS", "GENERATION_FIXTURE",
+           "RESPONSE_FIXTURE", "hook_effects"]
 
 FIXTURE = "hookconf.hostile-wrong-invocation-id"
 #: Ways §8 names an id wrong, with what the fixture sends.
@@ -609,3 +610,94 @@ def capability_calls(params: dict[str, Any], rng: random.Random) -> Iterator[Ins
     yield from _ungranted(timeout_ms)
     yield from _compare_and_set(timeout_ms)
     yield from _sdk_choices(timeout_ms)
+
+
+# ---- capability calls presenting another permission generation (§6; H21) ----------------
+
+GENERATION_FIXTURE = "hookconf.forged-generation"
+#: The generation every invocation of a ``guest.forged-generations`` run is bound to.
+_BOUND_GENERATION = 2
+#: What each fault presents instead of the bound generation (``None``: no field at all).
+FORGED_GENERATIONS: dict[str, int | None] = {"stale": _BOUND_GENERATION - 1,
+                                             "future": _BOUND_GENERATION + 1, "missing": None}
+_GENERATION_URL = "https://api.example/forged-generation"
+_SIX = ("§6 '每次 capability 调用必须取得 live generation lease 或携带当前 generation；旧 live lease "
+        "fail closed' and the review record's H8 resolution '拒绝旧代次消息'; §8 '缺失、过期或不一致的 "
+        "ID 一律 fail closed'; §13 names plugin.runtime.permission_generation_stale")
+
+
+@template("guest.forged-generations", params={"type": "object", "additionalProperties": False,
+                                              "properties": {}})
+def forged_generations(params: dict[str, Any], rng: random.Random) -> Iterator[Instance]:
+    """For each way a capability call can present the wrong permission generation (stale,
+    future, missing) and each hook kind (a pre-hook and a post-hook), the
+    ``hookconf.forged-generation`` fixture, run at generation 2 in the candidate's own worker,
+    posts a call of every capability kind (``log``, ``storage.set``, ``http.request``) in its
+    own invocation scope but with that generation: none may act — no log record, no storage
+    write (the next invocation reads the key back unset), no request sent (§6)."""
+    del params, rng  # exhaustive
+    for hook in ("beforeFinalize", "afterComplete"):
+        for fault, generation in FORGED_GENERATIONS.items():
+            plans = [{"capability": "log", "generation": generation},
+                     {"capability": "storage", "generation": generation},
+                     {"capability": "http", "generation": generation, "url": _GENERATION_URL}]
+            invocations = [{"hook": hook, "context": context(hook, f"inv-{n}"),
+                            "permissionGeneration": _BOUND_GENERATION,
+                            "metadata": {"hookconf.forge": plan} if plan else {}}
+                           for n, plan in enumerate([*plans, None], start=1)]
+            wrote = {"message": "storage read", "fields": {"value": True}}
+            results = [{"logsExclude": [{"message": "forged generation"}], "requests": []},
+                       {"logsExclude": [wrote], "requests": []},
+                       {"logsExclude": [wrote], "requests": []},
+                       {"code": None, "logs": [{"message": "storage read", "fields": {"value": None}}],
+                        "requests": []}]
+            shown = "no permissionGeneration" if generation is None else f"generation {generation}"
+            yield Instance(
+                f"{hook.lower()}.{fault}",
+                f"{hook}: log, storage and http calls presenting {shown} at generation "
+                f"{_BOUND_GENERATION} do nothing",
+                "guest.run", "negative",
+                {"plugin": GENERATION_FIXTURE, "invocations": invocations,
+                 "network": [{"url": _GENERATION_URL, "status": 200, "body": "forged"}]},
+                {"results": results}, ("H21",),
+                notes=f"{_SIX}; the entry is bound to generation {_BOUND_GENERATION} and each call "
+                      f"presents {shown} ({fault}); the refusal's code reaches only the worker, whose "
+                      "SDK made no such call, so the cases judge that the call did nothing")
+
+
+# ---- answers carrying another invocation's id toward the worker (§8; H3) -----------------
+
+RESPONSE_FIXTURE = "hookconf.forged-response"
+#: Call ids the fixture forges: more than any invocation of it makes before its own call.
+_FORGED_CALL_IDS = 64
+
+
+@template("guest.forged-responses", params={"type": "object", "additionalProperties": False,
+                                            "properties": {}})
+def forged_responses(params: dict[str, Any], rng: random.Random) -> Iterator[Instance]:
+    """The ``hookconf.forged-response`` fixture, in the candidate's own worker, posts calls of a
+    capability it is not granted with another invocation's id (foreign, or the previous
+    invocation's: stale) under every call id its own next call may take, then makes that call:
+    the refusals answering the forgeries carry the other invocation's id and must not settle
+    the invocation's own call (§8) — the call is never rejected with the forged call's
+    ``plugin.hook.permission_denied``."""
+    del params, rng  # exhaustive
+    rejected = {"message": "answer", "fields": {"outcome": "rejected", "code": "plugin.hook.permission_denied"}}
+    for fault in ("foreign", "stale"):
+        plans = [None, {"fault": fault, "ids": _FORGED_CALL_IDS}] if fault == "stale" else \
+            [{"fault": fault, "ids": _FORGED_CALL_IDS}]
+        invocations = [{"hook": "beforeFinalize", "context": context("beforeFinalize", f"inv-{n}"),
+                        "metadata": {"hookconf.forge": plan} if plan else {}}
+                       for n, plan in enumerate(plans, start=1)]
+        results: list[dict[str, Any]] = [{"logs": [{"message": "benign"}]}] if fault == "stale" else []
+        results.append({"logsExclude": [rejected], "requests": []})
+        yield Instance(
+            f"{fault}",
+            f"answers to forged calls carrying a {fault} invocation id never settle the "
+            "invocation's own call",
+            "guest.run", "negative", {"plugin": RESPONSE_FIXTURE, "invocations": invocations},
+            {"results": results}, ("H3",),
+            notes="§8 'Bridge 只接受 ID 等于通道当前 invocation 的调用。缺失、过期或不一致的 ID 一律 fail "
+                  "closed': a call with another invocation's id acts on no invocation, so neither it nor "
+                  "its refusal may settle this invocation's call; whether the invocation then fails closed "
+                  "is not judged here (only that the own call is not answered by the forgery)")

@@ -135,3 +135,71 @@ def expand_config(params: dict[str, Any], rng: random.Random) -> Iterator[Instan
                     "§5.2 an open breaker skips activation; after the pause one half-open trial "
                     "(§11's rule, as the runtime cases apply it to pre-hooks); the pause is "
                     "§11's range 1 min–24 h at both ends")
+
+
+# ---- shutdown with plugin workers in every state (§16 step 9) ----------------------------
+
+#: How long an activation or a hook of a plugin still at work at shutdown takes, and the drain
+#: budget shell.stop is given: the work outlasts the drain, so its worker is running at step 9.
+_LONG_MS = 600_000
+_STOP_BUDGET_MS = 1_000
+_STOP_SPEC = ("§16 step 9 '退出时停止准入，在预算内 drain 已接受工作，持久化 lease，最后停止插件 Worker'; "
+              "§5.1 'Worker 崩溃只使当前插件调用失败，随后销毁该 Worker' (a faulted plugin's worker may "
+              "already be gone, so it may or may not be counted)")
+#: Each state a plugin's worker can be in when shutdown reaches step 9: the scripted guest,
+#: whether its create path is awaited, and (running at stop, started at all).
+STOP_STATES: dict[str, tuple[dict[str, Any], bool, tuple[int, int]]] = {
+    "inactive": ({"hooks": {"beforeCreate": []}}, True, (0, 0)),
+    "active": ({"hooks": {"beforeCreate": []}}, True, (1, 1)),
+    "faulted": ({"activate": {"fail": True}, "hooks": {"beforeCreate": []}}, True, (0, 1)),
+    "activating": ({"activate": {"ms": _LONG_MS}, "hooks": {"beforeCreate": []}}, False, (1, 1)),
+    "in-hook": ({"hooks": {"beforeCreate": [{"work": _LONG_MS}]}}, False, (1, 1)),
+}
+
+
+def _stop_plugin(state: str, n: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Plugin ``s{n}.<state>`` selected only by tasks on its own host, and the create path
+    that brings its worker into ``state`` (none for ``inactive``)."""
+    guest, wait, _ = STOP_STATES[state]
+    pid = f"s{n}.{state}"
+    host = f"{state}-{n}.example.test"
+    manifest = {"id": pid, "version": "1.0.0", "engines": {"motrix": ">=2.0.0"},
+                "activationEvents": ["onTaskType:http"], "hostPermissions": [f"*://{host}/*"],
+                "permissions": [], "contributes": {"hooks": {"beforeCreate": {"role": "enrich"}}}}
+    paths = [] if state == "inactive" else [
+        {"path": "create", "taskId": f"t{n}", "sourceUrl": f"https://{host}/t{n}.bin",
+         **({} if wait else {"wait": False})}]
+    return {"manifest": manifest, "guest": guest}, paths
+
+
+@template("shells.stop-states", params={"type": "object", "additionalProperties": False, "properties": {}})
+def expand_stop_states(params: dict[str, Any], rng: random.Random) -> Iterator[Instance]:
+    """Both shells stopped with plugin workers in each state a worker can be in at §16 step 9 —
+    never started (inactive), active, faulted (activation failed), still activating and still
+    in a hook when the drain budget runs out — alone, two of a kind, and all together.  The
+    ``workers.stop`` step must count every worker still running and no more than the plugins
+    whose worker ever started (``expect.stopWorkers``), the same in both shells."""
+    del params, rng  # exhaustive
+    groups = [[state] for state in STOP_STATES] + [[state, state] for state in ("activating", "in-hook")]
+    groups.append(list(STOP_STATES))
+    for group in groups:
+        plugins, paths = [], []
+        low = high = 0
+        for n, state in enumerate(group, start=1):
+            plugin, created = _stop_plugin(state, n)
+            plugins.append(plugin)
+            paths += created
+            low, high = low + STOP_STATES[state][2][0], high + STOP_STATES[state][2][1]
+        key = "all" if len(group) == len(STOP_STATES) else (
+            f"two-{group[0]}" if len(group) == 2 else group[0])
+        if not paths:  # a case runs at least one path: one on a host no plugin may see
+            paths = [{"path": "create", "taskId": "t0", "sourceUrl": "https://nobody.example.test/t0.bin"}]
+        yield Instance(
+            key=key,
+            title=f"shutdown with workers {', '.join(group)}: workers.stop stops the {low} still "
+                  f"running (at most {high}), in both shells",
+            kind="shell.symmetry", polarity="negative",
+            given={"config": dict(BASE_CONFIG), "plugins": plugins, "paths": paths,
+                   "stopBudgetMs": _STOP_BUDGET_MS},
+            expect={"sameRuntime": True, "sameEvents": True, "stopWorkers": {"min": low, "max": high}},
+            notes=f"{_STOP_SPEC}; work of {_LONG_MS} ms outlasts the {_STOP_BUDGET_MS} ms drain budget")

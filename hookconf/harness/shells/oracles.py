@@ -126,8 +126,30 @@ def _symmetry(case: Case, shells: dict[str, Any]) -> Judgement:
     if "outcomes" in case.expect:
         for name, record in shells.items():
             problems += _configured(name, record, case, labels)
+    if "stopWorkers" in case.expect:
+        for name, record in shells.items():
+            problems += _stop_workers(name, record, case.expect["stopWorkers"])
     observed = problems[:5] if problems else {name: _steps(r["start"]["trace"]) for name, r in shells.items()}
     return Judgement("H16", not problems, case.expect, observed, "; ".join(problems)[:600])
+
+
+def _stop_workers(name: str, record: dict[str, Any], bounds: dict[str, int]) -> list[str]:
+    """``expect.stopWorkers`` (``shells.stop-states``): the ``workers.stop`` step stopped at
+    least every worker running at shutdown (§16 step 9 "最后停止插件 Worker") and no more than
+    the plugins whose worker ever started."""
+    steps = [e for e in record.get("stop", {}).get("trace", [])
+             if isinstance(e, dict) and e.get("kind") == "shell.step" and e.get("step") == "workers.stop"]
+    if len(steps) != 1:
+        return []  # the step sequence check reports a missing or repeated step
+    count = steps[0].get("workers")
+    if not isinstance(count, int) or isinstance(count, bool):
+        return [f"{name}: workers.stop carries no worker count ({count!r})"]
+    if count < bounds["min"]:
+        return [f"{name}: shutdown stopped {count} workers, but {bounds['min']} were still running "
+                "(§16 step 9: every plugin worker is stopped)"]
+    if count > bounds["max"]:
+        return [f"{name}: shutdown stopped {count} workers, but only {bounds['max']} plugins ever started one"]
+    return []
 
 
 def outcome(events: Any, plugin_id: str) -> str:

@@ -29,7 +29,10 @@ def _run_one(conn: Connection, obs: Any, name: str, given: dict[str, Any]) -> di
         return record
     for path in given.get("paths", []):
         record["paths"].append(obs.ask(conn, f"{name}:{path['path']}", "shell.path", {"shell": name, **path}))
-    record["stop"] = obs.ask(conn, f"{name}:stop", "shell.stop", {"shell": name})
+    stop: dict[str, Any] = {"shell": name}
+    if "stopBudgetMs" in given:
+        stop["budgetMs"] = given["stopBudgetMs"]
+    record["stop"] = obs.ask(conn, f"{name}:stop", "shell.stop", stop)
     if "afterStop" in given:
         record["afterStop"] = [_after_stop(conn, name, path) for path in given["afterStop"]]
     return record

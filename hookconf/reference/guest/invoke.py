@@ -52,9 +52,10 @@ def run_plugin(
     Args:
         manifest: the parsed ``motrix-plugin.json``.
         source: the text of the manifest's ``main`` module.
-        invocations: ``{"hook", "context", "metadata"?}`` each; ``context`` is the hook's
-            DTO (validated before the guest sees it, H4), ``metadata`` the
-            ``(taskId, pluginId)`` snapshot (§9.2, default empty).
+        invocations: ``{"hook", "context", "metadata"?, "permissionGeneration"?}`` each;
+            ``context`` is the hook's DTO (validated before the guest sees it, H4),
+            ``metadata`` the ``(taskId, pluginId)`` snapshot (§9.2, default empty),
+            ``permissionGeneration`` the generation the entry is bound to (§6, default 0).
         timeout_ms: the wall-clock budget of activation and of each invocation
             (default :data:`DEFAULT_TIMEOUT_MS`).
         network: ``{"url", "status", "headers"?, "body"?, "location"?}`` each: the answer
@@ -85,7 +86,8 @@ def run_plugin(
             return {**done, "results": []}
         for request in invocations:
             outcome = vm.invoke(request["hook"], request["context"],
-                                metadata=request.get("metadata"))
+                                metadata=request.get("metadata"),
+                                permission_generation=int(request.get("permissionGeneration", 0)))
             code = None if outcome.code is None else str(outcome.code)
             results.append({**_entry(code, outcome.reason, _take(logs)),
                             "effects": outcome.effects, "requests": fake.take()})

@@ -68,12 +68,18 @@ class RuntimePath:
         self.database = database
 
     def run(self, args: dict[str, Any]) -> dict[str, Any]:
-        """Run the path; returns ``{"result"}`` (a chain's status, candidates or command code)."""
+        """Run the path; returns ``{"result"}`` (a chain's status, candidates or command code).
+
+        With ``wait: false`` a ``create``, ``finalize`` or ``command`` path's work is accepted
+        and left to the scheduler (``{"result": "accepted"}``): §16 step 9's drain runs it."""
         rt = self.runtime
+        wait = args.get("wait", True) is not False
         if self.name == "command":
             body = rt.enter(args["pluginId"], "command", args["command"], {},
                             chain=CallChain(rt.new_id("chain")), parent=None)
             proc = rt.scheduler.spawn(f"command:{args['pluginId']}", body)
+            if not wait:
+                return {"result": "accepted"}
             rt.scheduler.run(max_steps=_MAX_STEPS)
             outcome = proc.result
             return {"result": getattr(outcome, "code", None) or "ok"}
@@ -93,6 +99,8 @@ class RuntimePath:
             proc = rt.scheduler.spawn(f"{hook}:{task.task_id}", iter(()))
             handle = f"p{proc.pid}"
             proc.body = rt.run_chain(handle, hook, task, context)
+            if not wait:
+                return {"result": "accepted"}
             rt.scheduler.run(max_steps=_MAX_STEPS)
             return {"result": rt.results[handle]["status"]}
         return {"result": ",".join(c.plugin_id for c in rt.candidates(hook, task)) or "none"}

@@ -44,3 +44,12 @@ def context_bleed() -> PreludeMutant:
     return PreludeMutant("context-bleed", _patched(
         "assertLive(current);\n        if (patch === null",
         "current = entry || current;\n        if (patch === null"))
+
+
+def response_any_invocation() -> PreludeMutant:
+    """H3: an answer settles the pending call with its call id whatever invocation id the
+    answer carries, so a refusal of a forged call with another invocation's id settles the
+    current invocation's own call."""
+    return PreludeMutant("response-any-invocation", _patched(
+        "if (!waiter || waiter.current.id !== result.invocationId) continue;",
+        "if (!waiter) continue;"))
