@@ -162,3 +162,21 @@ def test_digest_tells_snapshots_apart_by_content_and_remembers_large_contents():
     for i in range(snap_mod._MEMO_MAX + 1):  # the memo stays bounded
         snap_mod._content_sha(bytes([i % 256]) * 600 + i.to_bytes(4, "big"))
     assert len(snap_mod._CONTENT_SHA) <= snap_mod._MEMO_MAX
+
+
+def test_clone_is_a_deep_copy_that_shares_no_table():
+    vfs = _busy()
+    fh = vfs.open("d/b", "r+")  # an open handle and pending mutations come along
+    clone = vfs.clone()
+    for name, value in vars(vfs).items():
+        if isinstance(value, (dict, list, set)) or hasattr(value, "entries"):
+            assert getattr(clone, name) is not value, name  # every table its own
+    before, pending = snapshot(vfs), vfs.pending
+    assert snapshot(clone) == before and clone.pending == pending
+    clone.write(fh, b"changed", 0)
+    clone.unlink("d/hard")
+    clone.mkdir("d/new")
+    clone.sync()
+    assert snapshot(vfs) == before and vfs.pending == pending
+    assert [v for v, _ in clone.crash_states()] == ["durable"]
+    vfs.close(fh)
