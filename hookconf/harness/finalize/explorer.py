@@ -55,7 +55,6 @@ refuses them or answers without the echo is not judged by that case (§10.1 fixe
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
 from typing import Any
 
@@ -211,7 +210,7 @@ class _Run:
             "after the crash", forward=self.forward)
         self.note(found, at, unit, key)
         if self.busy_due(before):
-            self.busy_recovery(_copy(state_vfs), before, ask, at, unit, key)
+            self.busy_recovery(state_vfs.clone(), before, ask, at, unit, key)
             self.conn.call("finalize.crash", {})
             traced = FaultyVfs(state_vfs)
             self.attach(ROOT, traced)
@@ -239,12 +238,6 @@ class _Run:
         for inv, items in checks.installed_committed(self.sc, before, held, after).items():
             found[inv] = found.get(inv, []) + items
         self.note(found, at, unit, key)
-
-
-def _copy(vfs: Any) -> Any:
-    """An independent copy of a state's file system (:meth:`ModelVfs.clone` when it has one)."""
-    clone = getattr(vfs, "clone", None)
-    return clone() if callable(clone) else copy.deepcopy(vfs)
 
 
 def _ino(vfs: Any, path: str) -> int | None:

@@ -51,7 +51,7 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
-from hookconf.faultinject.port import DirHandle, Kind, Stat, Vfs
+from hookconf.faultinject.port import DirHandle, Kind, Vfs
 from hookconf.faultinject.tree import collisions
 from hookconf.reference.errors import ErrorCode, Fault, HookRuntimeError
 
@@ -147,10 +147,8 @@ def _rejected(path: str, kind: Kind) -> HookRuntimeError:
                             "directories (§10.1)")
 
 
-def _hash_file(vfs: Vfs, path: str, at: DirHandle | None, before: Stat | None = None
-               ) -> FileIdentity:
-    if before is None:
-        before = vfs.lstat(path, at=at)
+def _hash_file(vfs: Vfs, path: str, at: DirHandle | None) -> FileIdentity:
+    before = vfs.lstat(path, at=at)
     if before.kind is not Kind.FILE:
         raise _rejected(path, before.kind)
     fh = vfs.open(path, "r", at=at)
@@ -182,12 +180,10 @@ def file_identity(vfs: Vfs, path: str, *, at: DirHandle | None = None) -> FileId
 
 
 def artifact_identity(vfs: Vfs, path: str, *, at: DirHandle | None = None,
-                      max_entries: int = MAX_ENTRIES, platform: str = PLATFORM_TAG,
-                      stat: Stat | None = None) -> ArtifactIdentity:
+                      max_entries: int = MAX_ENTRIES, platform: str = PLATFORM_TAG
+                      ) -> ArtifactIdentity:
     """The ArtifactIdentity of ``path``: a FileIdentity or a DirectoryIdentity (§10.1),
     a directory's digest under the identity model ``platform`` (one of :data:`PLATFORMS`).
-    ``stat``: the ``lstat`` of ``path`` the caller has just read, which then is the walk's
-    first (a file is still stat'ed again through its handle and after it is read).
 
     Raises ``plugin.finalize.plan_invalid`` for a symlink or special file at ``path`` or
     anywhere below it, or (Windows model) two names of one directory that fold together;
@@ -195,9 +191,9 @@ def artifact_identity(vfs: Vfs, path: str, *, at: DirHandle | None = None,
     ``plugin.finalize.file_commit_failed`` on a change during the walk, ``OSError`` from
     the port.
     """
-    st = vfs.lstat(path, at=at) if stat is None else stat
+    st = vfs.lstat(path, at=at)
     if st.kind is Kind.FILE:
-        return _hash_file(vfs, path, at, stat)
+        return _hash_file(vfs, path, at)
     if st.kind is not Kind.DIR:
         raise _rejected(path, st.kind)
     if platform == PLATFORM_TAG:

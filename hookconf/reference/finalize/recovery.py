@@ -304,12 +304,12 @@ class _Observer:
     def identity(self, path: str) -> ArtifactIdentity | str | None:
         if path not in self._cache:
             try:
-                st = self.ex.vfs.lstat(path)
+                self.ex.vfs.lstat(path)
             except FileNotFoundError:
                 self._cache[path] = None
             else:
                 try:
-                    self._cache[path] = artifact_identity(self.ex.vfs, path, stat=st,
+                    self._cache[path] = artifact_identity(self.ex.vfs, path,
                                                           platform=self.ex.plan.platform)
                 except Exception as exc:  # noqa: BLE001 - unreadable is simply "other"
                     self._cache[path] = f"unreadable: {exc}"
