@@ -1,6 +1,6 @@
 """Finalize crash states checked per second: the §10.3 matrix against the reference, in process.
 
-Usage: python benchmarks/finalize.py [--rounds N] [--case GLOB] [--split]
+Usage: python benchmarks/finalize.py [--rounds N] [--case GLOB] [--split] [--against DIR]
 
 Runs the ``runtime.finalize`` cases of the embedded corpus (default: the ``finalize.matrix``
 template's, ``fin.matrix.*``) through the harness's crash explorer against the reference
@@ -12,14 +12,20 @@ crash points, states generated, distinct states checked, states per second of ea
 their ratio, in CPU seconds of this process (per core, whatever else the machine runs).
 The issue's goal is >= 1,000 checked states/s per core.  ``--split`` first prints where a
 probed exploration's CPU goes: each ``finalize.*`` operation of the candidate and the
-harness's own share.  Single process, single thread.  Prints figures; asserts nothing.
+harness's own share.  ``--against DIR`` (another checkout of hookconf, e.g. the commit
+before a change, from ``git worktree add``) instead measures the probed exploration of both
+trees in turn, each round in a fresh child process of each (same case glob), and prints
+each tree's best rate and their ratio: a before/after from one session, under whatever
+load the machine has.  Single thread per process.  Prints figures; asserts nothing.
 """
 
 from __future__ import annotations
 
 import argparse
 import fnmatch
+import json
 import os
+import subprocess
 import sys
 import time
 
@@ -86,13 +92,68 @@ def split(cases, conn) -> None:
           "probes reading each point's crash states run inside finalize.run)")
 
 
+#: The child process of ``--against``: one probed exploration of the glob's cases, printed
+#: as JSON ``[points, distinct states, CPU seconds]`` (only the harness's stable entry points,
+#: so an older checkout runs it too).
+_CHILD = """
+import fnmatch, json, sys, time
+from hookconf.harness.corpus import load_corpus
+from hookconf.harness.finalize.explorer import run_finalize
+from hookconf.harness.protocol import InProcessConnection
+from hookconf.harness.runners import Observation
+from hookconf.reference.candidate import ReferenceCandidate
+cases = [c for c in load_corpus().cases
+         if c.kind == "runtime.finalize" and fnmatch.fnmatchcase(c.id, sys.argv[1])]
+conn = InProcessConnection(ReferenceCandidate(), "reference")
+conn.open()
+points = states = 0
+started = time.process_time()
+for case in cases:
+    obs = Observation()
+    run_finalize(case, conn, obs)
+    points += obs.metrics.get("crashPoints", 0)
+    states += obs.metrics.get("crashStates", 0)
+print(json.dumps([points, states, time.process_time() - started]))
+"""
+
+
+def against(other: str, glob: str, rounds: int) -> None:
+    """Probed explorations of this tree and ``other`` in turn, one child process each per
+    round; prints every run and each tree's best checked states/s and their ratio."""
+    trees = {"this tree": os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+             "--against": os.path.abspath(other)}
+    best: dict[str, tuple[int, int, float]] = {}
+    for _ in range(rounds):
+        for label, tree in trees.items():
+            done = subprocess.run([sys.executable, "-c", _CHILD, glob], cwd=tree,
+                                  env={**os.environ, "PYTHONPATH": tree}, capture_output=True,
+                                  text=True, check=False)
+            if done.returncode != 0:
+                sys.exit(f"{label} ({tree}) failed: {done.stderr.strip()[-2000:]}")
+            points, states, secs = json.loads(done.stdout.strip().splitlines()[-1])
+            print(f"{label:10}: {points} crash points, {states} distinct states checked in "
+                  f"{secs:.2f} CPU s = {states / secs:.0f} checked states/s per core")
+            if label not in best or secs < best[label][2]:
+                best[label] = (points, states, secs)
+    (p1, s1, t1), (p2, s2, t2) = best["this tree"], best["--against"]
+    same = "same" if (p1, s1) == (p2, s2) else "DIFFERENT"
+    print(f"best of {rounds}: this tree {s1 / t1:.0f}/s, --against {s2 / t2:.0f}/s, ratio "
+          f"{(s1 / t1) / (s2 / t2):.2f}x ({same} crash points and states; load average "
+          f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--case", default="fin.matrix.*", help="case id glob (default fin.matrix.*)")
     parser.add_argument("--split", action="store_true",
                         help="also print where the probed run's CPU goes, per operation")
+    parser.add_argument("--against", metavar="DIR",
+                        help="another hookconf checkout: compare its probed rate with this one's")
     args = parser.parse_args()
+    if args.against:
+        against(args.against, args.case, max(args.rounds, 1))
+        return
     cases = [c for c in load_corpus().cases
              if c.kind == "runtime.finalize" and fnmatch.fnmatchcase(c.id, args.case)]
     conn = InProcessConnection(ReferenceCandidate(), "reference")

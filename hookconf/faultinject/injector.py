@@ -21,6 +21,9 @@ __all__ = ["FaultyVfs", "TraceEvent"]
 
 T = TypeVar("T")
 
+#: a TraceEvent from its full tuple, without the named tuple's Python-level ``__new__``
+_event = tuple.__new__
+
 
 class TraceEvent(NamedTuple):
     """One traced call: 0-based ``index``, ``op`` name, the ``paths`` it names, whether it
@@ -64,6 +67,14 @@ class FaultyVfs:
         self.crashed: Crash | None = None
         self._counts = [0] * len(self.plan.faults)
         self._sticky: set[int] = set()
+        #: no fault and no probe (``plan`` and ``probe`` are fixed at construction): each
+        #: port method records its call and passes it straight through, inline
+        self._fast = probe is None and not self.plan.faults
+
+    def _failed(self, index: int, exc: OSError) -> None:
+        """Mark the traced call at ``index`` as failed with ``exc.errno``."""
+        ev = self.trace[index]
+        self.trace[index] = TraceEvent(index, ev.op, ev.paths, ev.mutating, exc.errno)
 
     # ---- the one interception point ----------------------------------------------------
     def _fire(self, op: str, paths: tuple[str, ...]) -> list[Fault]:
@@ -84,12 +95,12 @@ class FaultyVfs:
         if self.crashed is not None:
             raise Crash(self.crashed.index, self.crashed.when)
         index = len(self.trace)
-        self.trace.append(TraceEvent(index, op, paths, op in MUTATING_OPS))
-        if self.probe is None and not self.plan.faults:  # only recording: no fault, no probe
+        self.trace.append(_event(TraceEvent, (index, op, paths, op in MUTATING_OPS, None)))
+        if self._fast:
             try:
                 return fn()
             except OSError as exc:
-                self.trace[index] = TraceEvent(index, op, paths, op in MUTATING_OPS, exc.errno)
+                self._failed(index, exc)
                 raise
         fired = self._fire(op, paths)
         names = {f.name for f in fired}
@@ -126,59 +137,213 @@ class FaultyVfs:
         crashes like any call, and is never mutating."""
         return self._call(op, paths, fn)
 
-    # ---- the port --------------------------------------------------------------------
+    # ---- the port (each method: the inline path when ``_fast``, else ``_call``) -------
+
     def open_dir(self, path: str, *, at: DirHandle | None = None) -> DirHandle:
+        if self._fast:
+            trace = self.trace
+            index = len(trace)
+            trace.append(_event(TraceEvent, (index, "open_dir", (path,), False, None)))
+            try:
+                return self.inner.open_dir(path, at=at)
+            except OSError as exc:
+                self._failed(index, exc)
+                raise
         return self._call("open_dir", (path,), lambda: self.inner.open_dir(path, at=at))
 
     def open(self, path: str, mode: str = "r", *, at: DirHandle | None = None) -> FileHandle:
+        if self._fast:
+            trace = self.trace
+            index = len(trace)
+            trace.append(_event(TraceEvent, (index, "open", (path,), True, None)))
+            try:
+                return self.inner.open(path, mode, at=at)
+            except OSError as exc:
+                self._failed(index, exc)
+                raise
         return self._call("open", (path,), lambda: self.inner.open(path, mode, at=at))
 
     def close(self, handle: FileHandle | DirHandle) -> None:
         self.inner.close(handle)
 
     def read(self, fh: FileHandle, size: int, offset: int) -> bytes:
+        if self._fast:
+            trace = self.trace
+            index = len(trace)
+            trace.append(_event(TraceEvent, (index, "read", (fh.path,), False, None)))
+            try:
+                return self.inner.read(fh, size, offset)
+            except OSError as exc:
+                self._failed(index, exc)
+                raise
         return self._call("read", (fh.path,), lambda: self.inner.read(fh, size, offset))
 
     def write(self, fh: FileHandle, data: bytes, offset: int) -> int:
+        if self._fast:
+            trace = self.trace
+            index = len(trace)
+            trace.append(_event(TraceEvent, (index, "write", (fh.path,), True, None)))
+            try:
+                return self.inner.write(fh, data, offset)
+            except OSError as exc:
+                self._failed(index, exc)
+                raise
         return self._call("write", (fh.path,), lambda: self.inner.write(fh, data, offset))
 
     def truncate(self, fh: FileHandle, size: int) -> None:
+        if self._fast:
+            trace = self.trace
+            index = len(trace)
+            trace.append(_event(TraceEvent, (index, "truncate", (fh.path,), True, None)))
+            try:
+                return self.inner.truncate(fh, size)
+            except OSError as exc:
+                self._failed(index, exc)
+                raise
         return self._call("truncate", (fh.path,), lambda: self.inner.truncate(fh, size))
 
     def fstat(self, handle: FileHandle | DirHandle) -> Stat:
+        if self._fast:
+            trace = self.trace
+            index = len(trace)
+            trace.append(_event(TraceEvent, (index, "fstat", (handle.path,), False, None)))
+            try:
+                return self.inner.fstat(handle)
+            except OSError as exc:
+                self._failed(index, exc)
+                raise
         return self._call("fstat", (handle.path,), lambda: self.inner.fstat(handle))
 
     def fsync(self, fh: FileHandle) -> None:
+        if self._fast:
+            trace = self.trace
+            index = len(trace)
+            trace.append(_event(TraceEvent, (index, "fsync", (fh.path,), True, None)))
+            try:
+                return self.inner.fsync(fh)
+            except OSError as exc:
+                self._failed(index, exc)
+                raise
         return self._call("fsync", (fh.path,), lambda: self.inner.fsync(fh))
 
     def fsync_dir(self, path: str = ".", *, at: DirHandle | None = None) -> None:
+        if self._fast:
+            trace = self.trace
+            index = len(trace)
+            trace.append(_event(TraceEvent, (index, "fsync_dir", (path,), True, None)))
+            try:
+                return self.inner.fsync_dir(path, at=at)
+            except OSError as exc:
+                self._failed(index, exc)
+                raise
         return self._call("fsync_dir", (path,), lambda: self.inner.fsync_dir(path, at=at))
 
     def lstat(self, path: str, *, at: DirHandle | None = None) -> Stat:
+        if self._fast:
+            trace = self.trace
+            index = len(trace)
+            trace.append(_event(TraceEvent, (index, "lstat", (path,), False, None)))
+            try:
+                return self.inner.lstat(path, at=at)
+            except OSError as exc:
+                self._failed(index, exc)
+                raise
         return self._call("lstat", (path,), lambda: self.inner.lstat(path, at=at))
 
     def readlink(self, path: str, *, at: DirHandle | None = None) -> str:
+        if self._fast:
+            trace = self.trace
+            index = len(trace)
+            trace.append(_event(TraceEvent, (index, "readlink", (path,), False, None)))
+            try:
+                return self.inner.readlink(path, at=at)
+            except OSError as exc:
+                self._failed(index, exc)
+                raise
         return self._call("readlink", (path,), lambda: self.inner.readlink(path, at=at))
 
     def listdir(self, path: str = ".", *, at: DirHandle | None = None) -> list[str]:
+        if self._fast:
+            trace = self.trace
+            index = len(trace)
+            trace.append(_event(TraceEvent, (index, "listdir", (path,), False, None)))
+            try:
+                return self.inner.listdir(path, at=at)
+            except OSError as exc:
+                self._failed(index, exc)
+                raise
         return self._call("listdir", (path,), lambda: self.inner.listdir(path, at=at))
 
     def device_of(self, path: str = ".", *, at: DirHandle | None = None) -> int:
+        if self._fast:
+            trace = self.trace
+            index = len(trace)
+            trace.append(_event(TraceEvent, (index, "device_of", (path,), False, None)))
+            try:
+                return self.inner.device_of(path, at=at)
+            except OSError as exc:
+                self._failed(index, exc)
+                raise
         return self._call("device_of", (path,), lambda: self.inner.device_of(path, at=at))
 
     def mkdir(self, path: str, *, at: DirHandle | None = None) -> None:
+        if self._fast:
+            trace = self.trace
+            index = len(trace)
+            trace.append(_event(TraceEvent, (index, "mkdir", (path,), True, None)))
+            try:
+                return self.inner.mkdir(path, at=at)
+            except OSError as exc:
+                self._failed(index, exc)
+                raise
         return self._call("mkdir", (path,), lambda: self.inner.mkdir(path, at=at))
 
     def symlink(self, target: str, path: str, *, at: DirHandle | None = None) -> None:
+        if self._fast:
+            trace = self.trace
+            index = len(trace)
+            trace.append(_event(TraceEvent, (index, "symlink", (path,), True, None)))
+            try:
+                return self.inner.symlink(target, path, at=at)
+            except OSError as exc:
+                self._failed(index, exc)
+                raise
         return self._call("symlink", (path,), lambda: self.inner.symlink(target, path, at=at))
 
     def mkfifo(self, path: str, *, at: DirHandle | None = None) -> None:
+        if self._fast:
+            trace = self.trace
+            index = len(trace)
+            trace.append(_event(TraceEvent, (index, "mkfifo", (path,), True, None)))
+            try:
+                return self.inner.mkfifo(path, at=at)
+            except OSError as exc:
+                self._failed(index, exc)
+                raise
         return self._call("mkfifo", (path,), lambda: self.inner.mkfifo(path, at=at))
 
     def unlink(self, path: str, *, at: DirHandle | None = None) -> None:
+        if self._fast:
+            trace = self.trace
+            index = len(trace)
+            trace.append(_event(TraceEvent, (index, "unlink", (path,), True, None)))
+            try:
+                return self.inner.unlink(path, at=at)
+            except OSError as exc:
+                self._failed(index, exc)
+                raise
         return self._call("unlink", (path,), lambda: self.inner.unlink(path, at=at))
 
     def rmdir(self, path: str, *, at: DirHandle | None = None) -> None:
+        if self._fast:
+            trace = self.trace
+            index = len(trace)
+            trace.append(_event(TraceEvent, (index, "rmdir", (path,), True, None)))
+            try:
+                return self.inner.rmdir(path, at=at)
+            except OSError as exc:
+                self._failed(index, exc)
+                raise
         return self._call("rmdir", (path,), lambda: self.inner.rmdir(path, at=at))
 
     def link(self, src: str, dst: str, *, src_at: DirHandle | None = None,

@@ -321,6 +321,23 @@ class ModelVfs(InodeTree):
         self._apply(Move(sd, skey, dd, dkey, dname, ino,
                          root="unsynced" if is_dir and sd != dd else ""))
 
+    def clone(self) -> ModelVfs:
+        """An independent copy of this file system as it stands — volatile and durable
+        layers, pending mutations, inodes, open handles — which is what ``copy.deepcopy``
+        gives, built from shallow copies of each table (their keys and values are
+        immutable: ints, strings, bytes, frozen mutations)."""
+        new = copy.copy(self)
+        new._meta = dict(self._meta)
+        new._mounts = set(self._mounts)
+        new._vol = self._vol.copy()
+        new._dur = self._dur.copy()
+        new._pending = list(self._pending)
+        new._nlink = dict(self._nlink)
+        new._parent = dict(self._parent)
+        new._dead = set(self._dead)
+        new._handles = dict(self._handles)
+        return new
+
     # ---- crashes ---------------------------------------------------------------------
     def crash(self) -> ModelVfs:
         """The filesystem after a power loss now: only the durable layer (LazyFS-style)."""

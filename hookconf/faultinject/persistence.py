@@ -209,10 +209,63 @@ def _torn(m: Write) -> Write:
     return Write(m.ino, m.offset, m.data[:cut])
 
 
-def _applied(durable: Layer, muts: Iterable[Mutation]) -> Layer:
-    layer = durable.copy()
+def _dirs(m: Mutation) -> tuple[int, ...]:
+    """The directories whose entries applying ``m`` may change (none for content)."""
+    if isinstance(m, SetEntry):
+        return (m.dir,)
+    if isinstance(m, Move):
+        if m.part == "in":
+            return (m.dst_dir,)
+        if m.part == "out":
+            return (m.src_dir,)
+        return (m.src_dir, m.dst_dir)
+    return ()
+
+
+def _derive(base: Layer, muts: Iterable[Mutation]) -> Layer:
+    """``base`` with ``muts`` applied, as a new layer that shares with ``base`` every
+    directory's entries it leaves alone (copy on write) and every content (bytes are
+    immutable); ``base`` is left unchanged."""
+    layer = Layer(dict(base.entries), dict(base.data))
+    owned: set[int] = set()
     for m in muts:
+        for d in _dirs(m):
+            if d not in owned:
+                owned.add(d)
+                ents = layer.entries.get(d)
+                if ents is not None:
+                    layer.entries[d] = dict(ents)
         layer.apply(m)
+    return layer
+
+
+def _omitted(full: Layer, start: Layer, rest: list[Mutation], m: Mutation) -> Layer:
+    """``full`` (``start`` with ``m`` then ``rest`` applied) as it would be without ``m``.
+
+    A directory's entries depend only on the mutations naming that directory, a file's
+    content only on the writes and truncations of that file, so only what ``m`` names is
+    rebuilt: from ``start`` through the mutations of ``rest`` that name it too."""
+    dirs = set(_dirs(m))
+    inos = {m.ino} if isinstance(m, (Write, Truncate)) else set()
+    part = Layer({d: dict(start.entries[d]) for d in dirs if d in start.entries},
+                 {i: start.data[i] for i in inos if i in start.data})
+    for later in rest:
+        if isinstance(later, (Write, Truncate)):
+            if later.ino in inos:
+                part.apply(later)
+        elif not dirs.isdisjoint(_dirs(later)):
+            part.apply(later)
+    layer = Layer(dict(full.entries), dict(full.data))
+    for d in dirs:
+        if d in part.entries:
+            layer.entries[d] = part.entries[d]
+        else:
+            layer.entries.pop(d, None)
+    for i in inos:
+        if i in part.data:
+            layer.data[i] = part.data[i]
+        else:
+            layer.data.pop(i, None)
     return layer
 
 
@@ -231,19 +284,24 @@ def crash_variants(
     - ``"torn-i"`` for a pending write of 2+ bytes: ``0..i-1`` plus the first half of
       write ``i`` (a torn, prefix write).
 
-    Layers are not yet pruned to what is reachable; variants may coincide.
+    Layers are not yet pruned to what is reachable; variants may coincide.  They share
+    unchanged directories and contents with each other and with ``durable`` (each is
+    built from the one before it, copying only what a mutation changes): read them, do
+    not change them in place — :meth:`Layer.copy` or :meth:`Layer.reachable` first.
     """
-    yield "durable", durable.copy()
+    yield "durable", durable
     if not explore or not pending:
         return
     n = len(pending)
-    yield "all", _applied(durable, pending)
-    prefix = durable.copy()
-    for i in range(1, n):  # each prefix one mutation past the last: built incrementally
-        prefix.apply(pending[i - 1])
-        yield f"prefix-{i}", prefix.copy()
+    prefixes = [durable]  # prefixes[i]: mutations 0..i-1 applied
+    for i in range(1, n + 1):
+        prefixes.append(_derive(prefixes[-1], (pending[i - 1],)))
+    full = prefixes[n]
+    yield "all", full
+    for i in range(1, n):
+        yield f"prefix-{i}", prefixes[i]
     for i in range(n):
-        yield f"omit-{i}", _applied(durable, pending[:i] + pending[i + 1:])
+        yield f"omit-{i}", _omitted(full, prefixes[i], pending[i + 1:], pending[i])
     for i, m in enumerate(pending):
         if isinstance(m, Write) and len(m.data) > 1:
-            yield f"torn-{i}", _applied(durable, [*pending[:i], _torn(m)])
+            yield f"torn-{i}", _derive(prefixes[i], (_torn(m),))

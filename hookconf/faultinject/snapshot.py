@@ -84,16 +84,45 @@ def diff(before: Snapshot, after: Snapshot) -> list[str]:
     return lines
 
 
+#: SHA-256 of file contents digested before, by the content object's ``id`` (the object is
+#: kept with its digest, so the id is not reused while the entry lives).  Crash states share
+#: their unchanged contents (:mod:`hookconf.faultinject.persistence`), so a content is
+#: hashed once however many states hold it.  Cleared when it reaches :data:`_MEMO_MAX`.
+_CONTENT_SHA: dict[int, tuple[bytes, bytes]] = {}
+_MEMO_MAX = 4096
+#: contents shorter than this are put into the digest as they are
+_MEMO_MIN_BYTES = 512
+
+
+def _content_sha(raw: bytes) -> bytes:
+    hit = _CONTENT_SHA.get(id(raw))
+    if hit is not None and hit[0] is raw:
+        return hit[1]
+    sha = hashlib.sha256(raw).digest()
+    if len(_CONTENT_SHA) >= _MEMO_MAX:
+        _CONTENT_SHA.clear()
+    _CONTENT_SHA[id(raw)] = (raw, sha)
+    return sha
+
+
 def digest(snap: Snapshot) -> bytes:
-    """A stable 32-byte digest of a snapshot (used to count distinct crash states)."""
+    """A stable 32-byte digest of a snapshot (used to count distinct crash states): equal
+    snapshots, equal digests; different ones differ unless SHA-256 collides.  A content of
+    :data:`_MEMO_MIN_BYTES` or more goes in as its own SHA-256 (tagged ``h``), computed
+    once per content object; a shorter part goes in whole (tagged ``r``, length-prefixed)."""
     parts: list[bytes] = []
     add = parts.append
     for path in sorted(snap):
         entry = snap[path]
         add(path.encode("utf-8", "surrogateescape") + b"\0" + entry[0].encode())
         for part in entry[1:]:
+            if isinstance(part, bytes) and len(part) >= _MEMO_MIN_BYTES:
+                add(b"h")
+                add(_content_sha(part))
+                continue
             raw = part if isinstance(part, bytes) else str(part).encode("utf-8",
                                                                         "surrogateescape")
+            add(b"r")
             add(len(raw).to_bytes(8, "big"))
             add(raw)
     return hashlib.sha256(b"".join(parts)).digest()

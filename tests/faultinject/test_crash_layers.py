@@ -3,9 +3,15 @@ snapshots, built only on demand, and a change counter that moves with every chan
 
 from __future__ import annotations
 
+import importlib
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from hookconf.faultinject import snapshot
 from hookconf.faultinject.model import ModelVfs
-from hookconf.faultinject.persistence import Write, _splice
+from hookconf.faultinject.persistence import Write, _splice, _torn, crash_variants
+from tests.faultinject.test_persistence import _ops, apply, fresh
 from tests.faultinject.vfsio import content, put
 
 
@@ -84,3 +90,93 @@ def test_splice_overwrites_extends_and_fills_gaps():
     vfs.close(fh)
     assert content(vfs, "f") == b"01234567ab"
     assert isinstance(Write(1, 0, b"x").data, bytes)
+
+
+def _from_scratch(durable, pending):
+    """Every crash variant built the plain way: a full copy of the durable layer with the
+    variant's mutations applied in order (what the shared construction must equal)."""
+    def applied(muts):
+        layer = durable.copy()
+        for m in muts:
+            layer.apply(m)
+        return layer
+
+    n = len(pending)
+    out = [("durable", applied([]))]
+    if not pending:
+        return out
+    out.append(("all", applied(pending)))
+    out += [(f"prefix-{i}", applied(pending[:i])) for i in range(1, n)]
+    out += [(f"omit-{i}", applied(pending[:i] + pending[i + 1:])) for i in range(n)]
+    out += [(f"torn-{i}", applied([*pending[:i], _torn(m)])) for i, m in enumerate(pending)
+            if isinstance(m, Write) and len(m.data) > 1]
+    return out
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_shared_variants_equal_variants_built_from_scratch(data):
+    vfs = fresh()
+    for op in data.draw(_ops("a")) + data.draw(_ops("b")):
+        apply(vfs, op)
+    durable_before = vfs._dur.copy()
+    got = list(crash_variants(vfs._dur, vfs._pending, explore=True))
+    want = _from_scratch(vfs._dur, vfs._pending)
+    assert [v for v, _ in got] == [v for v, _ in want]
+    for (variant, a), (_, b) in zip(got, want, strict=True):
+        assert (variant, a.entries, a.data) == (variant, b.entries, b.data)
+    assert vfs._dur == durable_before  # the shared construction changed nothing in place
+
+
+def test_shared_variants_of_a_busy_tree_and_half_durable_renames():
+    busy = _busy()
+    halves = ModelVfs()
+    for d in ("a", "b"):
+        halves.mkdir(d)
+    halves.sync()
+    put(halves, "a/f", b"0123456789" * 60)
+    halves.fsync_dir("a")
+    halves.rename("a/f", "b/f")
+    halves.fsync_dir("b")  # the rename's removal half stays pending
+    put(halves, "b/g", b"x")
+    halves.rename("b/g", "a/g")
+    for vfs in (busy, halves):
+        got = list(crash_variants(vfs._dur, vfs._pending, explore=True))
+        want = _from_scratch(vfs._dur, vfs._pending)
+        assert [(v, a.entries, a.data) for v, a in got] == [(v, b.entries, b.data) for v, b in want]
+
+
+def test_digest_tells_snapshots_apart_by_content_and_remembers_large_contents():
+    snap_mod = importlib.import_module("hookconf.faultinject.snapshot")  # the module, not the function
+    big = b"p" * 4096
+    base = {"d": ("directory",), "d/f": ("file", big, 1), "d/s": ("symlink", "f")}
+    same = {"d/s": ("symlink", "f"), "d/f": ("file", bytes(bytearray(big)), 1), "d": ("directory",)}
+    assert snap_mod.digest(base) == snap_mod.digest(same)  # equal bytes, another object
+    for changed in ({**base, "d/f": ("file", b"p" * 4095 + b"q", 1)},  # one byte, large
+                    {**base, "d/f": ("file", big, 2)},  # a link count
+                    {**base, "d/f": ("file", b"p", 1)},  # a short content
+                    {**base, "d/s": ("symlink", "g")},
+                    {k: v for k, v in base.items() if k != "d/s"}):
+        assert snap_mod.digest(changed) != snap_mod.digest(base)
+    assert snap_mod._CONTENT_SHA[id(big)][0] is big  # kept with its object: no id reuse
+    for i in range(snap_mod._MEMO_MAX + 1):  # the memo stays bounded
+        snap_mod._content_sha(bytes([i % 256]) * 600 + i.to_bytes(4, "big"))
+    assert len(snap_mod._CONTENT_SHA) <= snap_mod._MEMO_MAX
+
+
+def test_clone_is_a_deep_copy_that_shares_no_table():
+    vfs = _busy()
+    fh = vfs.open("d/b", "r+")  # an open handle and pending mutations come along
+    clone = vfs.clone()
+    for name, value in vars(vfs).items():
+        if isinstance(value, (dict, list, set)) or hasattr(value, "entries"):
+            assert getattr(clone, name) is not value, name  # every table its own
+    before, pending = snapshot(vfs), vfs.pending
+    assert snapshot(clone) == before and clone.pending == pending
+    clone.write(fh, b"changed", 0)
+    clone.unlink("d/hard")
+    clone.mkdir("d/new")
+    clone.sync()
+    assert snapshot(vfs) == before and vfs.pending == pending
+    assert [v for v, _ in clone.crash_states()] == ["durable"]
+    vfs.close(fh)

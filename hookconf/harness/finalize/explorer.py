@@ -55,7 +55,6 @@ refuses them or answers without the echo is not judged by that case (§10.1 fixe
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
 from typing import Any
 
@@ -211,7 +210,7 @@ class _Run:
             "after the crash", forward=self.forward)
         self.note(found, at, unit, key)
         if self.busy_due(before):
-            self.busy_recovery(copy.deepcopy(state_vfs), before, ask, at, unit, key)
+            self.busy_recovery(state_vfs.clone(), before, ask, at, unit, key)
             self.conn.call("finalize.crash", {})
             traced = FaultyVfs(state_vfs)
             self.attach(ROOT, traced)
@@ -426,7 +425,7 @@ def _capture(run: _Run, faults: tuple[Fault, ...], trace: list[Any],
     #: the model's change count at the last point read and that point's crash states
     #: (variant, layer, digest once computed)
     last: list[Any] = [None, []]
-    renames: list[int] = []  # indices of the trace's rename events, and how far it was read
+    renames: list[int] = []  # indices of the trace's (no-replace) renames, and how far it was read
     scanned = [0]
 
     def probe(index: int, when: str) -> None:
@@ -442,16 +441,18 @@ def _capture(run: _Run, faults: tuple[Fault, ...], trace: list[Any],
         unit = units[(index, when)]
         mine = ledger.takes(unit)
         label = f"crash {when} {trace[index]}"
+        # the run's renames up to this point: collected as the trace grows (an event's op
+        # and paths never change), then read as they stand now (a failure's errno is set
+        # before the point after it)
+        for ev in vfs.trace[scanned[0]:]:
+            if ev.op in ("rename", "rename_noreplace"):
+                renames.append(ev.index)
+        scanned[0] = len(vfs.trace)
+        moves = [vfs.trace[i] for i in renames if i < index + (when == "after")]
         if mine:
-            # the run's plain renames up to this point: the trace's renames are collected as
-            # it grows (an event's op and paths never change), then judged as they stand now
-            for ev in vfs.trace[scanned[0]:]:
-                if ev.op == "rename":
-                    renames.append(ev.index)
-            scanned[0] = len(vfs.trace)
-            upto = [vfs.trace[i] for i in renames if i <= index]
+            upto = [vfs.trace[i] for i in renames if i <= index and vfs.trace[i].op == "rename"]
             run.note({"H10": checks.plain_renames(upto, "the run")}, label, unit)
-        outsiders = _Outsiders.of(sc, vfs.trace[:index + (when == "after")])
+        outsiders = _Outsiders.of(sc, moves)  # install_sources reads only the renames
         in_db = all(p.startswith(DATABASE) for p in trace[index].paths)
         if last[0] != model.changes:  # else a crash here leaves what it left at the last point
             last[0] = model.changes
