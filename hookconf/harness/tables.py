@@ -107,8 +107,12 @@ def files() -> list[tuple[str, bytes]]:
 def _load(name: str) -> dict[str, Any]:
     path: Path = embedded.TABLES / name
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise TableError(f"corpus table {name}: cannot read ({exc.strerror or exc})") from None
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
         raise TableError(f"corpus table {name}: {exc}") from None
     if not isinstance(data, dict):
         raise TableError(f"corpus table {name}: not a JSON object")
