@@ -466,7 +466,7 @@ def _calls_instance(key: str, title: str, plugin: str, calls: list[list[Any]],
                     outcomes: list[dict[str, Any]], *, requests: list[str] | None = None,
                     network: list[dict[str, Any]] | None = None, invariants: tuple[str, ...] = (),
                     advisory: str = "", notes: str, timeout_ms: float | None) -> Instance:
-    from hookconf.reference.schemas.examples import example
+    from hookconf.harness.tables import example
 
     given: dict[str, Any] = {"plugin": plugin, "invocations": [
         {"hook": "beforeFinalize", "context": example("BeforeFinalizeContextV1"),
