@@ -16,6 +16,7 @@ import ast
 import importlib.util
 import json
 import runpy
+import subprocess
 import sys
 from pathlib import Path
 
@@ -157,3 +158,41 @@ def test_instances_are_fresh_copies():
     assert tables.example("HookExitMessageV1")["effects"]["contextPatches"]
     assert set(tables.variants("MetadataOperationV1")) == {"set", "delete"}
     assert tables.limit("url_bytes") == 16 * tables.KIB
+
+
+_BREAK_THE_REFERENCE = r"""
+import json
+from hookconf.reference.schemas import documents, validate
+from hookconf.reference.schemas.validate import compiled
+
+# Bugs in the reference's own tables, as an implementer would make them (issue 8's outside
+# mutants): BeforeFinalizeContextV1 loses its targetFilePath == filePath rule, and the
+# post-hooks' row of the effects-by-hook table goes missing.
+defs = documents.DEFS["BeforeFinalizeContextV1"]
+defs["sameValues"] = [rule for rule in defs["sameValues"] if rule["path"] != "/targetFilePath"]
+for hook in ("afterComplete", "onError"):
+    del documents.EFFECTS_BY_HOOK[hook]
+compiled.cache_clear()
+
+from hookconf.harness.generate import expand
+
+shapes = {i.key: i for i in expand("dto.shapes", {"schemas": ["BeforeFinalizeContextV1"]},
+                                   seed=0, template_id="dto.gen.shapes")}
+effects = sorted(i.key for i in expand("guest.hook-effects", {}, seed=0, template_id="g"))
+mismatch = shapes["beforefinalizecontextv1.http.input.targetfilepath.mismatch"]
+print(json.dumps({"effects": effects, "expected": mismatch.expect,
+                  "reference": validate("BeforeFinalizeContextV1", mismatch.given["value"]).valid}))
+"""
+
+
+def test_a_bug_in_the_reference_tables_does_not_move_the_cases():
+    """With the reference's tables broken in place (in a process of its own), the cases that
+    catch the bug are still generated, and the broken reference now fails them."""
+    done = subprocess.run([sys.executable, "-c", _BREAK_THE_REFERENCE], capture_output=True,
+                          text=True, cwd=ROOT, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    seen = json.loads(done.stdout)
+    assert seen["expected"] == {"valid": False, "code": "plugin.hook.input_invalid"}
+    assert seen["reference"] is True  # the broken reference says valid: that case fails it
+    assert seen["effects"] == sorted(f"{hook.lower()}.{side}" for hook in tables.EFFECTS_BY_HOOK
+                                     for side in ("accepted", "refused"))
