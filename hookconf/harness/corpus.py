@@ -28,7 +28,7 @@ import jsonschema
 
 from hookconf import boundedjson
 from hookconf import corpus as embedded
-from hookconf.harness import generate
+from hookconf.harness import generate, tables
 from hookconf.harness.fixtures import FixtureError, load_fixture, plugin_folders, plugin_ids
 from hookconf.harness.kinds import KINDS
 from hookconf.harness.markers import MarkerBudget, MarkerError, expand_markers
@@ -87,7 +87,8 @@ class Case:
 
 @dataclass(slots=True)
 class Corpus:
-    """The loaded cases, in a stable order (by id), the problems found and a content digest."""
+    """The loaded cases, in a stable order (by id), the problems found and a content digest
+    (of every case file read and of the corpus tables the templates derive from)."""
 
     cases: list[Case] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
@@ -155,12 +156,13 @@ _MAX_LOADED = 4
 
 
 def _signature(roots: Sequence[Path]) -> tuple[Any, ...]:
-    """What a loaded corpus depends on: every file under each root and under the embedded
-    plugin fixtures, by path and a digest of its bytes.  A change to any of them — or a
+    """What a loaded corpus depends on: every file under each root, under the embedded
+    plugin fixtures and under the corpus tables generated cases derive from, by path and a
+    digest of its bytes.  A change to any of them — or a
     root that appears or vanishes — loads afresh.  A file too large to hash here is never
     cached (the loader refuses it anyway)."""
     parts: list[Any] = []
-    for root in [*roots, embedded.PLUGINS]:
+    for root in [*roots, embedded.PLUGINS, embedded.TABLES]:
         parts.append(str(root.resolve()) if root.exists() else f"missing:{root}")
         try:
             files = sorted(root.rglob("*")) if root.is_dir() else [root]
@@ -195,6 +197,10 @@ def _load_roots(roots: Sequence[Path], seed: int) -> Corpus:
         for path in _case_files([root]):
             _load_file(path, folders, validator, template_validator, seen, digest, budget, seed, result)
     result.cases.sort(key=lambda c: c.id)
+    # The tables every template derives its cases from (§9 schemas, §9.1 and §11 limits,
+    # example instances) are part of what the cases are, generated or not.
+    for name, raw in tables.files():
+        digest.update(f"tables/{name}".encode() + b"\0" + raw + b"\0")
     result.digest = "sha256:" + digest.hexdigest()
     _fixture_problem.cache_clear()  # a later load sees the files as they are then
     return result

@@ -41,7 +41,7 @@ from hookconf.harness.delivery.driver import Driver
 from hookconf.harness.delivery.mounted import explore_mounted
 from hookconf.harness.ledger import Ledger
 from hookconf.harness.protocol import Connection
-from hookconf.reference.delivery.limits import BOUNDS  # the one §11 table (data only)
+from hookconf.harness.tables import BOUNDS  # the corpus's copy of the §11 table
 
 __all__ = ["merge_record", "run_delivery"]
 

@@ -1,7 +1,7 @@
 """Templates of §11 delivery: the quota boundary explorer and random op programs.
 
-``delivery.bounds`` reads the one §11 limits table
-(:mod:`hookconf.reference.delivery.limits`) and yields ``runtime.delivery`` cases:
+``delivery.bounds`` reads the corpus's copy of the §11 limits table
+(:data:`hookconf.harness.tables.BOUNDS`, ``corpus/tables/delivery-limits.json``) and yields ``runtime.delivery`` cases:
 
 - every configurable value at its v1 minimum and maximum (accepted) and one step past each
   end (refused, naming the value), a fractional value, the jitter range's ends;
@@ -41,7 +41,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from hookconf.harness.generate import Instance, template
-from hookconf.reference.delivery.limits import BOUNDS, FIXED, MIB
+from hookconf.harness.tables import BOUNDS, FIXED, MIB
 
 __all__: list[str] = []
 

@@ -64,7 +64,7 @@ _DEPTH_ORIGIN = ("§9.1 bounds JSON depth at 16 without saying where a capabilit
 
 def _bounds() -> dict[str, tuple[int, str]]:
     """Each generic §9.1 bound a free-form capability value crosses: name → (limit, row)."""
-    from hookconf.reference.schemas.limits import limit
+    from hookconf.harness.tables import limit
 
     return {"string": (limit("string_bytes"), "string_bytes"),
             "keys": (limit("object_keys"), "object_keys"),
@@ -100,7 +100,7 @@ def _argument_variants() -> Iterator[tuple[str, dict[str, Any], str, str]]:
             yield f"storage-set.{bound}.{side}", {"call": "storage-set", "shape": {bound: n}}, row, advisory
             if bound == "string":
                 yield f"http-body.{bound}.{side}", {"call": "http-body", "shape": {bound: n}}, row, advisory
-    from hookconf.reference.schemas.limits import limit
+    from hookconf.harness.tables import limit
 
     for bound, row, shape in (("header-name", "header_name_bytes", lambda n: [n, 1, 1]),
                               ("header-value", "header_value_bytes", lambda n: [8, n, 1]),
@@ -158,7 +158,7 @@ def _exit_instances(context: dict[str, Any], timeout_ms: float | None) -> Iterat
     one past it: a metadata value's string and object key (the published
     ``HookJsonValueSchema`` bounds keys as it bounds strings), an error's code and message
     bytes."""
-    from hookconf.reference.schemas.limits import limit
+    from hookconf.harness.tables import limit
 
     for call, bound, row in (("exit-ok", "string", "string_bytes"), ("exit-ok", "keyBytes", "string_bytes"),
                              ("exit-error", "code", "error_code_bytes"),
@@ -289,7 +289,7 @@ def capability_bounds(params: dict[str, Any], rng: random.Random) -> Iterator[In
     bound, the call is refused with ``plugin.hook.output_invalid`` and nothing happens (no log
     record, no request, no storage write), and a result reaches the guest only as a rejection
     with ``plugin.hook.input_invalid``; at the bound both go through."""
-    from hookconf.reference.schemas.examples import example
+    from hookconf.harness.tables import example
 
     context = example("BeforeFinalizeContextV1")
     timeout_ms = params.get("timeoutMs")
@@ -327,7 +327,7 @@ _WHY_NOT = {
 def hook_effects() -> dict[str, dict[str, Any]]:
     """What each hook may return, read from the schema registry (``EFFECTS_BY_HOOK``):
     ``{hook: {"patches": {field: schema}, "metadata": bool}}``."""
-    from hookconf.reference.schemas.documents import DEFS, EFFECTS_BY_HOOK
+    from hookconf.harness.tables import DEFS, EFFECTS_BY_HOOK
 
     def resolve(schema: dict[str, Any]) -> dict[str, Any]:
         while "$ref" in schema:
@@ -347,8 +347,7 @@ def hook_effects() -> dict[str, dict[str, Any]]:
 def _bad_values(schema: dict[str, Any]) -> list[tuple[str, Any]]:
     """``(label, value)`` of values a patch field's schema refuses: a wrong JSON type, empty
     where it must not be, one byte over its UTF-8 byte limit, one under its minimum (§9.1)."""
-    from hookconf.reference.schemas.documents import DEFS
-    from hookconf.reference.schemas.limits import limit
+    from hookconf.harness.tables import DEFS, limit
 
     while "$ref" in schema:
         schema = DEFS[schema["$ref"].rsplit("/", 1)[-1]]
@@ -467,7 +466,7 @@ def _calls_instance(key: str, title: str, plugin: str, calls: list[list[Any]],
                     outcomes: list[dict[str, Any]], *, requests: list[str] | None = None,
                     network: list[dict[str, Any]] | None = None, invariants: tuple[str, ...] = (),
                     advisory: str = "", notes: str, timeout_ms: float | None) -> Instance:
-    from hookconf.reference.schemas.examples import example
+    from hookconf.harness.tables import example
 
     given: dict[str, Any] = {"plugin": plugin, "invocations": [
         {"hook": "beforeFinalize", "context": example("BeforeFinalizeContextV1"),

@@ -432,7 +432,7 @@ _SEED_KEY = "seed"
 def effect_kinds(hook: str) -> list[str]:
     """Every effect kind ``hook`` may return: each field of its patch schema, then a metadata
     set and a metadata delete (§9.3, §9.4)."""
-    from hookconf.reference.schemas.documents import DEFS
+    from hookconf.harness.tables import DEFS
 
     fields = sorted(DEFS[_PATCH_SCHEMAS[hook]]["properties"])
     return [f"patch-{f}" for f in fields] + ["meta-set", "meta-delete"]

@@ -1,8 +1,9 @@
 """Generated ``dto.validate`` cases (§9.1, H4): every DTO and worker message, every bound.
 
-The schema registry (:data:`hookconf.reference.schemas.SCHEMAS`, built from the §9.1 limits
-table and mirroring Motrix's published schemas) is walked alongside one valid value per
-branch of each schema (:func:`hookconf.reference.schemas.examples.variants`).  At every
+The schema registry (:data:`hookconf.harness.tables.SCHEMAS`, the corpus's own copy in
+``corpus/tables/dto-schemas.json``, built from the §9.1 limits table and mirroring Motrix's
+published schemas) is walked alongside one valid value per branch of each schema
+(:func:`hookconf.harness.tables.variants`, ``corpus/tables/dto-examples.json``).  At every
 site the walk meets, the schema's own keywords say what to generate:
 
 ``dto.limits``
@@ -43,9 +44,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hookconf.harness.generate import Instance, template
-from hookconf.reference.schemas.documents import BT_SOURCE_PATTERN, DEFS, SCHEMAS
-from hookconf.reference.schemas.examples import variants
-from hookconf.reference.schemas.limits import LIMITS, MAX_SAFE_INTEGER, limit
+from hookconf.harness.tables import BT_SOURCE_PATTERN, DEFS, LIMITS, MAX_SAFE_INTEGER, SCHEMAS, limit, variants
 
 __all__ = ["BOUNDARIES", "Mutation", "mutations"]
 
@@ -864,7 +863,7 @@ def expand_worker_messages(params: dict[str, Any], rng: random.Random) -> Iterat
     port by a real plugin in the candidate's own worker (§8, §9.1, §12).  The forging
     invocation must fail closed; the benign invocation before it succeeds (it gives the
     stale id)."""
-    from hookconf.reference.schemas.examples import example
+    from hookconf.harness.tables import example
 
     context = example("BeforeFinalizeContextV1")
     benign = {"hook": "beforeFinalize", "context": context}

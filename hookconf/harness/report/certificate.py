@@ -5,7 +5,8 @@ A certificate folder holds ``report.json``, ``report.html``, ``junit.xml`` and
 (:func:`~hookconf.harness.report.identity.canonical_json`) recording:
 
 * ``hookconf``: version, protocol and the digest of the harness's own code;
-* ``corpus``: the corpus digest (every case file and plugin fixture), case counts, the
+* ``corpus``: the corpus digest (every case file and plugin fixture, and the corpus tables
+  generated cases derive from: ``hookconf/corpus/tables/``), case counts, the
   ``--case`` filters and the seed;
 * ``candidate``: the ``--candidate`` value, the name and version of its hello, its families
   and the digest of what was run (:mod:`hookconf.harness.report.identity`) with the files

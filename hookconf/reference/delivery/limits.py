@@ -1,8 +1,10 @@
 """The §11 limits table: every default, every v1 configuration bound, every fixed constant.
 
-One table, read by the reference queue (:mod:`hookconf.reference.delivery.queue`) and by the
-harness's quota boundary explorer (:mod:`hookconf.harness.generate.delivery`), so a bound the
-spec changes is changed in one place.  Units are in the names: ``*Ms`` milliseconds,
+One table, read by the reference queue (:mod:`hookconf.reference.delivery.queue`); the corpus
+holds an exported copy (``hookconf/corpus/tables/delivery-limits.json``, written by
+``scripts/export_tables.py``, which a test keeps equal to this one) that the harness's quota
+boundary explorer (:mod:`hookconf.harness.generate.delivery`) reads, so a bound the spec
+changes is changed here and exported.  Units are in the names: ``*Ms`` milliseconds,
 ``*Bytes`` bytes, ``*Rows`` rows.
 
 §11 (v1): "lease 30 seconds-10 minutes; claim batch 1-256; global workers 1-32; attempts

@@ -1,4 +1,5 @@
-"""A small valid value for every named schema, the base of tests and generated cases.
+"""A small valid value for every named schema, the base of tests and (exported to the corpus
+as ``hookconf/corpus/tables/dto-examples.json`` by ``scripts/export_tables.py``) generated cases.
 
 ``example(name)`` returns a fresh deep copy each call, so callers may mutate it.  Values
 are deliberately plain ASCII; boundary cases swap one field for a multi-byte padded one.

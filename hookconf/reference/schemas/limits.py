@@ -2,8 +2,9 @@
 
 Every bound is *inclusive*: a value exactly at the limit is valid, one byte or item
 beyond it is rejected (§9.1).  Byte limits are measured after UTF-8 encoding, never in
-code points.  This table is the single source for the reference's validators and for the
-corpus's generated boundary cases.
+code points.  This table is the single source of the reference's validators; the corpus
+holds an exported copy (``hookconf/corpus/tables/dto-limits.json``, written by
+``scripts/export_tables.py``) that the generated boundary cases derive from.
 """
 
 from __future__ import annotations
