@@ -201,9 +201,32 @@ def _load_roots(roots: Sequence[Path], seed: int) -> Corpus:
     # example instances) are part of what the cases are, generated or not.
     for name, raw in tables.files():
         digest.update(f"tables/{name}".encode() + b"\0" + raw + b"\0")
+    # So are the fixture plugins the cases run (their manifests and code, every file).
+    folders: list[Path] = []
+    for root in (r for r in roots if r.exists()):
+        folders += [f for f in plugin_folders(root) if f.resolve() not in [g.resolve() for g in folders]]
+    for folder in folders:
+        _digest_fixtures(folder, digest, result)
     result.digest = "sha256:" + digest.hexdigest()
     _fixture_problem.cache_clear()  # a later load sees the files as they are then
     return result
+
+
+def _digest_fixtures(folder: Path, digest: Any, result: Corpus) -> None:
+    """Add every file below a ``plugins/`` folder to the corpus digest, by its path below
+    the folder's display name (the same on every machine for the embedded one)."""
+    name = _display(folder)
+    try:
+        files = sorted(p for p in folder.rglob("*") if p.is_file())
+        for path in files:
+            with path.open("rb") as handle:
+                raw = handle.read(MAX_CASE_FILE_BYTES + 1)
+            if len(raw) > MAX_CASE_FILE_BYTES:
+                result.problems.append(Problem(_display(path), "", f"fixture file larger than {MAX_CASE_FILE_BYTES} bytes"))
+                continue
+            digest.update(f"{name}/{path.relative_to(folder).as_posix()}".encode() + b"\0" + raw + b"\0")
+    except OSError as exc:
+        result.problems.append(Problem(name, "", f"cannot read a fixture plugin: {exc.strerror or exc}"))
 
 
 def _load_file(path: Path, folders: tuple[Path, ...], validator: jsonschema.Draft202012Validator,

@@ -95,3 +95,14 @@ def test_a_runtime_bundle_is_looked_up_the_same_way(tmp_path):
     root = make_corpus(tmp_path / "my-corpus", [scenario])
     problems = load_corpus([root], embedded_corpus=False).problems
     assert [p.pointer for p in problems] == [f"/0/given/plugins/{index}/bundle"]
+
+
+def test_a_fixture_plugins_code_enters_the_corpus_digest(tmp_path):
+    """The corpus digest a certificate records covers the fixture plugins the cases run: the
+    same cases with another plugin body are another corpus."""
+    root = make_corpus(tmp_path / "my-corpus", [own_plugin_case()])
+    before = load_corpus([root], embedded_corpus=False)
+    assert before.problems == [] and load_corpus([root], embedded_corpus=False).digest == before.digest
+    code = root / "plugins" / "my.own-plugin" / "dist" / "plugin.js"
+    code.write_text(code.read_text() + "// another body\n")
+    assert load_corpus([root], embedded_corpus=False).digest != before.digest
