@@ -222,7 +222,8 @@ def _digest_fixtures(folder: Path, digest: Any, result: Corpus) -> None:
             with path.open("rb") as handle:
                 raw = handle.read(MAX_CASE_FILE_BYTES + 1)
             if len(raw) > MAX_CASE_FILE_BYTES:
-                result.problems.append(Problem(_display(path), "", f"fixture file larger than {MAX_CASE_FILE_BYTES} bytes"))
+                result.problems.append(Problem(_display(path), "",
+                                               f"fixture file larger than {MAX_CASE_FILE_BYTES} bytes"))
                 continue
             digest.update(f"{name}/{path.relative_to(folder).as_posix()}".encode() + b"\0" + raw + b"\0")
     except OSError as exc:
