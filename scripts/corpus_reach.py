@@ -12,7 +12,8 @@ every unreached line with its text, file by file, to work through: each one is n
 advisory case or nothing), or not reachable through the protocol (defensive code).
 
 Needs the ``coverage`` package (installed with ``pip install '.[test]'``).  Prints figures;
-exits with ``hookconf run``'s exit code, or 2 when coverage is missing.
+exits with ``hookconf run``'s exit code, or 2 when coverage is missing or no line of the
+package ran (no case selected, or a package the cases never import).
 """
 
 from __future__ import annotations
@@ -53,7 +54,12 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             cov.stop()
         print()
-        total = cov.report(show_missing=False, skip_covered=True, sort="cover")
+        try:
+            total = cov.report(show_missing=False, skip_covered=True, sort="cover")
+        except coverage.exceptions.NoDataError:
+            print(f"corpus_reach: no line of {args.package} ran (no case selected, or the package "
+                  "is not one the cases import)", file=sys.stderr)
+            return code or 2
         print(f"reference reach: {total:.1f}% of lines and branches run by the selected cases")
         if args.lines:
             data = cov.get_data()

@@ -94,10 +94,17 @@ def main(argv: list[str] | None = None) -> int:
                         help="compare with the committed files instead of writing them")
     args = parser.parse_args(argv)
     if args.check:
-        differing = stale()
+        differing, wanted = stale(OUT), build()
         for name in differing:
-            print(f"{name}: differs from the reference's tables "
-                  "(run python scripts/export_tables.py and commit the result)")
+            if name not in wanted:
+                said = "is not a table the reference exports"
+            elif not (OUT / name).is_file():
+                said = "is missing"
+            else:
+                said = "differs from the reference's tables"
+            print(f"{name}: {said} (run python scripts/export_tables.py and commit the result)")
+        if not differing:
+            print(f"the corpus tables match the reference's ({len(wanted)} files)")
         return 1 if differing else 0
     OUT.mkdir(parents=True, exist_ok=True)
     for name, data in build().items():

@@ -222,14 +222,34 @@ def test_the_certificate_records_crash_exploration_per_route_and_verify_checks_i
     assert code == 4 and "the certificate's crash exploration differs from report.json's" in said
 
 
-def test_crash_summary_counts_each_route_and_skips_what_is_not_a_crash_case():
+def test_crash_summary_counts_each_route_and_what_was_not_explored():
     from hookconf.harness.report.certificate import crash_summary
 
+    fin = "runtime.finalize"
     summary = crash_summary([
-        {"crashPoints": 4, "crashStates": 3},
-        {"crashPoints": 6, "pointsTotal": 40, "crashStates": 5, "crashRoute": "mount"},
-        {"crashPoints": 2, "pointsTotal": 9, "crashStates": 1, "crashRoute": "mount"},
-        {"programs": 3}, None, "not metrics",
+        {"kind": fin, "status": "passed", "metrics": {"crashPoints": 4, "crashStates": 3}},
+        {"kind": fin, "status": "passed",
+         "metrics": {"crashPoints": 6, "pointsTotal": 40, "crashStates": 5, "crashRoute": "mount"}},
+        {"kind": "runtime.delivery", "status": "failed",
+         "metrics": {"crashPoints": 2, "pointsTotal": 9, "crashStates": 1, "crashRoute": "mount"}},
+        {"kind": fin, "status": "skipped", "reason": "the mount route is turned off"},
+        {"kind": fin, "status": "skipped", "reason": "the mount route is turned off"},
+        {"kind": "guest.run", "status": "skipped", "reason": "family not declared"},
+        {"kind": fin, "status": "passed", "metrics": {"crashPoints": "4"}},
+        {"kind": "dto.validate", "metrics": {"programs": 3}}, None, "not a case",
     ])
-    assert summary == {"inProcess": {"scenarios": 1, "crashPoints": 4, "pointsTotal": 4, "crashStates": 3},
-                       "mount": {"scenarios": 2, "crashPoints": 8, "pointsTotal": 49, "crashStates": 6}}
+    assert summary == {
+        "inProcess": {"scenarios": 1, "crashPoints": 4, "pointsTotal": 4, "crashStates": 3},
+        "mount": {"scenarios": 2, "crashPoints": 8, "pointsTotal": 49, "crashStates": 6},
+        "notExplored": {"scenarios": 2, "reasons": ["the mount route is turned off"]}}
+
+
+def test_a_certificate_of_a_candidate_never_crash_tested_says_so(tmp_path, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    out = tmp_path / "cert"
+    main(["certify", "-q", "--no-mount", "--out", str(out), "--candidate",
+          f"cmd:{sys.executable} -m hookconf.harness serve reference", "--case", "fin.matrix.file.distinct"])
+    cert = json.loads((out / CERTIFICATE).read_text())
+    assert cert["crash"] == {"notExplored": {
+        "scenarios": 1, "reasons": [json.loads((out / "report.json").read_text())["cases"][0]["reason"]]}}
+    assert verify_certificate(out).matches

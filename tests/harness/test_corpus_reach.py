@@ -26,3 +26,10 @@ def test_a_narrow_selection_leaves_reference_lines_unreached_and_lists_them():
     assert "== hookconf/reference/runtime/registry.py:" in done.stdout
     assert 'elif action == "quarantine":' in done.stdout
 
+
+
+def test_a_package_no_case_imports_is_a_stated_outcome_not_a_traceback():
+    done = _reach("--case", "rt.cycles.a-b-a.1", "--package", "hookconf.reference.no_such_area")
+    assert done.returncode == 2
+    assert "no line of hookconf.reference.no_such_area ran" in done.stderr
+    assert "Traceback" not in done.stderr + done.stdout

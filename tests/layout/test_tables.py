@@ -53,6 +53,22 @@ def test_check_mode_names_a_table_that_differs(tmp_path, capsys):
     assert SCRIPT["main"](["--check"]) == 0
 
 
+def test_check_mode_says_what_is_wrong_with_each_file_and_when_all_match(tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(SCRIPT["main"].__globals__, "OUT", tmp_path)
+    for name, data in SCRIPT["build"]().items():
+        (tmp_path / name).write_bytes(data)
+    assert SCRIPT["main"](["--check"]) == 0
+    assert "the corpus tables match the reference's" in capsys.readouterr().out
+    (tmp_path / "dto-limits.json").unlink()
+    (tmp_path / "delivery-limits.json").write_text("{}", encoding="utf-8")
+    (tmp_path / "unknown.json").write_text("{}", encoding="utf-8")
+    assert SCRIPT["main"](["--check"]) == 1
+    said = capsys.readouterr().out
+    assert "dto-limits.json: is missing" in said
+    assert "delivery-limits.json: differs from the reference's tables" in said
+    assert "unknown.json: is not a table the reference exports" in said
+
+
 def test_every_exported_schema_document_is_rebuilt_from_the_table(tmp_path):
     """Each document ``python -m hookconf.reference.schemas --out DIR`` writes is the
     table's ``$defs`` under a root naming one schema."""

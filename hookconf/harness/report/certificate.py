@@ -18,7 +18,8 @@ A certificate folder holds ``report.json``, ``report.html``, ``junit.xml`` and
   system under an in-process candidate; ``mount``: a subprocess candidate killed at each crash
   point of a FUSE mount over the model) the scenarios, crash points explored, crash points the
   trace offered (``pointsTotal``; the mount caps them per case) and distinct post-crash states
-  (§10.3, §11);
+  (§10.3, §11); ``notExplored``: the crash-exploring cases skipped, with their reasons (no
+  mount, the family not declared);
 * ``issuedAt``, ``startedAt`` and ``durationMs``;
 * ``files``: the SHA-256 of each report file, ``reportDigest`` (that of ``report.json``);
 * ``digest``: the SHA-256 of the canonical certificate without this field.
@@ -103,8 +104,10 @@ def build_certificate(
              "rows": [{"id": r.row.id, "status": r.status, "cases": len(r.cases)} for r in p.rows]}
             for p in report.shown_profiles()
         ],
-        "crash": crash_summary(
-            [r.observation.metrics for r in report.crashed() if r.observation is not None]),
+        "crash": crash_summary([
+            {"kind": r.case.kind, "status": r.status, "reason": r.reason,
+             "metrics": r.observation.metrics if r.observation is not None else None}
+            for r in report.results]),
         "issuedAt": issued_at or dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "startedAt": report.started_at,
         "durationMs": round(report.duration_ms),
@@ -115,24 +118,41 @@ def build_certificate(
     return cert
 
 
-def crash_summary(metrics: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
-    """Crash exploration per route from the crash-explored cases' ``metrics`` (report.json's).
+#: The kinds whose cases explore crash points (§10.3 finalize; §11 delivery with ``given.crash``).
+CRASH_KINDS = ("runtime.finalize", "runtime.delivery")
+
+
+def crash_summary(cases: list[Any]) -> dict[str, dict[str, Any]]:
+    """Crash exploration per route from report.json's case records (``kind``, ``status``,
+    ``reason``, ``metrics``).
 
     Returns ``{route: {scenarios, crashPoints, pointsTotal, crashStates}}`` with route
-    ``inProcess`` or ``mount`` (a case's ``crashRoute``); a route no case took is left out.
-    ``pointsTotal`` is the crash points the traces offered (a case without the figure counts
-    its explored points).
+    ``inProcess`` or ``mount`` (a case's ``metrics.crashRoute``), and ``notExplored:
+    {scenarios, reasons}`` for the skipped cases of the crash-exploring kinds
+    (:data:`CRASH_KINDS`) with their distinct skip reasons — so a certificate of a candidate
+    never crash-tested says so.  A route no case took is left out.  ``pointsTotal`` is the
+    crash points the traces offered (a case without the figure counts its explored points).
+    Records that are not objects, or whose figures are not integers, are passed over.
     """
-    routes: dict[str, dict[str, int]] = {}
-    for m in metrics:
-        if not isinstance(m, dict) or "crashPoints" not in m:
+    routes: dict[str, dict[str, Any]] = {}
+    skipped: list[str] = []
+    for case in cases:
+        if not isinstance(case, dict):
+            continue
+        m = case.get("metrics")
+        if case.get("status") == "skipped" and case.get("kind") in CRASH_KINDS:
+            skipped.append(str(case.get("reason") or "skipped")[:300])
+        if not isinstance(m, dict) or not isinstance(m.get("crashPoints"), int):
             continue
         route = "mount" if m.get("crashRoute") == "mount" else "inProcess"
         row = routes.setdefault(route, {"scenarios": 0, "crashPoints": 0, "pointsTotal": 0, "crashStates": 0})
         row["scenarios"] += 1
-        row["crashPoints"] += int(m["crashPoints"])
-        row["pointsTotal"] += int(m.get("pointsTotal", m["crashPoints"]))
-        row["crashStates"] += int(m.get("crashStates", 0))
+        row["crashPoints"] += m["crashPoints"]
+        total, states = m.get("pointsTotal", m["crashPoints"]), m.get("crashStates", 0)
+        row["pointsTotal"] += total if isinstance(total, int) else m["crashPoints"]
+        row["crashStates"] += states if isinstance(states, int) else 0
+    if skipped:
+        routes["notExplored"] = {"scenarios": len(skipped), "reasons": sorted(set(skipped))[:10]}
     return dict(sorted(routes.items()))
 
 
@@ -256,9 +276,7 @@ def _contradictions(path: Path, cert: dict[str, Any]) -> list[str]:
                            for i in report["invariants"]],
             "profiles": [(p["name"], p["status"]) for p in report.get("profiles", [])
                          if p["name"] in {c["name"] for c in cert["profiles"]}],
-            "crash exploration": crash_summary([c.get("metrics") if isinstance(c, dict) else None
-                                                for c in report["cases"]])
-                                 if "crash" in cert else None,
+            "crash exploration": crash_summary(report["cases"]) if "crash" in cert else None,
         }
     except (KeyError, TypeError, IndexError, ValueError):
         return ["report.json is not a hookconf report"]

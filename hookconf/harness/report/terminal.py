@@ -188,12 +188,16 @@ _LEFT_OUT = {"not_selected": "--case left these cases out",
              "other_shards": "--shard gave these cases to the other shards"}
 
 
+def _scenarios(count: int) -> str:
+    return f"{count} scenario" if count == 1 else f"{count} scenarios"
+
+
 def _print_explorer(report: Report, console: Console) -> None:
     explored = report.explored()
     if not explored:
         return
     total = sum(r.observation.metrics["interleavings"] for r in explored)
-    console.print(f"race explorer: {total} interleavings over {len(explored)} scenarios "
+    console.print(f"race explorer: {total} interleavings over {_scenarios(len(explored))} "
                   "(bounded and seeded per case: given.explore)", markup=False, emoji=False)
     for result in explored:
         m = result.observation.metrics
@@ -225,14 +229,14 @@ def _print_crashes(report: Report, console: Console) -> None:
     points = sum(r.observation.metrics["crashPoints"] for r in crashed)
     states = sum(r.observation.metrics["crashStates"] for r in crashed)
     console.print(f"crash explorer: {points} crash points, {states} distinct post-crash states "
-                  f"over {len(crashed)} scenarios (finalize: each recovered twice; delivery: restarted "
+                  f"over {_scenarios(len(crashed))} (finalize: each recovered twice; delivery: restarted "
                   "twice, its terminals sent again) "
                   "(per case in --json: metrics)", markup=False, highlight=False, emoji=False)
     mounted = [r for r in crashed if r.observation.metrics.get("crashRoute") == "mount"]
     if mounted:
         from hookconf.harness.finalize.mounted import MOUNT_POINTS
 
-        console.print(f"  through a FUSE mount: {len(mounted)} scenarios, "
+        console.print(f"  through a FUSE mount: {_scenarios(len(mounted))}, "
                       f"{sum(r.observation.metrics['crashPoints'] for r in mounted)} of "
                       f"{sum(r.observation.metrics.get('pointsTotal', 0) for r in mounted)} crash points "
                       f"(capped per case by --mount-points or HOOKCONF_MOUNT_POINTS, default {MOUNT_POINTS}), "
