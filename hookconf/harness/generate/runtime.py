@@ -1,4 +1,4 @@
-"""Generated runtime cases (§5.2, §6, §8): call graphs, failures in a chain, policy programs.
+"""Generated runtime cases (§5.2, §6, §8): call graphs, failures in a chain, policy programs, eligibility.
 
 Three templates, each expanding from the structure the spec gives rather than one example:
 
@@ -47,6 +47,15 @@ Three templates, each expanding from the structure the spec gives rather than on
     entry entering in the order it was enqueued among those not cancelled
     (:func:`hookconf.harness.runtime.checks.h2`) — and the expectations give each entry's
     outcome and how many were cancelled and entered.
+
+``runtime.eligibility`` (H18, §6, §7)
+    Every task type of the ``PluginTaskSnapshotV1.type`` enum × a source of every scheme
+    (http, https, ftp, magnet, a torrent path) × three plugins whose host permissions match
+    the source's host, name another host or are empty, asked for every hook's candidates:
+    §6 rule 5 filters exactly the ``beforeCreate`` of an HTTP-type task; a BT/magnet task's
+    ``beforeCreate`` and every finalize and post-hook keep all three, whatever the scheme.
+    What the spec leaves open (an ``ftp``/``metalink`` ``beforeCreate``, an HTTP task with a
+    non-HTTP source) is advisory.
 
 Every instance is an ordinary case (``runtime.scenario``, ``runtime.program`` or ``runtime.race``), seeded
 by ``--seed`` through the expander's ``rng``, and bounded by the template's params.
