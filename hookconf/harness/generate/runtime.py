@@ -1,6 +1,6 @@
 """Generated runtime cases (§5.2, §6, §8): call graphs, failures in a chain, policy programs, eligibility.
 
-Three templates, each expanding from the structure the spec gives rather than one example:
+The templates, each expanding from the structure the spec gives rather than one example:
 
 ``runtime.call-graphs`` (H22, §8)
     A call path ``p0 -> p1 -> … -> p(n-1)`` of every length up to ``maxLength``, closed by a
