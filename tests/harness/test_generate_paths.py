@@ -107,3 +107,27 @@ def test_a_cancellation_meets_every_position_of_a_busy_lane():
                     assert "late" not in results
                 else:
                     assert instance.given["config"]["hookTimeoutMs"] < 20
+
+
+def test_eligibility_covers_every_task_type_source_and_hook():
+    from hookconf.harness.generate.runtime import ELIGIBILITY_SOURCES, task_types
+
+    every, http_types, bt_types = task_types()
+    assert set(every) == {"http", "ftp", "bt", "magnet", "metalink"}
+    assert http_types == ("http",) and set(bt_types) == {"bt", "magnet"}
+    found = _expand("runtime.eligibility", {})
+    assert len(found) == 2 * len(every) * len(ELIGIBILITY_SOURCES)
+    for task_type in every:
+        for scheme in ELIGIBILITY_SOURCES:
+            post = found[f"{task_type}.{scheme}.post-hooks"]
+            assert not post.advisory  # §6: never filtered, whatever the type or source
+            assert all(ids == ["acme.match", "acme.none", "acme.other"]
+                       for ids in post.expect["candidates"].values())
+            before = found[f"{task_type}.{scheme}.before-create"]
+            want = before.expect["candidates"]["beforeCreate"]
+            if task_type in bt_types:  # not HTTP whatever the scheme: never filtered (§7)
+                assert not before.advisory and want == ["acme.match", "acme.none", "acme.other"]
+            elif task_type in http_types and scheme in ("http", "https"):
+                assert not before.advisory and want == ["acme.match"]
+            else:
+                assert before.advisory

@@ -292,6 +292,9 @@ PATH_MUTANTS = [
     ("tests.mutants.schemas.json_keys_unbounded:factory", "H4", ("dto.gen.limits.*.json-key-*",)),
     ("tests.mutants.runtime.audit_metadata_accepted:factory", "H6", ("rt.gen.role-effects.*",)),
     ("tests.mutants.runtime.first_patch_admitted:factory", "H17", ("rt.gen.source-positions.*",)),
+    # §6 rule 5 by the source URL's scheme: a BT/magnet task with an http(s) source filtered
+    ("tests.mutants.runtime.host_filter_by_scheme:factory", "H18",
+     ("rt.gen.eligibility.bt.http*", "rt.gen.eligibility.magnet.https.*")),
     ("tests.mutants.delivery.blocked_plugin_ends_batch:factory", "H15",
      ("dlv.gen.blocked-positions.*",)),
     # the round-robin cursor serves the plugin served last again first (§11)

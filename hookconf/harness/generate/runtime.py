@@ -1,6 +1,6 @@
-"""Generated runtime cases (§5.2, §6, §8): call graphs, failures in a chain, policy programs.
+"""Generated runtime cases (§5.2, §6, §8): call graphs, failures in a chain, policy programs, eligibility.
 
-Three templates, each expanding from the structure the spec gives rather than one example:
+The templates, each expanding from the structure the spec gives rather than one example:
 
 ``runtime.call-graphs`` (H22, §8)
     A call path ``p0 -> p1 -> … -> p(n-1)`` of every length up to ``maxLength``, closed by a
@@ -47,6 +47,15 @@ Three templates, each expanding from the structure the spec gives rather than on
     entry entering in the order it was enqueued among those not cancelled
     (:func:`hookconf.harness.runtime.checks.h2`) — and the expectations give each entry's
     outcome and how many were cancelled and entered.
+
+``runtime.eligibility`` (H18, §6, §7)
+    Every task type of the ``PluginTaskSnapshotV1.type`` enum × a source of every scheme
+    (http, https, ftp, magnet, a torrent path) × three plugins whose host permissions match
+    the source's host, name another host or are empty, asked for every hook's candidates:
+    §6 rule 5 filters exactly the ``beforeCreate`` of an HTTP-type task; a BT/magnet task's
+    ``beforeCreate`` and every finalize and post-hook keep all three, whatever the scheme.
+    What the spec leaves open (an ``ftp``/``metalink`` ``beforeCreate``, an HTTP task with a
+    non-HTTP source) is advisory.
 
 Every instance is an ordinary case (``runtime.scenario``, ``runtime.program`` or ``runtime.race``), seeded
 by ``--seed`` through the expander's ``rng``, and bounded by the template's params.
@@ -739,3 +748,107 @@ def _lane_outcomes(n: int, position: int, cause: str) -> tuple[dict[str, Any], i
         results["victim"] = {"status": "aborted", "code": STALE, "abortedBy": CALLER,
                              "failed": [{"pluginId": CALLER, "code": STALE}]}
     return results, (0 if position == 0 else 1), (n + 1 if position == 0 else n)
+
+
+# ------------------------------------------------------------------------------ eligibility matrix
+
+#: Source URLs a task may carry, by scheme: the HTTP pair, FTP, a magnet URI and a torrent path.
+ELIGIBILITY_SOURCES = {
+    "http": "http://media.example/a.bin",
+    "https": "https://media.example/a.bin",
+    "ftp": "ftp://media.example/a.bin",
+    "magnet": "magnet:?xt=urn:btih:" + "ab" * 20,
+    "torrent": "/torrents/a.torrent",
+}
+#: Three plugins declaring every hook: host permissions matching the HTTP sources' host, naming
+#: another host, and none at all.
+_ELIGIBILITY_HOSTS = {"acme.match": ["*://media.example/*"], "acme.other": ["https://other.example/*"],
+                      "acme.none": []}
+#: One role per hook, the same for every plugin, so §5.2 order is the lexical plugin id.
+_ELIGIBILITY_ROLES = {"beforeCreate": "resolve", "beforeFinalize": "post-process",
+                      "afterComplete": "audit", "onError": "audit"}
+_ELIGIBILITY_PARAMS = {"type": "object", "additionalProperties": False,
+                       "properties": {"sources": {"type": "array", "minItems": 1, "uniqueItems": True,
+                                                  "items": {"enum": sorted(ELIGIBILITY_SOURCES)}}}}
+
+
+def task_types() -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """``(every task type, HTTP types, BT types)`` read from the §9 schema tables: the
+    ``PluginTaskSnapshotV1.type`` enum, the ``type`` of ``BeforeCreateHttpContextV1`` and the
+    ``type`` enum of ``BeforeCreateBtContextV1`` (the two beforeCreate contexts of §9.3)."""
+    from hookconf.harness import tables
+
+    every = tuple(tables.DEFS["PluginTaskSnapshotV1"]["properties"]["type"]["enum"])
+    http = tables.DEFS["BeforeCreateHttpContextV1"]["properties"]["type"]
+    bt = tables.DEFS["BeforeCreateBtContextV1"]["properties"]["type"]
+    return every, tuple(http.get("enum", [http.get("const")])), tuple(bt.get("enum", [bt.get("const")]))
+
+
+@template("runtime.eligibility", params=_ELIGIBILITY_PARAMS)
+def eligibility(params: dict[str, Any], rng: random.Random) -> Iterator[Instance]:
+    """Every task type × source scheme × host permissions matching, not matching or absent,
+    over every hook: §6 rule 5 filters exactly the HTTP-type tasks' ``beforeCreate``."""
+    every, http_types, bt_types = task_types()
+    for task_type in every:
+        for scheme in params.get("sources", sorted(ELIGIBILITY_SOURCES)):
+            yield _eligibility_before_create(task_type, scheme, every, http_types, bt_types)
+            yield _eligibility_post_hooks(task_type, scheme, every)
+
+
+def _eligibility_given(task_type: str, scheme: str, every: tuple[str, ...], hooks: list[str]) -> dict[str, Any]:
+    plugins = [{"manifest": _manifest(pid, {h: _ELIGIBILITY_ROLES[h] for h in _ELIGIBILITY_ROLES},
+                                      activation=[f"onTaskType:{t}" for t in every], host=list(host))}
+               for pid, host in _ELIGIBILITY_HOSTS.items()]
+    task = {"taskId": "t1", "type": task_type, "sourceUrl": ELIGIBILITY_SOURCES[scheme], "filename": "a.bin"}
+    steps = [{"op": "candidates", "hook": h, "taskId": "t1", "as": h} for h in hooks]
+    return {"plugins": plugins, "tasks": [task], "steps": steps}
+
+
+def _eligibility_before_create(task_type: str, scheme: str, every: tuple[str, ...],
+                               http_types: tuple[str, ...], bt_types: tuple[str, ...]) -> Instance:
+    everyone = sorted(_ELIGIBILITY_HOSTS)
+    advisory = ""
+    if task_type in http_types:
+        filtered = True
+        want = ["acme.match"] if scheme in ("http", "https") else []
+        if scheme not in ("http", "https"):
+            advisory = (f"§6 rule 5 filters an HTTP beforeCreate resolver by the source URL selecting it, "
+                        f"but the spec does not say whether an {task_type} task may carry a {scheme} "
+                        "source, nor what a pattern matches against one")
+    else:
+        filtered = False
+        want = everyone
+        if task_type not in bt_types:
+            advisory = (f"§9.3 gives beforeCreate a context only for {'/'.join(http_types)} tasks "
+                        f"(BeforeCreateHttpContextV1) and {'/'.join(bt_types)} tasks "
+                        f"(BeforeCreateBtContextV1); whether an {task_type} task's beforeCreate is an "
+                        "HTTP resolver under §6 rule 5 the spec does not say")
+    rule = ("an HTTP-type task: rule 5 keeps only the resolvers whose hostPermissions match the source"
+            if filtered else
+            "not an HTTP-type task: rule 5 does not apply, whatever the source URL's scheme")
+    return Instance(
+        key=f"{task_type}.{scheme}.before-create",
+        title=f"beforeCreate candidates of a {task_type} task with a {scheme} source: {rule}",
+        kind="runtime.scenario", polarity="negative" if filtered else "positive",
+        given=_eligibility_given(task_type, scheme, every, ["beforeCreate"]),
+        expect={"candidates": {"beforeCreate": want}},
+        invariants=("H18",), spec="§6", advisory=advisory,
+        notes="§6 rule 5: 对 HTTP beforeCreate resolver，至少一个结构化 hostPermissions pattern 匹配用来"
+              "选择它的 source URL; §7: host permission 也不筛选非 HTTP 生命周期 Hook. What is HTTP is "
+              "the task type (the §9.3 beforeCreate context: BeforeCreateHttpContextV1 has type http), "
+              "never the source URL's scheme: a BT task whose torrent comes from an https URL is not "
+              "an HTTP resolver's task.")
+
+
+def _eligibility_post_hooks(task_type: str, scheme: str, every: tuple[str, ...]) -> Instance:
+    hooks = ["beforeFinalize", "afterComplete", "onError"]
+    return Instance(
+        key=f"{task_type}.{scheme}.post-hooks",
+        title=f"finalize and post-hook candidates of a {task_type} task with a {scheme} source: "
+              "never filtered by host permissions",
+        kind="runtime.scenario", polarity="positive",
+        given=_eligibility_given(task_type, scheme, every, hooks),
+        expect={"candidates": {h: sorted(_ELIGIBILITY_HOSTS) for h in hooks}},
+        invariants=("H18",), spec="§6",
+        notes="§6: beforeFinalize、afterComplete 与 onError 只根据 Hook 声明、task-type activation、role "
+              "和 capability grant 选择……绝不能通过 HTTP host pattern 过滤.")
