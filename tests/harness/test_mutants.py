@@ -120,6 +120,9 @@ FINALIZE_MUTANTS = [
      ("fin.refuse.target.parent-symlink",)),
     # a task file outside the source dropped by the rebase of the terminal transaction (§10.2)
     ("tests.mutants.finalize.rebase_drops_sidecar:factory", "H12", ("fin.rebase.file.distinct.*",)),
+    # a sibling named like the source plus a suffix rebased as if under it (§10.2)
+    ("tests.mutants.finalize.rebase_sibling_prefix:factory", "H12",
+     ("fin.rebase.file.distinct.sibling-prefix",)),
     # a path that became a symlink after planning taken to hold the recorded identity (§10.1)
     ("tests.mutants.finalize.unreadable_identity_matches:factory", "H23",
      ("fin.retype.file.distinct.*",)),

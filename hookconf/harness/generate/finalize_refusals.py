@@ -258,7 +258,9 @@ def finalize_rebase(params: dict[str, Any], rng: random.Random) -> Iterator[Inst
     """The task-file rebase of the terminal transaction when the task's files include a
     sidecar outside the source (``task.taskFiles``): a file and a tree, on one device and
     across devices, crashed at every operation; the committed task files are the source's
-    rebased under the target and the sidecar unchanged."""
+    rebased under the target and the sidecar unchanged.  A second case per source lists
+    files beside the source whose names merely start with its name (``<source>.srt``,
+    ``<source>2/x``, ``<source>-extra``): they are no descendants and keep their paths."""
     del params, rng
     for artifact, placement in (("file", "distinct"), ("tree", "distinct"),
                                 ("file", "cross-device"), ("tree", "cross-device")):
@@ -275,6 +277,19 @@ def finalize_rebase(params: dict[str, Any], rng: random.Random) -> Iterator[Inst
                        "path kept, in the one transaction", "runtime.finalize", "positive",
                        given, {"outcome": "completed"}, ("H12", "H13"), "§10.2",
                        notes=f"{_REBASE[0]}: {_REBASE[1]}")
+        # siblings whose names start with the source's name lie beside it, not under it:
+        # only "<source>" itself and "<source>/..." are rebased (§10.2)
+        given, _ = _case(artifact, placement, "none", "absent", "native")
+        siblings = [f"{src}.srt", f"{src}2/x", f"{src}-extra"]
+        given["tree"] += [{"path": p, "file": "a sibling the engine also wrote"}
+                          for p in siblings]
+        given["task"]["taskFiles"] = [*files, *siblings]
+        yield Instance(f"{artifact}.{placement}.sibling-prefix",
+                       f"finalize a {artifact} ({placement}) whose task also lists files "
+                       "beside the source whose names start with its name (.srt, 2/x, "
+                       "-extra): the source's files rebased, the siblings' paths kept",
+                       "runtime.finalize", "positive", given, {"outcome": "completed"},
+                       ("H12", "H13"), "§10.2", notes=f"{_REBASE[0]}: {_REBASE[1]}")
 
 
 _RETYPE = ("§10.1, §10.2", "每次 preserve、rename、copy、install、compensation 或 cleanup 动作前后，adapter "
