@@ -81,6 +81,9 @@ FINALIZE_MUTANTS = [
     ("tests.mutants.finalize.orchestrator_promotes:factory", "H9", ("fin.staging.file.distinct.one",)),
     ("tests.mutants.finalize.replacement_by_scan:factory", "H9", ("fin.staging.file.distinct.none-stray",)),
     ("tests.mutants.finalize.two_mappings_accepted:factory", "H9", ("fin.staging.file.distinct.two",)),
+    # the staged file compared with its record by size, not digest (§10.1)
+    ("tests.mutants.finalize.replacement_by_size:factory", "H9",
+     ("fin.refuse.staging.digest-same-size",)),
     ("tests.mutants.finalize.terminal_apart_from_phase:factory", "H12", ("fin.matrix.file.distinct",)),
     ("tests.mutants.finalize.terminal_before_install:factory", "H12", ("fin.matrix.file.distinct",)),
     ("tests.mutants.finalize.compensation_plain_rename:factory", "H10",

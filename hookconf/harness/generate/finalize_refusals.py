@@ -81,6 +81,13 @@ def _staged_identity() -> dict[str, Any]:
     return {"kind": "file", "size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
 
 
+def _other_digest() -> str:
+    """The SHA-256 of bytes as long as the staged file's but not its bytes (one flipped)."""
+    data = bytearray((_STAGED_TEXT * _STAGED_REPEAT).encode())
+    data[len(data) // 2] ^= 0x01
+    return hashlib.sha256(bytes(data)).hexdigest()
+
+
 def _base(src: str = "save/movie.part", *, staged: bool = False) -> dict[str, Any]:
     tree = [dict(_KEEP), *_artifact("file", src)]
     if staged:
@@ -123,6 +130,10 @@ _RECORDS: dict[str, tuple[str, Any]] = {
     "digest-short": ("the recorded SHA-256 is 63 hex digits",
                      lambda: _record(_mapping(identity=_file_identity(
                          sha256=_staged_identity()["sha256"][:-1])))),
+    "digest-same-size": ("the staged file's bytes differ from the recorded identity at the "
+                         "same size (the recorded SHA-256 is that of other bytes as long)",
+                         lambda: _record(_mapping(identity=_file_identity(
+                             sha256=_other_digest())))),
     "staged-gone": ("the mapped staged file no longer exists",
                     lambda: _record(_mapping(stagedPath=f"{_STAGE_DIR}/gone.mkv"))),
 }
