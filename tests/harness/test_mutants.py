@@ -118,6 +118,9 @@ FINALIZE_MUTANTS = [
      ("fin.quiesce.interlope.file.same.staged.source",)),
     # an outsider appends while the source is hashed: the stat before and after (§10.1)
     ("tests.mutants.finalize.identity_change_unchecked:factory", "H23", ("fin.read-change.file.*",)),
+    # only the sizes stat'ed before and after compared: a cut-and-restored file passes (§10.1)
+    ("tests.mutants.finalize.identity_size_ends_only:factory", "H23",
+     ("fin.read-change.file.distinct.truncate-restore",)),
     # a symlinked parent of the target resolved once, realpath-like (§10.1 no-follow)
     ("tests.mutants.finalize.target_parent_followed:factory", "H10",
      ("fin.refuse.target.parent-symlink",)),

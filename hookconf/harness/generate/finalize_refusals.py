@@ -13,8 +13,10 @@ its own case file entry's id below ``fin.refuse``.
 ``finalize.read-change`` has a writer outside the host (the lease does not stop it)
 append to a file while the candidate reads its identity: the source file, a file of a
 source tree, the staged replacement, and a file of a tree crossing devices between the
-identity walk and the manifest of its private copy.  §10.1: any change aborts or
-quarantines; a mixed snapshot is never accepted.
+identity walk and the manifest of its private copy; and a writer that cuts a file to half
+while it is read and writes its old size back with other bytes before the next stat (the
+sizes before and after agree).  §10.1: any change aborts or quarantines; a mixed snapshot
+is never accepted.
 """
 
 from __future__ import annotations
@@ -234,6 +236,21 @@ def finalize_read_change(params: dict[str, Any], rng: random.Random) -> Iterator
             yield Instance(f"{artifact}.{placement}",
                            f"finalize a {artifact} ({placement} paths): an outsider appends to "
                            f"{victim} while its identity is read: fail closed, bytes kept",
+                           "runtime.finalize", "negative", given, _failed(list(_READ_CODES)),
+                           ("H23", "H12", "H13"), "§10.1", notes=f"{_READ[0]}: {_READ[1]}")
+    # a writer that cuts the file while it is read and writes its old size back with
+    # other bytes before the next stat: the sizes before and after agree, the bytes read
+    # are not the file's (§10.1 "不能接受混合 snapshot")
+    for artifact in ("file", "tree"):
+        for placement in ("distinct", "same"):
+            given, _ = _case(artifact, placement, "none", "absent", "native")
+            src = given["task"]["sourcePath"]
+            victim = src if artifact == "file" else f"{src}/a.bin"
+            given["outsideAppend"] = {"path": victim, "mode": "truncate-restore", "nth": 0}
+            yield Instance(f"{artifact}.{placement}.truncate-restore",
+                           f"finalize a {artifact} ({placement} paths): an outsider cuts "
+                           f"{victim} while its identity is read and writes its old size "
+                           "back with other bytes: fail closed, bytes kept",
                            "runtime.finalize", "negative", given, _failed(list(_READ_CODES)),
                            ("H23", "H12", "H13"), "§10.1", notes=f"{_READ[0]}: {_READ[1]}")
     given, _ = _case("file", "distinct", "staged", "absent", "native")
