@@ -67,6 +67,9 @@ FINALIZE_MUTANTS = [
     ("tests.mutants.finalize.journal_after_first_change:factory", "H13", ("fin.matrix.file.cross-device",)),
     ("tests.mutants.finalize.recovery_trusts_phase:factory", "H13", ("fin.matrix.file.cross-device",)),
     ("tests.mutants.finalize.phase_before_fsync:factory", "H19", ("fin.matrix.file.cross-device",)),
+    # recovery journals a phase it found done before fsyncing its directories (§10.2, §10.3)
+    ("tests.mutants.finalize.recovery_records_unsynced:factory", "H19",
+     ("fin.matrix.file.cross-device",)),
     ("tests.mutants.finalize.copy_without_fsync:factory", "H19", ("fin.matrix.file.cross-device",)),
     ("tests.mutants.finalize.identity_follows_symlinks:factory", "H23", ("fin.matrix.symlink.distinct",)),
     ("tests.mutants.finalize.identity_ignores_empty_dirs:factory", "H23", ("fin.matrix.tree.*",)),
