@@ -545,21 +545,9 @@ def _process_crashes(run: _Run, faults: tuple[Fault, ...], trace: list[Any],
         unit = units[(index, "before")]
         run.ledger.tally(unit, processCrashes=1)
         label = f"process stop before {trace[index]}, recovered, power lost"
-        losses: list[Any] = []
-
-        def lose(at: int, when: str) -> None:
-            ev = traced.trace[at]
-            if ev.op in ("fsync", "fsync_dir") and ev.errno is None \
-                    and any(p.startswith(STATE_DIR) for p in ev.paths):
-                losses.append(traced.inner.crash())
-
         fired = outsiders.restore(sc)
-        run.conn.call("finalize.crash", {})
-        traced = FaultyVfs(state, probe=lose, probe_at=_Every())  # type: ignore[arg-type]
-        run.attach(ROOT, traced)
-        run.conn.attach_host(ROOT, ModelHost(traced.note))  # type: ignore[attr-defined]
         try:
-            run.conn.call("finalize.recover", ask)
+            losses = _recover_losing_power(run, state, ask)
         except CandidateReplyError as exc:
             run.note({"H13": [f"recovery failed: {exc.code}: {exc.message}"[:300]]}, label, unit)
             continue
@@ -570,6 +558,26 @@ def _process_crashes(run: _Run, faults: tuple[Fault, ...], trace: list[Any],
             seen = run.conn.call("finalize.state", {**ask, "taskId": run.task["taskId"]})
             found = checks.before_recovery(sc, seen, user_tree(lost), fired, run.forward)
             run.note({"H19": found["H19"]}, label, unit)
+
+
+def _recover_losing_power(run: _Run, state: Any, ask: dict[str, Any]) -> list[Any]:
+    """Recover ``state`` (a process stop's, volatile layer kept) once; returns the states a
+    power loss just after each of recovery's fsyncs of its state directory leaves.  Raises
+    :class:`CandidateReplyError` when recovery fails."""
+    losses: list[Any] = []
+    traced = FaultyVfs(state, probe=lambda at, when: lose(at), probe_at=_Every())  # type: ignore[arg-type]
+
+    def lose(at: int) -> None:
+        ev = traced.trace[at]
+        if ev.op in ("fsync", "fsync_dir") and ev.errno is None \
+                and any(p.startswith(STATE_DIR) for p in ev.paths):
+            losses.append(traced.inner.crash())
+
+    run.conn.call("finalize.crash", {})
+    run.attach(ROOT, traced)
+    run.conn.attach_host(ROOT, ModelHost(traced.note))  # type: ignore[attr-defined]
+    run.conn.call("finalize.recover", ask)
+    return losses
 
 
 def _replay(run: _Run, faults: tuple[Fault, ...], trace: list[Any],
