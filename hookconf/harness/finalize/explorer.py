@@ -340,7 +340,8 @@ def run_finalize(case: Case, conn: Connection, obs: Any, *, replay: bool = False
 def _record(base: dict[str, Any], ledger: Ledger) -> tuple[dict[str, Any], dict[str, Any]]:
     """The record (see the module docstring) and metrics of the crash points in ``ledger``."""
     metrics = {"crashPoints": ledger.count("crashPoints"), "crashStates": len(ledger.seen),
-               "statesGenerated": ledger.count("statesGenerated")}
+               "statesGenerated": ledger.count("statesGenerated"),
+               "processCrashes": ledger.count("processCrashes")}
     record = {"prepared": base["prepared"], "run": base["run"], "outcome": base["outcome"],
               "identity": base["identity"], "crashPoints": metrics["crashPoints"],
               "pointsTotal": base["pointsTotal"], "crashStates": metrics["crashStates"],
