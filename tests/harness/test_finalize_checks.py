@@ -353,6 +353,32 @@ def test_an_outsider_appending_once_is_an_outside_change_the_plan_must_see():
     assert checks.after_recovery(sc, {"status": "pending"}, moved, False, False)["H13"] == []
 
 
+def test_an_outsider_cutting_and_restoring_a_file_leaves_its_size_and_not_its_bytes():
+    from hookconf.harness.finalize.scenario import Appender
+
+    given = {**GIVEN, "tree": [{"path": "save/a.part", "file": "data", "repeat": 4}],
+             "outsideAppend": {"path": "save/a.part", "mode": "truncate-restore"}}
+    sc = FinalizeScenario.from_given(given)
+    vfs = sc.fresh()
+    cut, *back = sc.faults()
+    assert (cut.op, cut.nth, cut.path) == ("read", 0, "save/a.part")
+    assert sorted(f.op for f in back) == ["fstat", "lstat", "open"]
+    restore = back[0].mutate
+    assert isinstance(restore, Appender)
+    restore(vfs, ())  # nothing cut yet: nothing restored
+    assert sc.tampered == {}
+    cut.mutate(vfs, ())
+    cut.mutate(vfs, ())  # once
+    assert sc.tampered["save/a.part"] == b"datadata" and sc.disturbed(False)
+    restore(vfs, ())
+    restore(vfs, ())  # once
+    new = sc.tampered["save/a.part"]
+    assert len(new) == 16 and new != b"data" * 4
+    assert vfs.read(vfs.open("save/a.part"), 100, 0) == new
+    Appender("save/gone", b"x", sc.tampered, "truncate")(vfs, ())  # nothing there
+    assert "save/gone" not in sc.tampered
+
+
 def test_a_bent_request_replaces_only_the_fields_it_names():
     given = {**GIVEN, "request": {"taskId": "../escape"}}
     sc = FinalizeScenario.from_given(given)

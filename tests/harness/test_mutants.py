@@ -67,6 +67,9 @@ FINALIZE_MUTANTS = [
     ("tests.mutants.finalize.journal_after_first_change:factory", "H13", ("fin.matrix.file.cross-device",)),
     ("tests.mutants.finalize.recovery_trusts_phase:factory", "H13", ("fin.matrix.file.cross-device",)),
     ("tests.mutants.finalize.phase_before_fsync:factory", "H19", ("fin.matrix.file.cross-device",)),
+    # recovery journals a phase it found done before fsyncing its directories (§10.2, §10.3)
+    ("tests.mutants.finalize.recovery_records_unsynced:factory", "H19",
+     ("fin.matrix.file.cross-device",)),
     ("tests.mutants.finalize.copy_without_fsync:factory", "H19", ("fin.matrix.file.cross-device",)),
     ("tests.mutants.finalize.identity_follows_symlinks:factory", "H23", ("fin.matrix.symlink.distinct",)),
     ("tests.mutants.finalize.identity_ignores_empty_dirs:factory", "H23", ("fin.matrix.tree.*",)),
@@ -81,6 +84,9 @@ FINALIZE_MUTANTS = [
     ("tests.mutants.finalize.orchestrator_promotes:factory", "H9", ("fin.staging.file.distinct.one",)),
     ("tests.mutants.finalize.replacement_by_scan:factory", "H9", ("fin.staging.file.distinct.none-stray",)),
     ("tests.mutants.finalize.two_mappings_accepted:factory", "H9", ("fin.staging.file.distinct.two",)),
+    # the staged file compared with its record by size, not digest (§10.1)
+    ("tests.mutants.finalize.replacement_by_size:factory", "H9",
+     ("fin.refuse.staging.digest-same-size",)),
     ("tests.mutants.finalize.terminal_apart_from_phase:factory", "H12", ("fin.matrix.file.distinct",)),
     ("tests.mutants.finalize.terminal_before_install:factory", "H12", ("fin.matrix.file.distinct",)),
     ("tests.mutants.finalize.compensation_plain_rename:factory", "H10",
@@ -115,11 +121,17 @@ FINALIZE_MUTANTS = [
      ("fin.quiesce.interlope.file.same.staged.source",)),
     # an outsider appends while the source is hashed: the stat before and after (§10.1)
     ("tests.mutants.finalize.identity_change_unchecked:factory", "H23", ("fin.read-change.file.*",)),
+    # only the sizes stat'ed before and after compared: a cut-and-restored file passes (§10.1)
+    ("tests.mutants.finalize.identity_size_ends_only:factory", "H23",
+     ("fin.read-change.file.distinct.truncate-restore",)),
     # a symlinked parent of the target resolved once, realpath-like (§10.1 no-follow)
     ("tests.mutants.finalize.target_parent_followed:factory", "H10",
      ("fin.refuse.target.parent-symlink",)),
     # a task file outside the source dropped by the rebase of the terminal transaction (§10.2)
     ("tests.mutants.finalize.rebase_drops_sidecar:factory", "H12", ("fin.rebase.file.distinct.*",)),
+    # a sibling named like the source plus a suffix rebased as if under it (§10.2)
+    ("tests.mutants.finalize.rebase_sibling_prefix:factory", "H12",
+     ("fin.rebase.file.distinct.sibling-prefix",)),
     # a path that became a symlink after planning taken to hold the recorded identity (§10.1)
     ("tests.mutants.finalize.unreadable_identity_matches:factory", "H23",
      ("fin.retype.file.distinct.*",)),

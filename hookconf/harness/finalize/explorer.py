@@ -24,6 +24,11 @@
    ``durable`` and ``all``, see ``docs/protocol.md``), hands that state to the candidate, reads
    ``finalize.state``, runs ``finalize.recover`` twice and reads the state again.
    Identical post-crash states are judged once.
+   Then, for each chosen point just before a directory fsync of the run, the process
+   stops instead (nothing lost): a fresh candidate recovers that state and the power fails
+   after each fsync recovery makes of its state directory; each such state is judged by
+   H19 like a crash state (``_process_crashes``: recovery's own phase updates follow the
+   durability of what they name).
 3. **Judge.**  :mod:`hookconf.harness.finalize.checks` runs before and after recovery (H12
    on ``finalize.state``'s ``db`` view, H8 on bytes an outsider changed); the recorded
    run's trace is checked for the lease and quiesce order (H8) and for planning that
@@ -322,6 +327,7 @@ def run_finalize(case: Case, conn: Connection, obs: Any, *, replay: bool = False
         fired = outsiders.restore(sc)
         run.ledger.takes(unit)
         run.judge_state(state, fired, f"{label}, variant {variant}", unit, key)
+    _process_crashes(run, faults, trace, chosen)
     base = {"prepared": prepared, "run": answer, "outcome": outcome, "identity": identity,
             "pointsTotal": len(points), "variants": variants}
     record, metrics = _record(base, run.ledger)
@@ -334,7 +340,8 @@ def run_finalize(case: Case, conn: Connection, obs: Any, *, replay: bool = False
 def _record(base: dict[str, Any], ledger: Ledger) -> tuple[dict[str, Any], dict[str, Any]]:
     """The record (see the module docstring) and metrics of the crash points in ``ledger``."""
     metrics = {"crashPoints": ledger.count("crashPoints"), "crashStates": len(ledger.seen),
-               "statesGenerated": ledger.count("statesGenerated")}
+               "statesGenerated": ledger.count("statesGenerated"),
+               "processCrashes": ledger.count("processCrashes")}
     record = {"prepared": base["prepared"], "run": base["run"], "outcome": base["outcome"],
               "identity": base["identity"], "crashPoints": metrics["crashPoints"],
               "pointsTotal": base["pointsTotal"], "crashStates": metrics["crashStates"],
@@ -489,6 +496,89 @@ def _capture(run: _Run, faults: tuple[Fault, ...], trace: list[Any],
             run.note({"H13": ["the candidate never reached this operation: the finalization "
                               "is not deterministic"]}, f"crash {when} {trace[k]}", unit)
     return captured
+
+
+class _Every:
+    """A probe set holding every ``(index, "after")`` point."""
+
+    def __contains__(self, point: object) -> bool:
+        return isinstance(point, tuple) and point[1:] == ("after",)
+
+
+def _process_crashes(run: _Run, faults: tuple[Fault, ...], trace: list[Any],
+                     chosen: list[tuple[int, str]]) -> None:
+    """H19 for recovery's own phase updates (§10.2 "每个 phase 更新都发生在其所命名的文件系统状态
+    durable 之后"; §10.3 recovery journals the phases it finds done): the process stops (no
+    power loss) just before each directory fsync of the run among the chosen points, so the
+    files keep what is not yet durable; a fresh candidate recovers that state, and the power
+    fails just after each fsync recovery makes of its state directory.  Each such state
+    must be one the phase it records names as durable — :func:`checks.before_recovery`'s
+    H19 — which a recovery that journals a phase it found done without first fsyncing
+    that phase's directories fails.  Only forward runs (the phases' layouts are then
+    known); counted as ``processCrashes`` and judged at the unit of the chosen point."""
+    if not run.forward:
+        return
+    sc = run.sc
+    units = {point: unit for unit, point in reversed(list(enumerate(chosen)))}
+    points = [(k, when) for k, when in chosen
+              if when == "before" and trace[k].op == "fsync_dir"
+              and not any(p.startswith(STATE_DIR) or p.startswith(DATABASE)
+                          for p in trace[k].paths)]
+    points = [p for p in points if run.ledger.takes(units[p])]
+    if not points:
+        return
+    want = {k for k, _ in points}
+    stopped: list[tuple[int, Any, _Outsiders]] = []
+
+    def stop(index: int, when: str) -> None:
+        if index in want and when == "before":
+            stopped.append((index, model.clone(), _Outsiders.of(sc, vfs.trace[:index])))
+
+    model = sc.fresh()
+    vfs = FaultyVfs(model, FaultPlan(faults), probe=stop,
+                    probe_at=frozenset((k, "before") for k in want))
+    try:
+        run.drive(vfs)
+    except Exception:  # noqa: BLE001 - the recorded run's answer was judged already
+        pass
+    ask = {"root": ROOT, "stateDir": STATE_DIR, "database": DATABASE}
+    for index, state, outsiders in stopped:
+        unit = units[(index, "before")]
+        run.ledger.tally(unit, processCrashes=1)
+        label = f"process stop before {trace[index]}, recovered, power lost"
+        fired = outsiders.restore(sc)
+        try:
+            losses = _recover_losing_power(run, state, ask)
+        except CandidateReplyError as exc:
+            run.note({"H13": [f"recovery failed: {exc.code}: {exc.message}"[:300]]}, label, unit)
+            continue
+        for lost in losses:
+            run.conn.call("finalize.crash", {})
+            run.attach(ROOT, FaultyVfs(lost))
+            run.conn.attach_host(ROOT, ModelHost())  # type: ignore[attr-defined]
+            seen = run.conn.call("finalize.state", {**ask, "taskId": run.task["taskId"]})
+            found = checks.before_recovery(sc, seen, user_tree(lost), fired, run.forward)
+            run.note({"H19": found["H19"]}, label, unit)
+
+
+def _recover_losing_power(run: _Run, state: Any, ask: dict[str, Any]) -> list[Any]:
+    """Recover ``state`` (a process stop's, volatile layer kept) once; returns the states a
+    power loss just after each of recovery's fsyncs of its state directory leaves.  Raises
+    :class:`CandidateReplyError` when recovery fails."""
+    losses: list[Any] = []
+    traced = FaultyVfs(state, probe=lambda at, when: lose(at), probe_at=_Every())  # type: ignore[arg-type]
+
+    def lose(at: int) -> None:
+        ev = traced.trace[at]
+        if ev.op in ("fsync", "fsync_dir") and ev.errno is None \
+                and any(p.startswith(STATE_DIR) for p in ev.paths):
+            losses.append(traced.inner.crash())
+
+    run.conn.call("finalize.crash", {})
+    run.attach(ROOT, traced)
+    run.conn.attach_host(ROOT, ModelHost(traced.note))  # type: ignore[attr-defined]
+    run.conn.call("finalize.recover", ask)
+    return losses
 
 
 def _replay(run: _Run, faults: tuple[Fault, ...], trace: list[Any],

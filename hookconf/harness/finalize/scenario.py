@@ -181,17 +181,27 @@ class Tamper:
 @dataclass
 class Appender:
     """The case's ``outsideAppend``, a ``mutate-tree`` mutator: a writer outside the host
-    (the lease does not stop it) appends ``data`` durably to the regular file ``path``,
-    once, while the candidate reads an identity (§10.1 "文件 identity/stat 前后检查 …
-    用来发现 hash/copy 期间的变更").  ``tampered`` (the scenario's dict) records the file's
+    (the lease does not stop it) changes the regular file ``path`` durably, once, while
+    the candidate reads an identity (§10.1 "文件 identity/stat 前后检查 … 用来发现 hash/copy
+    期间的变更").  ``mode``: ``append`` adds ``data``; ``truncate`` cuts the file to half
+    its size (keeping ``size``, the old one); ``restore`` — armed after its ``peer``
+    truncated — writes the old size back with other bytes (``data`` repeated), so the
+    file ends as long as it began.  ``tampered`` (the scenario's dict) records the file's
     new bytes.  A plain value, like :class:`OutsideWriter`."""
 
     path: str
     data: bytes
     tampered: dict[str, bytes]
+    mode: str = "append"
+    peer: Appender | None = None
+    size: int = -1
 
     def __call__(self, vfs: Vfs, paths: tuple[str, ...]) -> None:
-        if self.path in self.tampered:
+        # what this run did so far lives in ``tampered`` alone (cleared before each run)
+        if self.mode != "restore" and self.path in self.tampered:
+            return
+        if self.mode == "restore" and (self.peer is None or self.path not in self.tampered
+                                       or len(self.tampered[self.path]) == self.peer.size):
             return
         try:
             st = vfs.lstat(self.path)
@@ -199,14 +209,25 @@ class Appender:
             return
         fh = vfs.open(self.path, "r+")
         old = vfs.read(fh, st.size, 0)
-        vfs.write(fh, self.data, st.size)
+        if self.mode == "truncate":
+            self.size, new = st.size, old[:st.size // 2]
+            vfs.truncate(fh, len(new))
+        elif self.mode == "restore":
+            size = self.peer.size if self.peer else st.size
+            new = (self.data * (size // max(len(self.data), 1) + 1))[:size]
+            vfs.write(fh, new, 0)
+        else:
+            new = old + self.data
+            vfs.write(fh, self.data, st.size)
         vfs.fsync(fh)
         vfs.close(fh)
-        self.tampered[self.path] = old + self.data
+        self.tampered[self.path] = new
 
 
 #: What :class:`Appender` adds to a file.
 _APPENDED = b"+bytes an outsider appended"
+#: What :class:`Appender` writes back over a file it cut to half (other bytes, same size).
+_REWRITTEN = b"#other bytes an outsider wrote back"
 
 
 @dataclass
@@ -543,10 +564,20 @@ class FinalizeScenario:
     def _append_faults(self) -> tuple[Fault, ...]:
         """The case's ``outsideAppend``: before the candidate's ``nth`` (default 1, the
         second) ``op`` (default ``read``) on ``at`` (default ``path``), an outsider appends
-        to ``path`` (:class:`Appender`)."""
+        to ``path`` (:class:`Appender`).  ``mode: truncate-restore``: before the ``nth``
+        (default 0, the first) such op it cuts ``path`` to half, and before the candidate's
+        next ``fstat``, ``lstat`` or ``open`` of ``path`` writes the old size back with other
+        bytes — a change the file's size before and after the read does not show."""
         spec = self.given.get("outsideAppend")
         if not spec:
             return ()
+        if spec.get("mode") == "truncate-restore":
+            cut = Appender(spec["path"], b"", self.tampered, "truncate")
+            back = Appender(spec["path"], _REWRITTEN, self.tampered, "restore", peer=cut)
+            return (Fault("mutate-tree", int(spec.get("nth", 0)), op=spec.get("op", "read"),
+                          path=spec.get("at", spec["path"]), mutate=cut),
+                    *(Fault("mutate-tree-each", 0, op=op, path=spec["path"], mutate=back)
+                      for op in ("fstat", "lstat", "open")))
         write = Appender(spec["path"], _APPENDED, self.tampered)
         return (Fault("mutate-tree", int(spec.get("nth", 1)), op=spec.get("op", "read"),
                       path=spec.get("at", spec["path"]), mutate=write),)

@@ -13,8 +13,10 @@ its own case file entry's id below ``fin.refuse``.
 ``finalize.read-change`` has a writer outside the host (the lease does not stop it)
 append to a file while the candidate reads its identity: the source file, a file of a
 source tree, the staged replacement, and a file of a tree crossing devices between the
-identity walk and the manifest of its private copy.  §10.1: any change aborts or
-quarantines; a mixed snapshot is never accepted.
+identity walk and the manifest of its private copy; and a writer that cuts a file to half
+while it is read and writes its old size back with other bytes before the next stat (the
+sizes before and after agree).  §10.1: any change aborts or quarantines; a mixed snapshot
+is never accepted.
 """
 
 from __future__ import annotations
@@ -81,6 +83,13 @@ def _staged_identity() -> dict[str, Any]:
     return {"kind": "file", "size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
 
 
+def _other_digest() -> str:
+    """The SHA-256 of bytes as long as the staged file's but not its bytes (one flipped)."""
+    data = bytearray((_STAGED_TEXT * _STAGED_REPEAT).encode())
+    data[len(data) // 2] ^= 0x01
+    return hashlib.sha256(bytes(data)).hexdigest()
+
+
 def _base(src: str = "save/movie.part", *, staged: bool = False) -> dict[str, Any]:
     tree = [dict(_KEEP), *_artifact("file", src)]
     if staged:
@@ -123,6 +132,10 @@ _RECORDS: dict[str, tuple[str, Any]] = {
     "digest-short": ("the recorded SHA-256 is 63 hex digits",
                      lambda: _record(_mapping(identity=_file_identity(
                          sha256=_staged_identity()["sha256"][:-1])))),
+    "digest-same-size": ("the staged file's bytes differ from the recorded identity at the "
+                         "same size (the recorded SHA-256 is that of other bytes as long)",
+                         lambda: _record(_mapping(identity=_file_identity(
+                             sha256=_other_digest())))),
     "staged-gone": ("the mapped staged file no longer exists",
                     lambda: _record(_mapping(stagedPath=f"{_STAGE_DIR}/gone.mkv"))),
 }
@@ -225,6 +238,21 @@ def finalize_read_change(params: dict[str, Any], rng: random.Random) -> Iterator
                            f"{victim} while its identity is read: fail closed, bytes kept",
                            "runtime.finalize", "negative", given, _failed(list(_READ_CODES)),
                            ("H23", "H12", "H13"), "§10.1", notes=f"{_READ[0]}: {_READ[1]}")
+    # a writer that cuts the file while it is read and writes its old size back with
+    # other bytes before the next stat: the sizes before and after agree, the bytes read
+    # are not the file's (§10.1 "不能接受混合 snapshot")
+    for artifact in ("file", "tree"):
+        for placement in ("distinct", "same"):
+            given, _ = _case(artifact, placement, "none", "absent", "native")
+            src = given["task"]["sourcePath"]
+            victim = src if artifact == "file" else f"{src}/a.bin"
+            given["outsideAppend"] = {"path": victim, "mode": "truncate-restore", "nth": 0}
+            yield Instance(f"{artifact}.{placement}.truncate-restore",
+                           f"finalize a {artifact} ({placement} paths): an outsider cuts "
+                           f"{victim} while its identity is read and writes its old size "
+                           "back with other bytes: fail closed, bytes kept",
+                           "runtime.finalize", "negative", given, _failed(list(_READ_CODES)),
+                           ("H23", "H12", "H13"), "§10.1", notes=f"{_READ[0]}: {_READ[1]}")
     given, _ = _case("file", "distinct", "staged", "absent", "native")
     staged = given["task"]["replacement"]["stagedPath"]
     given["outsideAppend"] = {"path": staged}
@@ -258,7 +286,9 @@ def finalize_rebase(params: dict[str, Any], rng: random.Random) -> Iterator[Inst
     """The task-file rebase of the terminal transaction when the task's files include a
     sidecar outside the source (``task.taskFiles``): a file and a tree, on one device and
     across devices, crashed at every operation; the committed task files are the source's
-    rebased under the target and the sidecar unchanged."""
+    rebased under the target and the sidecar unchanged.  A second case per source lists
+    files beside the source whose names merely start with its name (``<source>.srt``,
+    ``<source>2/x``, ``<source>-extra``): they are no descendants and keep their paths."""
     del params, rng
     for artifact, placement in (("file", "distinct"), ("tree", "distinct"),
                                 ("file", "cross-device"), ("tree", "cross-device")):
@@ -275,6 +305,19 @@ def finalize_rebase(params: dict[str, Any], rng: random.Random) -> Iterator[Inst
                        "path kept, in the one transaction", "runtime.finalize", "positive",
                        given, {"outcome": "completed"}, ("H12", "H13"), "§10.2",
                        notes=f"{_REBASE[0]}: {_REBASE[1]}")
+        # siblings whose names start with the source's name lie beside it, not under it:
+        # only "<source>" itself and "<source>/..." are rebased (§10.2)
+        given, _ = _case(artifact, placement, "none", "absent", "native")
+        siblings = [f"{src}.srt", f"{src}2/x", f"{src}-extra"]
+        given["tree"] += [{"path": p, "file": "a sibling the engine also wrote"}
+                          for p in siblings]
+        given["task"]["taskFiles"] = [*files, *siblings]
+        yield Instance(f"{artifact}.{placement}.sibling-prefix",
+                       f"finalize a {artifact} ({placement}) whose task also lists files "
+                       "beside the source whose names start with its name (.srt, 2/x, "
+                       "-extra): the source's files rebased, the siblings' paths kept",
+                       "runtime.finalize", "positive", given, {"outcome": "completed"},
+                       ("H12", "H13"), "§10.2", notes=f"{_REBASE[0]}: {_REBASE[1]}")
 
 
 _RETYPE = ("§10.1, §10.2", "每次 preserve、rename、copy、install、compensation 或 cleanup 动作前后，adapter "

@@ -232,6 +232,11 @@ def _print_crashes(report: Report, console: Console) -> None:
                   f"over {_scenarios(len(crashed))} (finalize: each recovered twice; delivery: restarted "
                   "twice, its terminals sent again) "
                   "(per case in --json: metrics)", markup=False, highlight=False, emoji=False)
+    stops = sum(r.observation.metrics.get("processCrashes", 0) for r in crashed)
+    if stops:
+        console.print(f"  process stops before a directory fsync, recovered, power lost after each "
+                      f"of recovery's journal fsyncs: {stops}", markup=False, highlight=False,
+                      emoji=False)
     mounted = [r for r in crashed if r.observation.metrics.get("crashRoute") == "mount"]
     if mounted:
         from hookconf.harness.finalize.mounted import MOUNT_POINTS
