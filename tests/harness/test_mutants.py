@@ -109,6 +109,9 @@ FINALIZE_MUTANTS = [
     # a replacement staged on a device of its own (§10.2: what reaches the target crosses)
     ("tests.mutants.finalize.replacement_device_from_source:factory", "H23",
      ("fin.matrix.file.distinct.staged.staging-own",)),
+    # a file of a private tree copy as long as its record taken for a cut copy (§10.3)
+    ("tests.mutants.finalize.tree_partial_equal_size:factory", "H8",
+     ("fin.quiesce.interlope.tree.cross-device.same-size",)),
     # an outsider's file at the private copy between a crash and recovery (§10.3 "只丢弃该身份")
     ("tests.mutants.finalize.private_discard_unchecked:factory", "H8",
      ("fin.quiesce.interlope.file.cross-device.larger",)),

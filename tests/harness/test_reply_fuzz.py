@@ -53,6 +53,7 @@ SAMPLE = (
     "dto.gen.worker-messages.log.stale",
     "rt.diag.pass-through",
     "builtin.gen.archives.url-resolver.flip.first",
+    "rt.gen.late-messages.capability.idle.aborted",
 )
 
 #: What a bent value may become.

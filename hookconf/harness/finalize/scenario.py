@@ -651,9 +651,12 @@ class FinalizeScenario:
         if shape and self.victim != "private":
             return self._displace(vfs, shape, state or {})
         tree = user_tree(vfs)
-        original = self.initial.get(self.task["sourcePath"])
-        # the source preserved at the rollback path is no private copy of the selected artifact
-        roots = [r for r in self.private_roots(tree) if tree[r] != original] if shape else []
+        # the source preserved at a rollback path is no private copy of the selected artifact
+        # (a replacement that differs from the source); a copy of the source itself is one
+        original = _under(self.initial, self.task["sourcePath"])
+        preserved = original != self.selected
+        roots = [r for r in self.private_roots(tree)
+                 if not (preserved and _under(tree, r) == original)] if shape else []
         if not roots:
             return {}
         root = roots[0]
@@ -763,9 +766,7 @@ class FinalizeScenario:
 
     def holds_selected(self, tree: UserTree) -> bool:
         """Whether the target holds exactly the selected artifact."""
-        tgt = self.target_in_tree or self.task["targetPath"]
-        under = {p[len(tgt):]: e for p, e in tree.items() if p == tgt or p.startswith(tgt + "/")}
-        return under == self.selected
+        return _under(tree, self.target_in_tree or self.task["targetPath"]) == self.selected
 
     def cleanable(self) -> set[str]:
         """User paths a completed finalization deletes: the obsolete source and the staged
@@ -797,6 +798,12 @@ class FinalizeScenario:
 
 def _folded(path: str) -> str:
     return "/".join(fold_name(part) for part in path.split("/"))
+
+
+def _under(tree: UserTree, root: str) -> UserTree:
+    """The entries of ``tree`` at and below ``root``, keyed by their path after ``root``
+    (``""`` for the root itself)."""
+    return {p[len(root):]: e for p, e in tree.items() if p == root or p.startswith(root + "/")}
 
 
 def _parent(path: str) -> str:
