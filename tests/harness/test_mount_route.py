@@ -44,7 +44,7 @@ def test_the_terminal_and_html_reports_count_the_mount_route(tmp_path, monkeypat
     page = tmp_path / "r.html"
     main(["run", "--no-embedded", "--corpus", CORPUS, "--case", "mnt.matrix.file.distinct",
           "--allow-not-covered", "--candidate", served("reference"), "--html", str(page)])
-    assert "through a FUSE mount: 1 scenarios, 1 of" in capsys.readouterr().out
+    assert "through a FUSE mount: 1 scenario, 1 of" in capsys.readouterr().out
     assert "1 scenario through a FUSE mount (1 of" in page.read_text()
 
 
