@@ -450,15 +450,15 @@ def _take_posted(entry: LaneEntry, ops: list[dict[str, Any]]) -> Exit | None:
     if not entry.posted:
         return None
     ops.extend(_posted_ops(entry))
-    for message in entry.posted:
-        entry.posted = []
-        if message.get("type") == "error":
-            return Exit(None, ErrorCode.WORKER_CRASHED, reason="error_exit")
-        effects = message.get("effects")
-        if not isinstance(effects, dict):
-            return Exit(None, ErrorCode.OUTPUT_INVALID, reason="exit_without_effects")
-        return _with_ops(Exit(dict(effects)), ops)
-    return None
+    if not entry.posted:
+        return None
+    message, entry.posted = entry.posted[0], []  # the first exit ends it; later ones are moot
+    if message.get("type") == "error":
+        return Exit(None, ErrorCode.WORKER_CRASHED, reason="error_exit")
+    effects = message.get("effects")
+    if not isinstance(effects, dict):
+        return Exit(None, ErrorCode.OUTPUT_INVALID, reason="exit_without_effects")
+    return _with_ops(Exit(dict(effects)), ops)
 
 
 def _with_ops(exit_: Exit, ops: list[dict[str, Any]]) -> Exit:

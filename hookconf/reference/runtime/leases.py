@@ -120,7 +120,6 @@ class CapabilityMixin:
         if entry is not None:
             entry.posted.append(dict(message))
         return {"accepted": True, "code": None}
-        yield  # pragma: no cover - a generator even when it never waits
 
     def _entry_of(self, plugin_id: str, invocation_id: str | None) -> LaneEntry | None:
         """The plugin's running entry if it runs ``invocation_id``."""
