@@ -78,10 +78,11 @@ def build() -> dict[str, bytes]:
     }
 
 
-def stale(out: Path = OUT) -> list[str]:
+def stale(out: Path = OUT, files: dict[str, bytes] | None = None) -> list[str]:
     """Names of the files under ``out`` that differ from a fresh export (or are missing),
-    and of ``*.json`` files there that the export does not write."""
-    files = build()
+    and of ``*.json`` files there that the export does not write.  ``files``: the export,
+    when already built."""
+    files = build() if files is None else files
     found = [name for name, data in files.items()
              if not (out / name).is_file() or (out / name).read_bytes() != data]
     extra = sorted(p.name for p in out.glob("*.json") if p.name not in files) if out.is_dir() else []
@@ -94,7 +95,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="compare with the committed files instead of writing them")
     args = parser.parse_args(argv)
     if args.check:
-        differing, wanted = stale(OUT), build()
+        wanted = build()
+        differing = stale(OUT, wanted)
         for name in differing:
             if name not in wanted:
                 said = "is not a table the reference exports"

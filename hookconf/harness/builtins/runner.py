@@ -87,7 +87,7 @@ def archive_request(given: dict[str, Any], builtins: dict[str, Builtin] | None =
     if "lockVersion" in given:
         row["version"] = given["lockVersion"]
     how = given.get("signature", "locked")
-    if how == "locked":
+    if how in ("locked", "not-base64"):  # not-base64: the locked signature, then a '!'
         signature = builtin.signature
     elif how == "other-builtin":
         other = next((b for b in builtins.values() if b.plugin_id != builtin.plugin_id), builtin)

@@ -245,13 +245,12 @@ def barrier_generations(params: dict[str, Any], rng: random.Random) -> Iterator[
                 yield _barrier_case(stage, generation, capability)
 
 
-def _call(capability: str, generation: str | None) -> dict[str, Any]:
+def _call(capability: str, generation: str) -> dict[str, Any]:
     message: dict[str, Any] = ({"type": "log", "level": "info", "message": "during barrier"}
                                if capability == "log" else
                                {"type": "capability", "capability": capability, "ms": 5})
     message["invocationId"] = _invocation(LANE, -1)
-    if generation is not None:
-        message["permissionGeneration"] = {"$generation": {"pluginId": LANE, "which": generation}}
+    message["permissionGeneration"] = {"$generation": {"pluginId": LANE, "which": generation}}
     return message
 
 

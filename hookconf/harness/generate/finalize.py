@@ -421,7 +421,6 @@ def _containment_case(what: str, key: str, path: str) -> tuple[dict[str, Any], d
         codes = ["plugin.finalize.staging_invalid", "plugin.finalize.plan_invalid"]
     else:
         task["targetPath"] = path
-        task["saveDir"] = "save"
         codes = "plugin.finalize.plan_invalid"  # type: ignore[assignment]
     given: dict[str, Any] = {"tree": tree, "task": task}
     if key.startswith("case"):

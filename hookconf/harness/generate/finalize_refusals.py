@@ -27,11 +27,10 @@ from collections.abc import Iterator
 from typing import Any
 
 from hookconf.harness.generate import Instance, template
-from hookconf.harness.generate.finalize import _METADATA_OPS, _artifact, _case
+from hookconf.harness.generate.finalize import _METADATA_OPS, _STAGE_DIR, _artifact, _case
 
 __all__: list[str] = []
 
-_STAGE_DIR = "staging/plugin-a"
 _STAGED = f"{_STAGE_DIR}/out.mkv"
 _STAGED_TEXT, _STAGED_REPEAT = "replacement output", 40
 _KEEP = {"path": "save/keep.txt", "file": "an unrelated file of the user"}

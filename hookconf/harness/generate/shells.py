@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from hookconf.harness.generate import Instance, template
+from hookconf.harness.generate.runtime import _manifest
 from hookconf.harness.shells.steps import RANKS, spec_step
 
 __all__ = ["BASE_CONFIG", "BREAKER_OPEN_MS", "BREAKER_THRESHOLDS", "HOOK_TIMEOUTS_MS", "order_pairs"]
@@ -75,10 +76,7 @@ _SPEC = ("§16: 创建且只创建一个共享插件 Hook runtime; Hook eligibil
 def _plugin(plugin_id: str, actions: list[dict[str, Any]]) -> dict[str, Any]:
     """A plugin with one optional ``beforeCreate`` hook (role ``enrich``: a failure or a skip
     never aborts the chain, §5.2) running the scripted ``actions``."""
-    return {"manifest": {"id": plugin_id, "version": "1.0.0", "engines": {"motrix": ">=2.0.0"},
-                         "activationEvents": ["onTaskType:http"],
-                         "hostPermissions": ["*://*.example.test/*"], "permissions": [],
-                         "contributes": {"hooks": {"beforeCreate": {"role": "enrich"}}}},
+    return {"manifest": _manifest(plugin_id, {"beforeCreate": "enrich"}, host=["*://*.example.test/*"]),
             "guest": {"hooks": {"beforeCreate": actions}}}
 
 
@@ -163,9 +161,7 @@ def _stop_plugin(state: str, n: int) -> tuple[dict[str, Any], list[dict[str, Any
     guest, wait, _ = STOP_STATES[state]
     pid = f"s{n}.{state}"
     host = f"{state}-{n}.example.test"
-    manifest = {"id": pid, "version": "1.0.0", "engines": {"motrix": ">=2.0.0"},
-                "activationEvents": ["onTaskType:http"], "hostPermissions": [f"*://{host}/*"],
-                "permissions": [], "contributes": {"hooks": {"beforeCreate": {"role": "enrich"}}}}
+    manifest = _manifest(pid, {"beforeCreate": "enrich"}, host=[f"*://{host}/*"])
     paths = [] if state == "inactive" else [
         {"path": "create", "taskId": f"t{n}", "sourceUrl": f"https://{host}/t{n}.bin",
          **({} if wait else {"wait": False})}]
