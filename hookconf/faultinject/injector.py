@@ -122,7 +122,7 @@ class FaultyVfs:
                 return fallback()
             return fn()
         except OSError as exc:
-            self.trace[index] = TraceEvent(index, op, paths, op in MUTATING_OPS, exc.errno)
+            self._failed(index, exc)
             raise
         finally:
             if self.probe is not None and (index, "after") in self.probe_at:

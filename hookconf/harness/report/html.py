@@ -17,6 +17,7 @@ from hookconf.harness.kinds import families_of
 from hookconf.harness.profiles import ProfileResult
 from hookconf.harness.report.model import STATUSES, InvariantResult, Report
 from hookconf.harness.report.text import clip, preview, visible
+from hookconf.harness.report.text import plural as _n
 
 __all__ = ["write_html"]
 
@@ -46,10 +47,6 @@ def _e(value: Any, *, multiline: bool = False) -> str:
     """Escape untrusted text (or any value, as JSON) for HTML: no markup survives."""
     text = value if isinstance(value, str) else preview(value, _VALUE_CHARS)
     return html.escape(visible(clip(text, _VALUE_CHARS), multiline=multiline))
-
-
-def _n(count: int, noun: str) -> str:
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 def _pre(value: Any) -> str:

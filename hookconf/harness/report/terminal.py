@@ -18,7 +18,7 @@ from hookconf.harness.engine import CaseResult
 from hookconf.harness.kinds import families_of
 from hookconf.harness.profiles import ProfileResult
 from hookconf.harness.report.model import STATUSES, InvariantResult, Report, _cases
-from hookconf.harness.report.text import clip, preview, visible
+from hookconf.harness.report.text import clip, plural, preview, visible
 
 __all__ = ["render_terminal"]
 
@@ -189,7 +189,7 @@ _LEFT_OUT = {"not_selected": "--case left these cases out",
 
 
 def _scenarios(count: int) -> str:
-    return f"{count} scenario" if count == 1 else f"{count} scenarios"
+    return plural(count, "scenario")
 
 
 def _print_explorer(report: Report, console: Console) -> None:

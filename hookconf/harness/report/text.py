@@ -26,7 +26,7 @@ import math
 import re
 from typing import Any
 
-__all__ = ["clip", "dumps_report", "json_safe", "preview", "visible"]
+__all__ = ["clip", "dumps_report", "json_safe", "plural", "preview", "visible"]
 
 #: C0 and C1 controls, DEL, lone surrogates, U+FFFE/U+FFFF, bidirectional embeddings,
 #: overrides and isolates.  Tab and newline are kept only in multi-line text.
@@ -49,6 +49,11 @@ def _escape(match: re.Match[str]) -> str:
     if code == 0x0D:
         return "\\r"
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def plural(count: int, noun: str) -> str:
+    """``"1 scenario"``, ``"2 scenarios"``: a count and its noun, plural by an ``s``."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 def visible(text: str, *, multiline: bool = False) -> str:
