@@ -192,8 +192,10 @@ def _load_roots(roots: Sequence[Path], seed: int) -> Corpus:
             result.problems.append(Problem(str(root), "", "no such file or folder"))
         elif root.is_dir() and root is not embedded.CASES and not _case_files([root]):
             result.problems.append(Problem(str(root), "", "folder holds no *.json case file"))
+    fixtures: dict[Path, Path] = {}  # every plugins/ folder the cases may use, once each
     for root in (r for r in roots if r.exists()):
         folders = plugin_folders(root)
+        fixtures.update({f.resolve(): f for f in folders if f.resolve() not in fixtures})
         for path in _case_files([root]):
             _load_file(path, folders, validator, template_validator, seen, digest, budget, seed, result)
     result.cases.sort(key=lambda c: c.id)
@@ -202,10 +204,7 @@ def _load_roots(roots: Sequence[Path], seed: int) -> Corpus:
     for name, raw in tables.files():
         digest.update(f"tables/{name}".encode() + b"\0" + raw + b"\0")
     # So are the fixture plugins the cases run (their manifests and code, every file).
-    folders: list[Path] = []
-    for root in (r for r in roots if r.exists()):
-        folders += [f for f in plugin_folders(root) if f.resolve() not in [g.resolve() for g in folders]]
-    for folder in folders:
+    for folder in fixtures.values():
         _digest_fixtures(folder, digest, result)
     result.digest = "sha256:" + digest.hexdigest()
     _fixture_problem.cache_clear()  # a later load sees the files as they are then
