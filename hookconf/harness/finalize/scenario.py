@@ -158,7 +158,7 @@ class Tamper:
             return
         fh = vfs.open(self.path, "r+")
         old = vfs.read(fh, size, 0)
-        new = bytes((b + 1) % 256 for b in old)  # as many bytes, each one other
+        new = _other(old)
         if st.nlink > 1:
             # another name of this file (a hard-linked install) is not the outsider's to
             # change: it puts a new file of the same size in this name's place instead
@@ -664,7 +664,6 @@ class FinalizeScenario:
         victim = root if tree[root][0] == "file" else (files[0] if files else root)
         want = self.selected.get(victim[len(root):])
         recorded = want[1] if want and want[0] == "file" else b"recorded bytes"
-        other = bytes((b + 1) % 256 for b in recorded)  # as many bytes, each one other
         mine = b"an outsider's own bytes, not a copy of anything"
         if tree[victim][0] == "directory":
             if shape == "kind" and not any(p.startswith(victim + "/") for p in tree):
@@ -679,7 +678,7 @@ class FinalizeScenario:
             self._plant(vfs, f"{victim}/outside.bin", mine)
         else:
             vfs.unlink(victim)
-            self._plant(vfs, victim, other + b"+outside" if shape == "larger" else other)
+            self._plant(vfs, victim, _other(recorded, shape))
         return dict(self.planted)
 
     def _displace(self, vfs: Vfs, shape: str, state: dict[str, Any]) -> UserTree:
@@ -710,8 +709,7 @@ class FinalizeScenario:
         vfs.rename_noreplace(victim, aside)
         vfs.fsync_dir(_parent(aside))
         self.planted[aside] = ("file", data)
-        other = bytes((b + 1) % 256 for b in data)  # as many bytes, each one other
-        self._plant(vfs, victim, other + b"+outside" if shape == "larger" else other)
+        self._plant(vfs, victim, _other(data, shape))
         return dict(self.planted)
 
     def _plant(self, vfs: Vfs, path: str, data: bytes) -> None:
@@ -798,6 +796,12 @@ class FinalizeScenario:
 
 def _folded(path: str) -> str:
     return "/".join(fold_name(part) for part in path.split("/"))
+
+
+def _other(data: bytes, shape: str = "same-size") -> bytes:
+    """As many bytes as ``data``, each one other (``same-size``); with ``larger`` then more."""
+    other = bytes((b + 1) % 256 for b in data)
+    return other + b"+outside" if shape == "larger" else other
 
 
 def _under(tree: UserTree, root: str) -> UserTree:
