@@ -49,6 +49,29 @@ MAX_LINE_BYTES = 8 * 1024 * 1024
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{},:]')
 _TOP_ID = re.compile(r"\s*(-?\d+)\s*[,}]")
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_LEAF = re.compile(r"\[\]|\{\}")
+
+
+def _may_nest_deeper(text: str, max_depth: int) -> bool:
+    """Whether the JSON text ``text`` may nest more than ``max_depth`` containers: ``False``
+    only when it surely does not.  Strings are cut out and what remains is reduced to its
+    brackets; each round removes every innermost pair (one regex pass, so exactly one level
+    of every branch), all in native code.  A text whose brackets do not pair up (not JSON,
+    or brackets inside a string the pattern missed) answers ``True``: the exact scan
+    decides."""
+    if text.count("[") + text.count("{") <= max_depth:
+        return False
+    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
+    for _ in range(max_depth):
+        peeled = _LEAF.sub("", brackets)
+        if not peeled:
+            return False
+        if len(peeled) == len(brackets):
+            return True
+        brackets = peeled
+    return True
 
 
 class JsonBoundsError(ValueError):
@@ -175,8 +198,7 @@ def loads(data: bytes | str, *, max_depth: int = MAX_DEPTH, max_bytes: int | Non
             size = len(text.encode("utf-8", "surrogatepass"))
             if size > max_bytes:
                 raise JsonBoundsError(f"is {size} bytes, more than {max_bytes}")
-    request_id = None
-    if text.count("[") + text.count("{") > max_depth:
+    if _may_nest_deeper(text, max_depth):
         pointer, request_id = _text_depth(text, max_depth)
         if pointer is not None:
             raise JsonBoundsError(f"nests deeper than {max_depth} levels", pointer,
@@ -184,6 +206,7 @@ def loads(data: bytes | str, *, max_depth: int = MAX_DEPTH, max_bytes: int | Non
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
+        request_id = _text_depth(text, max_depth)[1] if "id" in text else None
         raise JsonBoundsError(f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}",
                               request_id=request_id) from None
     except RecursionError:  # pragma: no cover - the scan above bounds the depth
@@ -214,9 +237,8 @@ def dumps(value: Any, *, max_depth: int = MAX_DEPTH, indent: int | None = None,
                           default=default)
     except (TypeError, ValueError, RecursionError):
         text = None  # the depth is judged first, as if it had been checked before
-    # A text with at most max_depth brackets (those inside strings count too) cannot nest
-    # deeper: only a value that might is walked for the pointer.
-    if text is None or text.count("[") + text.count("{") > max_depth:
+    # Only a value whose text may nest deeper is walked for the pointer.
+    if text is None or _may_nest_deeper(text, max_depth):
         pointer = depth_pointer(value, max_depth)
         if pointer is not None:
             raise JsonBoundsError(f"nests deeper than {max_depth} levels", pointer)

@@ -32,6 +32,7 @@ from hookconf.harness import generate, tables
 from hookconf.harness.fixtures import FixtureError, load_fixture, plugin_folders, plugin_ids
 from hookconf.harness.kinds import KINDS
 from hookconf.harness.markers import MarkerBudget, MarkerError, expand_markers
+from hookconf.harness.schemacheck import Schema
 
 __all__ = ["MAX_CASE_FILE_BYTES", "Case", "Corpus", "Problem", "load_corpus"]
 
@@ -96,9 +97,8 @@ class Corpus:
     digest: str = ""
 
 
-def _validator() -> jsonschema.Draft202012Validator:
-    schema = json.loads(embedded.SCHEMA.read_text(encoding="utf-8"))
-    return jsonschema.Draft202012Validator(schema)
+def _validator() -> Schema:
+    return Schema(json.loads(embedded.SCHEMA.read_text(encoding="utf-8")))
 
 
 def _case_files(paths: Iterable[Path]) -> list[Path]:
@@ -228,8 +228,8 @@ def _digest_fixtures(folder: Path, digest: Any, result: Corpus) -> None:
         result.problems.append(Problem(name, "", f"cannot read a fixture plugin: {exc.strerror or exc}"))
 
 
-def _load_file(path: Path, folders: tuple[Path, ...], validator: jsonschema.Draft202012Validator,
-               template_validator: jsonschema.Draft202012Validator, seen: dict[str, str],
+def _load_file(path: Path, folders: tuple[Path, ...], validator: Schema,
+               template_validator: Schema, seen: dict[str, str],
                digest: Any, budget: MarkerBudget, seed: int, result: Corpus) -> None:
     """Load one case file into ``result`` (cases, or problems with file and pointer)."""
     name = _display(path)
@@ -264,17 +264,16 @@ def _load_file(path: Path, folders: tuple[Path, ...], validator: jsonschema.Draf
             result.cases.append(case)
 
 
-def _template_validator() -> jsonschema.Draft202012Validator:
-    schema = json.loads(embedded.TEMPLATE_SCHEMA.read_text(encoding="utf-8"))
-    return jsonschema.Draft202012Validator(schema)
+def _template_validator() -> Schema:
+    return Schema(json.loads(embedded.TEMPLATE_SCHEMA.read_text(encoding="utf-8")))
 
 
 def _expand_template(
     entry: dict[str, Any],
     name: str,
     base: str,
-    template_validator: jsonschema.Draft202012Validator,
-    validator: jsonschema.Draft202012Validator,
+    template_validator: Schema,
+    validator: Schema,
     problems: list[Problem],
     seed: int,
     budget: MarkerBudget,
@@ -327,7 +326,7 @@ def _load_case(
     entry: Any,
     name: str,
     base: str,
-    validator: jsonschema.Draft202012Validator,
+    validator: Schema,
     problems: list[Problem],
     budget: MarkerBudget,
     folders: tuple[Path, ...],

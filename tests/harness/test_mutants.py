@@ -91,11 +91,17 @@ FINALIZE_MUTANTS = [
     ("tests.mutants.finalize.terminal_before_install:factory", "H12", ("fin.matrix.file.distinct",)),
     ("tests.mutants.finalize.compensation_plain_rename:factory", "H10",
      ("fin.db-faults.file.distinct.none.eio-fsync",)),
+    # an error after the commit point: compensated blind, or trusted before it is durable
+    ("tests.mutants.finalize.commit_error_compensates:factory", "H13",
+     ("fin.db-faults.file.distinct.none.eio-state-dir-fsync-2",)),
+    ("tests.mutants.finalize.commit_visible_not_durable:factory", "H13",
+     ("fin.db-faults.file.distinct.none.eio-state-dir-fsync-2",)),
     ("tests.mutants.finalize.tree_without_dirs:factory", "H23", ("fin.identity.pair.*",)),
     ("tests.mutants.finalize.tree_files_by_size:factory", "H23", ("fin.identity.pair.*",)),
     ("tests.mutants.finalize.copy_tree_without_dir_fsync:factory", "H19",
      ("fin.matrix.tree.cross-device",)),
     ("tests.mutants.finalize.copy_tree_parent_first:factory", "H19", ("fin.matrix.tree.cross-device",)),
+    ("tests.mutants.finalize.make_durable_preorder:factory", "H19", ("fin.matrix.tree.cross-device",)),
     ("tests.mutants.finalize.windows_utf8_order:factory", "H23", ("fin.platform.order.windows.distinct",)),
     ("tests.mutants.finalize.case_equivalent_as_distinct:factory", "H13", ("fin.casefold.file.equivalent",)),
     # a same-size rewrite of a tree entry before a cleanup deletion (§10.2, §10.3)
@@ -184,6 +190,8 @@ DELIVERY_MUTANTS = [
     ("tests.mutants.delivery.restart_charges_attempt:factory", "H14", ("dlv.gen.recovery.*",)),
     ("tests.mutants.delivery.prune_before_audit:factory", "H24", ("dlv.gen.crashes.crash.retention",)),
     ("tests.mutants.delivery.rollup_split:factory", "H24", ("dlv.gen.crashes.crash.tombstone-rollup",)),
+    ("tests.mutants.delivery.global_buckets_uncapped:factory", "H24",
+     ("dlv.gen.bounds.tombstones.global-buckets.*",)),
     # receipts pruned on their row cap only: a lowered byte cap binds first (§11)
     ("tests.mutants.delivery.receipt_bytes_unpruned:factory", "H24",
      ("dlv.gen.bounds.receipts.plugin-bytes.*",)),

@@ -101,7 +101,7 @@ class _Run:
         self.sc = FinalizeScenario.from_given(case.given)
         self.task = self.sc.task
         self.ledger = Ledger(case.id)
-        self.expect_completed = case.expect.get("outcome") == "completed"
+        self.expect_completed = case.expect.get("outcome") in ("completed", "open")
         self.forward = False  # set once the uncrashed run is known to complete
         self.prepare_end = 0  # trace length when finalize.prepare answered (last drive)
         self.busy_phases: set[Any] = set()  # phases recovered under a lease held elsewhere
@@ -231,7 +231,9 @@ class _Run:
             self.note({"H13": [f"recovery failed: {exc.code}: {exc.message}"[:300]],
                        "H10": checks.plain_renames(traced.trace, "recovery")}, at, unit, key)
             return
-        self.note({"H8": checks.recovery_lease_problems(traced.trace[start:])}, at, unit, key)
+        self.note({"H8": checks.recovery_lease_problems(traced.trace[start:]),
+                   "H19": checks.postorder_problems(self.sc, traced.trace[start:], "recovery")},
+                  at, unit, key)
         snap2 = snapshot(state_vfs)
         after = self.conn.call("finalize.state", {**ask, "taskId": self.task["taskId"]})
         tree = user_tree(state_vfs)
@@ -311,7 +313,8 @@ def run_finalize(case: Case, conn: Connection, obs: Any, *, replay: bool = False
                   or bool(sc.given.get("leaseHeld"))),
               "H9": checks.planning_problems(trace[:run.prepare_end])
               + checks.selection_problems(sc, prepared),
-              "H19": checks.renamed_root_synced(sc, trace)}, "the uncrashed run")
+              "H19": checks.renamed_root_synced(sc, trace)
+              + checks.postorder_problems(sc, trace, "the run")}, "the uncrashed run")
     identity = checks.identity_problems(sc, prepared)
     sc.installed_from = checks.install_sources(sc, trace)
     run.judge_state(model, bool(sc.fired), "the uncrashed run")

@@ -198,6 +198,54 @@ def _admission_cases() -> Iterator[Instance]:
                                        "steps": steps},
                    {"config": "accepted"}, ("H24",),
                    notes="§11: 'at most 32 daily buckets per plugin/reason plus one lifetime rollup'")
+    yield from _global_bucket_cases()
+
+
+_DAY_MS = 86_400_000
+
+
+def _global_bucket_cases() -> Iterator[Instance]:
+    """§11's global bucket bound at its limit and one past it (H24).
+
+    Buckets are unique per (plugin, hook, reason, UTC day) and each (plugin, reason) keeps at
+    most 32 daily ones, so the limit is reached without any lifetime rollup: every plugin of
+    ``globalBuckets / 32`` declares two post hooks and holds its one active row, and each of
+    16 days it is refused once per hook.  One past: one more plugin, refused on the last day,
+    makes bucket 8,193 — the oldest daily bucket must merge into the global overflow rollup,
+    every rejection still counted."""
+    hooks = ("afterComplete", "onError")
+    per_plugin = FIXED["dailyBucketsPerPluginReason"]  # 32: 16 days x 2 hooks
+    days = per_plugin // len(hooks)
+    plugins = [f"g{i:03d}" for i in range(FIXED["globalBuckets"] // per_plugin)]
+    steps: list[dict[str, Any]] = [
+        {"do": "install", "plugin": pid, "grants": ["http"], "requires": ["http"],
+         "hooks": list(hooks)} for pid in plugins]
+    steps.append({"do": "terminal", "task": "keep", "expect": {"admitted": plugins}})
+    for day in range(days):
+        steps += [{"do": "terminal", "task": f"d{day}-{hook}", "hook": hook,
+                   "expect": {"admitted": [], "permanent": []}} for hook in hooks]
+        if day < days - 1:
+            steps.append({"do": "advance", "ms": _DAY_MS})
+    config = {"pluginActiveRows": 1, "maxActiveAgeMs": 2592000000}
+    notes = ("§11: 'Buckets are unique per (pluginId, hook, reason, UTC day) ... at most 32 daily "
+             "buckets per plugin/reason plus one lifetime rollup, and at most 8,192 buckets "
+             "globally plus one global overflow rollup; old buckets merge into the rollups' "
+             "(Chinese text: 全局最多 8,192 bucket 加一个 global overflow rollup)")
+    limit = FIXED["globalBuckets"]
+    yield Instance(f"tombstones.global-buckets.{limit}.at", f"{len(plugins)} plugins refused on "
+                   f"both post hooks for {days} days: exactly {limit} daily buckets, every "
+                   "rejection counted", _KIND, "positive", {"config": config, "steps": steps},
+                   {"config": "accepted"}, ("H24",), notes=notes)
+    late = "g-late"
+    over = steps + [
+        {"do": "install", "plugin": late, "grants": ["http"], "requires": ["http"],
+         "hooks": ["afterComplete"]},
+        {"do": "terminal", "task": "keep-late", "expect": {"admitted": [late]}},
+        {"do": "terminal", "task": "last", "expect": {"admitted": [], "permanent": []}}]
+    yield Instance(f"tombstones.global-buckets.{limit}.over", f"one more plugin refused on the "
+                   f"last day: bucket {limit + 1} merges the oldest daily bucket into the global "
+                   "overflow rollup, every rejection counted", _KIND, "negative",
+                   {"config": config, "steps": over}, {"config": "accepted"}, ("H24",), notes=notes)
 
 
 # ---- receipt quotas: each of the four binds first (H24) ----------------------------------
@@ -317,8 +365,7 @@ QUOTA_CASES: dict[str, tuple[str, ...] | str] = {
     "dailyBucketsPerPluginReason": ("tombstones.daily-buckets", "crash.tombstone-rollup"),
     "tombstoneBucketMaxBytes": "a bucket's stored size is not observable over the protocol; its "
                                "shape holds only a count and the first and last occurrence and time",
-    "globalBuckets": "not generated: 8,193 buckets need 257 plugins rejected on each of 32 days "
-                     "(the daily cap is per plugin and reason); checked in every state instead",
+    "globalBuckets": ("tombstones.global-buckets.",),
     "postHardBudgetBytes": "cannot bind first under v1: the largest global active (512 MiB) and "
                            "receipt (40 MiB) quotas stay below 1 GiB",
     "coreReserveBytes": "not observable over the delivery protocol (no operation reports the "

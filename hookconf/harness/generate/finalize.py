@@ -691,13 +691,35 @@ _MOVE_BACK_CODES = ("plugin.finalize.db_commit_failed", "plugin.finalize.target_
                     "plugin.finalize.recovery_quarantined")
 
 
+#: I/O errors at the steps of the commit a candidate's database may make durable late: each
+#: directory fsync of the state directory (one may follow the commit point, e.g. SQLite's
+#: rollback-journal deletion under synchronous=EXTRA: the commit is visible, its
+#: acknowledgement an error) and the journal's deletion itself.  Whichever outcome the
+#: candidate gives, the crash-state oracles judge every state it leaves.
+_ACK_FAULTS = {**{f"eio-state-dir-fsync-{n}": {"name": "fsync-dir-eio-transient", "op": "fsync_dir",
+                                               "path": "motrix-state", "nth": n}
+                  for n in range(4)},
+               "eio-journal-unlink": {"name": "eio-transient", "op": "unlink",
+                                      "path": "motrix-state/motrix.db-journal"}}
+_ACK_ROUTES = (("file", "distinct", "none"), ("file", "same", "staged"),
+               ("tree", "distinct", "none"), ("file", "cross-device", "none"))
+_ACK = ("§10.2, §10.3", "每个 phase 更新都发生在其所命名的文件系统状态 durable 之后 (every phase "
+                        "update occurs after the state it names is durable); db_committed: keep "
+                        "the committed target and finish cleanup; if the database commit fails, "
+                        "only a target whose identity matches the journal is deleted and the "
+                        "recorded source restored. A commit that is visible although the "
+                        "database reported an error is committed: compensating it leaves the "
+                        "task Completed over files moved back.")
+
+
 @template("finalize.db-faults", params={
     "type": "object", "additionalProperties": False,
     "properties": {"maxPoints": {"type": "integer", "minimum": 0, "maximum": 2000}}})
 def finalize_db_faults(params: dict[str, Any], rng: random.Random) -> Iterator[Instance]:
     """The terminal transaction fails (an I/O error on the database's fsync, a full disk
     under its rollback journal) on each route: ``db_commit_failed``, compensated, none of
-    the transaction's rows visible (§10.3)."""
+    the transaction's rows visible (§10.3).  Then an I/O error at each durability step the
+    commit may take late (:data:`_ACK_FAULTS`): the outcome is open, the states are judged."""
     del rng
     for artifact, placement, replacement in _DB_ROUTES:
         for fault, spec in _DB_FAULTS.items():
@@ -729,6 +751,21 @@ def finalize_db_faults(params: dict[str, Any], rng: random.Random) -> Iterator[I
                        "move-back", "runtime.finalize", "negative", given,
                        {"outcome": "failed", "code": list(_MOVE_BACK_CODES)},
                        ("H10", "H13"), "§10.2", notes=f"{_MOVE_BACK[0]}: {_MOVE_BACK[1]}")
+    for artifact, placement, replacement in _ACK_ROUTES:
+        for fault, spec in _ACK_FAULTS.items():
+            given, _ = _case(artifact, placement, replacement, "absent", "native")
+            given["faults"] = [dict(spec)]
+            if "maxPoints" in params:
+                given["explore"] = {"maxPoints": params["maxPoints"]}
+            rep = ", with a staged replacement" if replacement == "staged" else ""
+            yield Instance(f"{artifact}.{placement}.{replacement}.{fault}",
+                           f"finalize a {artifact} ({placement}{rep}): an I/O error at a "
+                           f"durability step of the commit ({fault}); completed or failed, "
+                           "the database, the journal and the files agree in every state",
+                           "runtime.finalize", "negative", given,
+                           {"outcome": "open", "code": ["plugin.finalize.db_commit_failed",
+                                                        "plugin.finalize.file_commit_failed"]},
+                           ("H12", "H13", "H19"), "§10.2", notes=f"{_ACK[0]}: {_ACK[1]}")
 
 
 

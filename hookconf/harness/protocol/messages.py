@@ -13,9 +13,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import jsonschema
-
 from hookconf.boundedjson import escape_surrogates
+from hookconf.harness.schemacheck import Schema
 
 __all__ = [
     "OPS",
@@ -93,8 +92,8 @@ class OpSpec:
 
     name: str
     family: str
-    args: jsonschema.Draft202012Validator
-    result: jsonschema.Draft202012Validator
+    args: Schema
+    result: Schema
 
 
 def _load(name: str) -> dict[str, Any]:
@@ -109,8 +108,8 @@ def _compile_ops() -> dict[str, OpSpec]:
         ops[name] = OpSpec(
             name=name,
             family=spec["family"],
-            args=jsonschema.Draft202012Validator({"$defs": defs, **spec["args"]}),
-            result=jsonschema.Draft202012Validator({"$defs": defs, **spec["result"]}),
+            args=Schema({"$defs": defs, **spec["args"]}),
+            result=Schema({"$defs": defs, **spec["result"]}),
         )
     return ops
 
@@ -119,9 +118,9 @@ OPS: dict[str, OpSpec] = _compile_ops()
 
 
 @cache
-def _message_validator(name: str) -> jsonschema.Draft202012Validator:
+def _message_validator(name: str) -> Schema:
     doc = _load("messages.schema.json")
-    return jsonschema.Draft202012Validator({"$defs": doc["$defs"], "$ref": f"#/$defs/{name}"})
+    return Schema({"$defs": doc["$defs"], "$ref": f"#/$defs/{name}"})
 
 
 #: Verdicts of :func:`_first_error` by (validator, canonical JSON text of the value): a
@@ -133,7 +132,7 @@ _MEMO_SIZE = 4096
 _MEMO_TEXT = 4096
 
 
-def _first_error(validator: jsonschema.Draft202012Validator, value: Any,
+def _first_error(validator: Schema, value: Any,
                  text: str | None = None) -> str | None:
     """The first schema error of ``value`` (``None``: valid).  ``text``: the JSON text
     ``value`` was read from or is sent as, when the caller has it: it serves as the memo
@@ -148,7 +147,7 @@ def _first_error(validator: jsonschema.Draft202012Validator, value: Any,
     key = (id(validator), text) if text is not None and len(text) <= _MEMO_TEXT else None
     if key is not None and key in _MEMO:
         return _MEMO[key]
-    error = jsonschema.exceptions.best_match(validator.iter_errors(value))
+    error = validator.best_error(value)
     found = None
     if error is not None:
         where = "/" + "/".join(str(p) for p in error.absolute_path)

@@ -304,11 +304,22 @@ class DeliveryQueue:
             "ORDER BY day, hook", (plugin_id, reason)).fetchall()
         for old_hook, old_day in daily[:max(0, len(daily) - FIXED["dailyBucketsPerPluginReason"])]:
             self._merge_bucket((plugin_id, old_hook, reason, old_day), (plugin_id, "*", reason))
-        buckets = self.db.execute(
-            "SELECT plugin_id, hook, reason, day FROM tombstones WHERE plugin_id != ? "
-            "ORDER BY day, plugin_id, hook", (GLOBAL,)).fetchall()
-        excess = len(buckets) - FIXED["globalBuckets"]
-        for key in [b for b in buckets if b[3] >= 0][:max(0, excess)]:
+        self._cap_global()
+
+    def _cap_global(self) -> None:
+        """§11 "at most 8,192 buckets globally plus one global overflow rollup": while more
+        buckets than that stand outside the global rollup, the oldest daily ones (by day,
+        then plugin and hook) merge into it.  Counted in SQL: the table holds up to 8,192
+        rows and this runs for every rejection."""
+        (count,) = self.db.execute("SELECT count(*) FROM tombstones WHERE plugin_id != ?",
+                                   (GLOBAL,)).fetchone()
+        excess = count - FIXED["globalBuckets"]
+        if excess <= 0:
+            return
+        oldest = self.db.execute(
+            "SELECT plugin_id, hook, reason, day FROM tombstones WHERE plugin_id != ? AND day >= 0 "
+            "ORDER BY day, plugin_id, hook LIMIT ?", (GLOBAL, excess)).fetchall()
+        for key in oldest:
             self._merge_bucket(tuple(key), (GLOBAL, "*", "*"))
 
     def _merge_bucket(self, key: tuple[Any, ...], into: tuple[str, str, str]) -> None:

@@ -226,7 +226,14 @@ class Executor:
         """Record ``db_committed``; on a database error, compensate (§10.3: "If the
         database commit fails, only a target whose strong identity matches the journal is
         deleted and the recorded source restored") unless the commit is visible after
-        all.  Returns the failure outcome, or ``None`` when committed."""
+        all.  Returns the failure outcome, or ``None`` when committed.
+
+        A commit that is visible although SQLite reported an error (its rollback journal
+        was deleted, then the directory fsync that makes the deletion durable failed) is
+        made durable first — the database's directory fsynced again — since every later
+        phase assumes it (§10.2: "every phase update occurs after the filesystem state it
+        names is durable"); should that fsync fail too, the ``OSError`` leaves the journal
+        for recovery, nothing cleaned."""
         try:
             self.record(event)
             return None
@@ -236,6 +243,7 @@ class Executor:
             except db.DbError:
                 final = None
             if final is not None:
+                self.vfs.fsync_dir(parent_of(self.store.database))
                 self.state, _ = j.step(self.state, event)
                 return None
             return self._fail(index, ErrorCode.DB_COMMIT_FAILED, f"database commit: {exc}")

@@ -1,0 +1,81 @@
+"""JSON Schema checks of what hookconf reads: native-speed verdicts, ``jsonschema``'s messages.
+
+Every case file, template entry and candidate reply is checked against a Draft 2020-12
+schema (``hookconf/corpus/schema``, ``hookconf/harness/protocol/schemas``).  ``jsonschema``
+walks a value in Python — about a second for a ``delivery.state`` holding §11's 8,192
+tombstone buckets — while ``jsonschema-rs`` decides validity in native code about a thousand
+times faster.  A :class:`Schema` asks ``jsonschema-rs`` first; only when it finds the value
+invalid, or cannot take it, does ``jsonschema`` walk the value, so every error reported is
+``jsonschema``'s (its ``best_match`` and its wording) and a value ``jsonschema`` accepts is
+never refused.
+
+``jsonschema-rs`` is not asked about a value nested deeper than :data:`NATIVE_DEPTH`
+containers (it recurses natively and would overflow its stack) or one it cannot convert
+(a lone surrogate in a string raises ``UnicodeEncodeError``): ``jsonschema`` alone decides
+those.  ``tests/harness/test_schemacheck.py`` holds the two libraries to the same verdicts
+on every case and template entry of the corpus and on values that break each schema.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import jsonschema
+import jsonschema_rs
+
+__all__ = ["NATIVE_DEPTH", "Schema"]
+
+#: The deepest nesting (containers) handed to ``jsonschema-rs``; anything deeper is
+#: ``jsonschema``'s alone.  Protocol messages are bounded at 128 before they are parsed.
+NATIVE_DEPTH = 512
+
+
+def _deeper(value: dict[str, Any] | list[Any], limit: int) -> bool:
+    """Whether ``value`` nests more than ``limit`` containers (iterative, any depth)."""
+    level: list[Any] = [value]
+    for _ in range(limit):
+        level = [child for node in level
+                 for child in (node.values() if isinstance(node, dict) else node)
+                 if isinstance(child, (dict, list))]
+        if not level:
+            return False
+    return True
+
+
+class Schema:
+    """One Draft 2020-12 schema, compiled for both libraries.
+
+    ``schema``: the schema document (a dict).  Raises ``jsonschema.SchemaError`` for a
+    schema that is not one."""
+
+    __slots__ = ("schema", "validator", "_native")
+
+    def __init__(self, schema: dict[str, Any]) -> None:
+        jsonschema.Draft202012Validator.check_schema(schema)
+        self.schema = schema
+        self.validator = jsonschema.Draft202012Validator(schema)
+        self._native = jsonschema_rs.Draft202012Validator(schema)
+
+    def _natively_valid(self, value: Any) -> bool:
+        """Whether ``jsonschema-rs`` accepts ``value`` (``False``: it refuses, or cannot say)."""
+        if isinstance(value, (dict, list)) and _deeper(value, NATIVE_DEPTH):
+            return False
+        try:
+            return bool(self._native.is_valid(value))
+        except (ValueError, TypeError, OverflowError):  # UnicodeEncodeError is a ValueError
+            return False
+
+    def is_valid(self, value: Any) -> bool:
+        """Whether ``value`` is valid."""
+        return self._natively_valid(value) or self.validator.is_valid(value)
+
+    def iter_errors(self, value: Any) -> Iterator[jsonschema.ValidationError]:
+        """``jsonschema``'s errors of ``value`` (none when it is valid)."""
+        if self._natively_valid(value):
+            return iter(())
+        return self.validator.iter_errors(value)
+
+    def best_error(self, value: Any) -> jsonschema.ValidationError | None:
+        """``jsonschema``'s ``best_match`` among the errors of ``value`` (``None``: valid)."""
+        return jsonschema.exceptions.best_match(self.iter_errors(value))
