@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import enum
 import errno
+import functools
 import os
 from dataclasses import dataclass
 from typing import NamedTuple, Protocol, runtime_checkable
@@ -105,11 +106,16 @@ class Publication(enum.Enum):
     LINKED = "linked"
 
 
+#: ``os.strerror``, each code's message looked up once (a model file system raises
+#: ``ENOENT`` for every probe of a missing name: SQLite's hot-journal checks)
+_strerror = functools.cache(os.strerror)
+
+
 def fs_error(code: int, path: str, path2: str | None = None) -> OSError:
     """Build the ``OSError`` a Vfs raises: real ``errno`` ``code``, message, filename(s)."""
     if path2 is None:
-        return OSError(code, os.strerror(code), path)
-    return OSError(code, os.strerror(code), path, None, path2)
+        return OSError(code, _strerror(code), path)
+    return OSError(code, _strerror(code), path, None, path2)
 
 
 def split_path(path: str) -> tuple[str, ...]:

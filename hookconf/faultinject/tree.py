@@ -35,6 +35,13 @@ def collisions(names: Iterable[str]) -> list[list[str]]:
     return sorted(sorted(g) for g in groups.values() if len(g) > 1)
 
 
+#: the kinds as module globals: reading an Enum member through its class costs a
+#: descriptor call, and the model tests kinds on every path component it resolves
+_DIR, _FILE, _SYMLINK, _FIFO = Kind.DIR, Kind.FILE, Kind.SYMLINK, Kind.FIFO
+#: a :class:`Stat` from its full tuple, without the named tuple's Python-level ``__new__``
+_stat = tuple.__new__
+
+
 @dataclass(frozen=True, slots=True)
 class _Meta:
     kind: Kind
@@ -47,7 +54,7 @@ class InodeTree:
 
     def __init__(self, *, fold_names: bool = False) -> None:
         self.fold_names = fold_names
-        self._meta: dict[int, _Meta] = {ROOT_INO: _Meta(Kind.DIR, 1)}
+        self._meta: dict[int, _Meta] = {ROOT_INO: _Meta(_DIR, 1)}
         self._next_ino = ROOT_INO + 1
         self._mounts: set[int] = set()
         self._load_layer(Layer({ROOT_INO: {}}, {}))
@@ -79,7 +86,7 @@ class InodeTree:
         ino = self._next_ino
         self._next_ino += 1
         self._meta[ino] = _Meta(kind, dev, target)
-        if kind is Kind.DIR:
+        if kind is _DIR:
             self._vol.entries[ino] = {}
         return ino
 
@@ -91,13 +98,13 @@ class InodeTree:
                 self._unref(old[1])
             if m.ino is not None:
                 self._nlink[m.ino] = self._nlink.get(m.ino, 0) + 1
-                if self._meta[m.ino].kind is Kind.DIR:
+                if self._meta[m.ino].kind is _DIR:
                     self._parent[m.ino] = m.dir
         elif isinstance(m, Move):
             old = self._vol.entries[m.dst_dir].get(m.dst_key)
             if old is not None and old[1] != m.ino:
                 self._unref(old[1])
-            if self._meta[m.ino].kind is Kind.DIR:
+            if self._meta[m.ino].kind is _DIR:
                 self._parent[m.ino] = m.dst_dir
         self._vol.apply(m)
         self._pending.append(m)
@@ -105,7 +112,7 @@ class InodeTree:
 
     def _unref(self, ino: int) -> None:
         self._nlink[ino] -= 1
-        if self._meta[ino].kind is Kind.DIR:
+        if self._meta[ino].kind is _DIR:
             self._dead.add(ino)
 
     def _at(self, at: DirHandle | None) -> int:
@@ -124,20 +131,21 @@ class InodeTree:
         return ino, isinstance(h, DirHandle)
 
     def _lookup(self, d: int, name: str) -> int | None:
-        hit = self._vol.entries[d].get(self._key(name))
+        hit = self._vol.entries[d].get(fold_name(name) if self.fold_names else name)
         return None if hit is None else hit[1]
 
     def _walk(self, d: int, comps: tuple[str, ...], path: str) -> int:
+        """The directory ``comps`` names from directory ``d`` (every component a directory
+        entry, none a symlink); ``ENOENT``, ``ELOOP``, ``ENOTDIR`` name ``path``."""
+        entries, meta_of, fold = self._vol.entries, self._meta, self.fold_names
         for comp in comps:
-            ino = self._lookup(d, comp)
-            if ino is None:
+            hit = entries[d].get(fold_name(comp) if fold else comp)
+            if hit is None:
                 raise fs_error(errno.ENOENT, path)
-            kind = self._meta[ino].kind
-            if kind is Kind.SYMLINK:
-                raise fs_error(errno.ELOOP, path)
-            if kind is not Kind.DIR:
-                raise fs_error(errno.ENOTDIR, path)
-            d = ino
+            kind = meta_of[hit[1]].kind
+            if kind is not _DIR:
+                raise fs_error(errno.ELOOP if kind is _SYMLINK else errno.ENOTDIR, path)
+            d = hit[1]
         return d
 
     def _parent_of(self, path: str, at: DirHandle | None) -> tuple[int, str]:
@@ -145,25 +153,29 @@ class InodeTree:
         comps = split_path(path)
         if not comps:
             raise fs_error(errno.EINVAL, path)
-        return self._walk(self._at(at), comps[:-1], path), comps[-1]
+        d = ROOT_INO if at is None else self._at(at)
+        return (self._walk(d, comps[:-1], path) if len(comps) > 1 else d), comps[-1]
 
     def _resolve(self, path: str, at: DirHandle | None) -> int:
         """The inode ``path`` names, without following a final symlink."""
         comps = split_path(path)
-        d = self._walk(self._at(at), comps[:-1], path)
+        d = ROOT_INO if at is None else self._at(at)
         if not comps:
             return d
-        ino = self._lookup(d, comps[-1])
-        if ino is None:
+        if len(comps) > 1:
+            d = self._walk(d, comps[:-1], path)
+        last = comps[-1]
+        hit = self._vol.entries[d].get(fold_name(last) if self.fold_names else last)
+        if hit is None:
             raise fs_error(errno.ENOENT, path)
-        return ino
+        return hit[1]
 
     def _resolve_dir(self, path: str, at: DirHandle | None) -> int:
         ino = self._resolve(path, at)
         kind = self._meta[ino].kind
-        if kind is Kind.SYMLINK:
+        if kind is _SYMLINK:
             raise fs_error(errno.ELOOP, path)
-        if kind is not Kind.DIR:
+        if kind is not _DIR:
             raise fs_error(errno.ENOTDIR, path)
         return ino
 
@@ -185,15 +197,17 @@ class InodeTree:
 
     def _stat(self, ino: int) -> Stat:
         meta = self._meta[ino]
-        if meta.kind is Kind.DIR:
+        kind = meta.kind
+        if kind is _DIR:
+            meta_of = self._meta
             subdirs = sum(1 for _, i in self._vol.entries[ino].values()
-                          if self._meta[i].kind is Kind.DIR)
-            return Stat(Kind.DIR, 0, ino, meta.dev, 2 + subdirs)
-        if meta.kind is Kind.FILE:
+                          if meta_of[i].kind is _DIR)
+            return _stat(Stat, (kind, 0, ino, meta.dev, 2 + subdirs))
+        if kind is _FILE:
             size = len(self._vol.data.get(ino, b""))
         else:
             size = len(meta.target.encode("utf-8", "surrogateescape"))
-        return Stat(meta.kind, size, ino, meta.dev, self._nlink.get(ino, 0))
+        return _stat(Stat, (kind, size, ino, meta.dev, self._nlink.get(ino, 0)))
 
     def _is_ancestor(self, a: int, d: int) -> bool:
         """True when directory ``a`` is ``d`` or one of its ancestors."""
@@ -317,12 +331,12 @@ class InodeTree:
                 path = prefix + name
                 meta = meta_of[ino]
                 kind = meta.kind
-                if kind is Kind.DIR:
+                if kind is _DIR:
                     out[path] = ("directory",)
                     stack.append((ino, path + "/"))
-                elif kind is Kind.FILE:
+                elif kind is _FILE:
                     out[path] = ("file", data.get(ino, b""), nlink[ino])
-                elif kind is Kind.SYMLINK:
+                elif kind is _SYMLINK:
                     out[path] = ("symlink", meta.target)
                 else:
                     out[path] = (kind.value,)
