@@ -74,7 +74,7 @@ class FaultyVfs:
     def _failed(self, index: int, exc: OSError) -> None:
         """Mark the traced call at ``index`` as failed with ``exc.errno``."""
         ev = self.trace[index]
-        self.trace[index] = TraceEvent(index, ev.op, ev.paths, ev.mutating, exc.errno)
+        self.trace[index] = _event(TraceEvent, (index, ev.op, ev.paths, ev.mutating, exc.errno))
 
     # ---- the one interception point ----------------------------------------------------
     def _fire(self, op: str, paths: tuple[str, ...]) -> list[Fault]:

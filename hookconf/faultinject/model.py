@@ -87,7 +87,6 @@ from .persistence import (
     Truncate,
     Write,
     crash_variants,
-    touches_data,
     touches_dir,
 )
 from .port import OPEN_MODES, DirHandle, FileHandle, Publication, Stat, fs_error, split_path
@@ -182,7 +181,7 @@ class ModelVfs(InodeTree):
         if is_dir:
             self._promote(lambda m: touches_dir(m, ino), ino)
         else:
-            self._promote(lambda m: touches_data(m, ino))
+            self._promote_data(ino)
 
     def fsync_dir(self, path: str = ".", *, at: DirHandle | None = None) -> None:
         d = self._resolve_dir(path, at)

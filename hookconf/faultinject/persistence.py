@@ -24,7 +24,6 @@ __all__ = [
     "Truncate",
     "Mutation",
     "touches_dir",
-    "touches_data",
     "split_move",
     "crash_variants",
     "ROOT_INO",
@@ -122,11 +121,6 @@ def split_move(m: Move, dir_ino: int) -> tuple[Move, Move] | None:
         return None
     into, out = replace(m, part="in"), replace(m, part="out")
     return (into, out) if dir_ino == m.dst_dir else (out, into)
-
-
-def touches_data(m: Mutation, ino: int) -> bool:
-    """True when ``fsync`` of file ``ino`` makes ``m`` durable."""
-    return isinstance(m, (Write, Truncate)) and m.ino == ino
 
 
 def _splice(cur: bytes, offset: int, data: bytes) -> bytes:

@@ -14,7 +14,7 @@ import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
-from .persistence import ROOT_INO, Layer, Move, Mutation, SetEntry, split_move
+from .persistence import ROOT_INO, Layer, Move, Mutation, SetEntry, Truncate, Write, split_move
 from .port import DirHandle, FileHandle, Kind, Stat, fs_error, split_path
 
 __all__ = ["InodeTree", "fold_name", "collisions"]
@@ -38,6 +38,8 @@ def collisions(names: Iterable[str]) -> list[list[str]]:
 #: the kinds as module globals: reading an Enum member through its class costs a
 #: descriptor call, and the model tests kinds on every path component it resolves
 _DIR, _FILE, _SYMLINK, _FIFO = Kind.DIR, Kind.FILE, Kind.SYMLINK, Kind.FIFO
+#: the content mutations, which a file's ``fsync`` makes durable
+_CONTENT = (Write, Truncate)
 #: a :class:`Stat` from its full tuple, without the named tuple's Python-level ``__new__``
 _stat = tuple.__new__
 
@@ -238,8 +240,9 @@ class InodeTree:
             for i in [i for i in chosen if isinstance(m := self._pending[i], Move) and m.root
                       and m.part != "out" and m.dst_dir == dir_ino]:
                 chosen.discard(i)
-                self._pending[i] = replace(self._pending[i], root="parent-synced")
-                self._changes += 1
+                if self._pending[i].root != "parent-synced":  # a repeated fsync changes nothing
+                    self._pending[i] = replace(self._pending[i], root="parent-synced")
+                    self._changes += 1
         if not chosen:
             return
         self._changes += 1
@@ -259,6 +262,20 @@ class InodeTree:
                 self._dur.apply(halves[i][0])
                 keep.append(halves[i][1])
         self._pending = keep
+
+    def _promote_data(self, ino: int) -> None:
+        """The ``fsync`` of file ``ino``: its pending writes and truncations become durable,
+        in order (what :meth:`_promote` does with that predicate, in one pass)."""
+        keep: list[Mutation] = []
+        durable = self._dur
+        for m in self._pending:
+            if m.__class__ in _CONTENT and m.ino == ino:  # type: ignore[union-attr]
+                durable.apply(m)
+            else:
+                keep.append(m)
+        if len(keep) != len(self._pending):
+            self._pending = keep
+            self._changes += 1
 
     def _settle_root(self, ino: int) -> None:
         """The fsync of directory ``ino``, for the pending renames that moved ``ino`` itself

@@ -71,8 +71,28 @@ def test_the_change_counter_moves_with_every_change_and_only_then():
     seen.append(vfs.changes)
     vfs.fsync(fh)
     seen.append(vfs.changes)
+    vfs.fsync(fh)  # nothing of f pending any more: nothing changes
+    assert vfs.changes == seen[-1]
     vfs.close(fh)
     assert len(set(seen)) == len(seen)
+
+
+def test_a_repeated_fsync_of_a_moved_directorys_new_parent_changes_nothing():
+    vfs = ModelVfs()
+    for d in ("a", "b", "a/d"):
+        vfs.mkdir(d)
+    vfs.sync()
+    vfs.rename("a/d", "b/d")
+    before = vfs.changes
+    vfs.fsync_dir("b")  # the new parent: d's own fsync is still owed
+    synced = vfs.changes
+    assert synced != before
+    states = [snapshot(s) for _, s in vfs.crash_states()]
+    vfs.fsync_dir("b")
+    assert vfs.changes == synced and vfs.pending[0].root == "parent-synced"
+    assert [snapshot(s) for _, s in vfs.crash_states()] == states
+    vfs.fsync_dir("b/d")  # now the rename's addition half is durable
+    assert vfs.changes != synced
 
 
 def test_splice_overwrites_extends_and_fills_gaps():
@@ -180,3 +200,4 @@ def test_clone_is_a_deep_copy_that_shares_no_table():
     assert snapshot(vfs) == before and vfs.pending == pending
     assert [v for v, _ in clone.crash_states()] == ["durable"]
     vfs.close(fh)
+
