@@ -335,6 +335,7 @@ class ModelVfs(InodeTree):
         new._parent = dict(self._parent)
         new._dead = set(self._dead)
         new._handles = dict(self._handles)
+        new._snapshot_memo = None
         return new
 
     # ---- crashes ---------------------------------------------------------------------

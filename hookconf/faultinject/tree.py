@@ -79,6 +79,8 @@ class InodeTree:
                     self._parent[ino] = d
         self._dead: set[int] = set()
         self._handles: dict[int, tuple[int, bool]] = {}
+        #: ``(changes, snapshot)`` of the last :meth:`snapshot`'s walk
+        self._snapshot_memo: tuple[int, dict[str, tuple]] | None = None
         self._next_token = 1
 
     def _key(self, name: str) -> str:
@@ -323,9 +325,14 @@ class InodeTree:
 
         ``entry`` is ``("file", content_bytes, nlink)``, ``("directory",)``,
         ``("symlink", target)`` or ``("fifo",)`` — the same shape as
-        :func:`hookconf.faultinject.snapshot.snapshot` gives for any Vfs.
+        :func:`hookconf.faultinject.snapshot.snapshot` gives for any Vfs.  A new dict each
+        call; the walk is made once per reading of :attr:`changes` (a tree read again
+        unchanged — before and after a recovery that changed nothing — is not walked again).
         """
-        return self._snapshot_of(self._vol, self._nlink)
+        memo = self._snapshot_memo
+        if memo is None or memo[0] != self._changes:
+            memo = self._snapshot_memo = (self._changes, self._snapshot_of(self._vol, self._nlink))
+        return dict(memo[1])
 
     def layer_snapshot(self, layer: Layer) -> dict[str, tuple]:
         """:meth:`snapshot` of the tree ``layer`` would be as a fully durable tree of its

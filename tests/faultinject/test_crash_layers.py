@@ -201,3 +201,17 @@ def test_clone_is_a_deep_copy_that_shares_no_table():
     assert [v for v, _ in clone.crash_states()] == ["durable"]
     vfs.close(fh)
 
+
+def test_a_snapshot_is_walked_once_per_change_and_is_the_callers_own():
+    vfs = _busy()
+    first = snapshot(vfs)
+    first["d/b"] = ("file", b"changed by the caller", 1)
+    again = snapshot(vfs)
+    assert again != first and again["d/b"][1].startswith(b"alp")
+    clone = vfs.clone()
+    put(clone, "d/new", b"n")  # the clone moves on; the original is as it was
+    assert snapshot(vfs) == again and "d/new" in snapshot(clone)
+    fh = vfs.open("d/b", "r+")
+    vfs.write(fh, b"Z", 0)
+    vfs.close(fh)
+    assert snapshot(vfs)["d/b"][1][:1] == b"Z"
