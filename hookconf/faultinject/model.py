@@ -347,18 +347,22 @@ class ModelVfs(InodeTree):
         """Yield ``(variant, vfs)`` for each post-crash state the persistence model allows
         (see :func:`hookconf.faultinject.persistence.crash_variants` for the variant names).
         Each ``vfs`` is a fresh, fully durable ModelVfs; this one is left unchanged."""
-        is_dir = {ino: meta.kind is _DIR for ino, meta in self._meta.items()}
+        dirs = self._directories()
         for variant, layer in crash_variants(self._dur, self._pending, explore=explore):
-            yield variant, self._reborn(layer.reachable(is_dir))
+            yield variant, self._reborn(layer.reachable(dirs))
 
     def crash_layers(self, *, explore: bool = True) -> Iterator[tuple[str, Layer]]:
         """What :meth:`crash_states` yields, each state still a bare layer (what survives,
         pruned to what is reachable from the root): :meth:`layer_snapshot` reads it and
         :meth:`reborn` makes it a ModelVfs, so a caller that has seen a state need not
         build it again."""
-        is_dir = {ino: meta.kind is _DIR for ino, meta in self._meta.items()}
+        dirs = self._directories()
         for variant, layer in crash_variants(self._dur, self._pending, explore=explore):
-            yield variant, layer.reachable(is_dir)
+            yield variant, layer.reachable(dirs)
+
+    def _directories(self) -> set[int]:
+        """Every directory inode (what :meth:`Layer.reachable` walks into)."""
+        return {ino for ino, meta in self._meta.items() if meta.kind is _DIR}
 
     def reborn(self, layer: Layer) -> ModelVfs:
         """A fresh, fully durable ModelVfs holding a copy of ``layer`` (one of

@@ -124,12 +124,11 @@ def split_path(path: str) -> tuple[str, ...]:
     Raises ``OSError(EINVAL)`` for an absolute or empty path, an empty, ``"."`` or ``".."``
     component, NUL or ``\\``; ``OSError(ENAMETOOLONG)`` for a component over 255 bytes.
     """
+    hit = _SPLIT.get(path) if path.__class__ is str else None
+    if hit is not None:
+        return hit
     if path == ".":
         return ()
-    if isinstance(path, str):
-        hit = _SPLIT.get(path)
-        if hit is not None:
-            return hit
     if not isinstance(path, str) or not path or path.startswith("/"):
         raise fs_error(errno.EINVAL, str(path))
     if "\x00" in path or "\\" in path:
@@ -147,7 +146,7 @@ def split_path(path: str) -> tuple[str, ...]:
 
 #: Valid paths already split (a model file system resolves the same few paths again and
 #: again); bounded, never evicted.
-_SPLIT: dict[str, tuple[str, ...]] = {}
+_SPLIT: dict[str, tuple[str, ...]] = {".": ()}
 _SPLIT_MAX = 1 << 16
 
 
