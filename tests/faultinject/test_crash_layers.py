@@ -215,3 +215,13 @@ def test_a_snapshot_is_walked_once_per_change_and_is_the_callers_own():
     vfs.write(fh, b"Z", 0)
     vfs.close(fh)
     assert snapshot(vfs)["d/b"][1][:1] == b"Z"
+
+
+def test_split_path_takes_a_str_subclass_like_a_str():
+    from hookconf.faultinject.port import split_path
+
+    class Path(str):
+        pass
+
+    assert split_path(Path(".")) == () and split_path(Path("a/b")) == ("a", "b")
+    assert split_path(".") == () and split_path("a/b") == ("a", "b")
