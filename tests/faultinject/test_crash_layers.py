@@ -225,3 +225,31 @@ def test_split_path_takes_a_str_subclass_like_a_str():
 
     assert split_path(Path(".")) == () and split_path(Path("a/b")) == ("a", "b")
     assert split_path(".") == () and split_path("a/b") == ("a", "b")
+
+
+def test_a_path_resolved_before_a_change_of_names_resolves_anew_after_it():
+    import errno
+
+    import pytest
+
+    vfs = ModelVfs()
+    vfs.mkdir("d")
+    put(vfs, "d/f", b"f")
+    put(vfs, "d/g", b"g")
+    f, g = vfs.lstat("d/f").ino, vfs.lstat("d/g").ino
+    vfs.rename("d/g", "d/f")  # replaces f
+    assert vfs.lstat("d/f").ino == g
+    vfs.mkdir("e")
+    vfs.rename("d", "e/d")
+    with pytest.raises(FileNotFoundError):
+        vfs.lstat("d/f")
+    assert vfs.lstat("e/d/f").ino == g
+    clone = vfs.clone()
+    clone.unlink("e/d/f")  # the clone's names change, not the original's
+    assert vfs.lstat("e/d/f").ino == g
+    with pytest.raises(OSError) as gone:
+        clone.lstat("e/d/f")
+    assert gone.value.errno == errno.ENOENT and f != g
+    crashed = vfs.crash()  # only the durable layer: nothing after the model's creation
+    with pytest.raises(FileNotFoundError):
+        crashed.lstat("e/d/f")
