@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import errno
 from collections.abc import Callable
-from typing import NamedTuple, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from .faults import MUTATING_OPS, MUTATORS, Crash, Fault, FaultPlan, outside_writer
 from .noreplace import publish_by_link
@@ -74,7 +74,7 @@ class FaultyVfs:
     def _failed(self, index: int, exc: OSError) -> None:
         """Mark the traced call at ``index`` as failed with ``exc.errno``."""
         ev = self.trace[index]
-        self.trace[index] = TraceEvent(index, ev.op, ev.paths, ev.mutating, exc.errno)
+        self.trace[index] = _event(TraceEvent, (index, ev.op, ev.paths, ev.mutating, exc.errno))
 
     # ---- the one interception point ----------------------------------------------------
     def _fire(self, op: str, paths: tuple[str, ...]) -> list[Fault]:
@@ -96,12 +96,6 @@ class FaultyVfs:
             raise Crash(self.crashed.index, self.crashed.when)
         index = len(self.trace)
         self.trace.append(_event(TraceEvent, (index, op, paths, op in MUTATING_OPS, None)))
-        if self._fast:
-            try:
-                return fn()
-            except OSError as exc:
-                self._failed(index, exc)
-                raise
         fired = self._fire(op, paths)
         names = {f.name for f in fired}
         for fault in fired:
@@ -135,21 +129,31 @@ class FaultyVfs:
         """Run ``fn`` as a traced, non-file call ``op`` (a host call such as
         ``lease_acquire``, :mod:`hookconf.faultinject.host`): it takes a trace index and
         crashes like any call, and is never mutating."""
-        return self._call(op, paths, fn)
+        return self._traced(op, paths, fn)
 
-    # ---- the port (each method: the inline path when ``_fast``, else ``_call``) -------
+    def _traced(self, op: str, paths: tuple[str, ...], fn: Callable[..., T], *args: Any,
+                **kwargs: Any) -> T:
+        """Every port call's one path: ``fn(*args, **kwargs)`` (the wrapped Vfs's method)
+        traced as ``op`` on ``paths`` — straight through when nothing is armed (``_fast``),
+        else through :meth:`_call`."""
+        if not self._fast:
+            return self._call(op, paths, lambda: fn(*args, **kwargs))
+        trace = self.trace
+        index = len(trace)
+        trace.append(_event(TraceEvent, (index, op, paths, op in MUTATING_OPS, None)))
+        try:
+            return fn(*args, **kwargs)
+        except OSError as exc:
+            self._failed(index, exc)
+            raise
+
+    # ---- the port: each method through :meth:`_traced`, but for the five calls SQLite's
+    # pages and identity hashing make hundreds of thousands of times per exploration
+    # (open, read, write, fstat, lstat), which inline its fast path: a call through
+    # ``_traced`` costs one more frame and its argument packing
 
     def open_dir(self, path: str, *, at: DirHandle | None = None) -> DirHandle:
-        if self._fast:
-            trace = self.trace
-            index = len(trace)
-            trace.append(_event(TraceEvent, (index, "open_dir", (path,), False, None)))
-            try:
-                return self.inner.open_dir(path, at=at)
-            except OSError as exc:
-                self._failed(index, exc)
-                raise
-        return self._call("open_dir", (path,), lambda: self.inner.open_dir(path, at=at))
+        return self._traced("open_dir", (path,), self.inner.open_dir, path, at=at)
 
     def open(self, path: str, mode: str = "r", *, at: DirHandle | None = None) -> FileHandle:
         if self._fast:
@@ -191,16 +195,7 @@ class FaultyVfs:
         return self._call("write", (fh.path,), lambda: self.inner.write(fh, data, offset))
 
     def truncate(self, fh: FileHandle, size: int) -> None:
-        if self._fast:
-            trace = self.trace
-            index = len(trace)
-            trace.append(_event(TraceEvent, (index, "truncate", (fh.path,), True, None)))
-            try:
-                return self.inner.truncate(fh, size)
-            except OSError as exc:
-                self._failed(index, exc)
-                raise
-        return self._call("truncate", (fh.path,), lambda: self.inner.truncate(fh, size))
+        return self._traced("truncate", (fh.path,), self.inner.truncate, fh, size)
 
     def fstat(self, handle: FileHandle | DirHandle) -> Stat:
         if self._fast:
@@ -215,28 +210,10 @@ class FaultyVfs:
         return self._call("fstat", (handle.path,), lambda: self.inner.fstat(handle))
 
     def fsync(self, fh: FileHandle) -> None:
-        if self._fast:
-            trace = self.trace
-            index = len(trace)
-            trace.append(_event(TraceEvent, (index, "fsync", (fh.path,), True, None)))
-            try:
-                return self.inner.fsync(fh)
-            except OSError as exc:
-                self._failed(index, exc)
-                raise
-        return self._call("fsync", (fh.path,), lambda: self.inner.fsync(fh))
+        return self._traced("fsync", (fh.path,), self.inner.fsync, fh)
 
     def fsync_dir(self, path: str = ".", *, at: DirHandle | None = None) -> None:
-        if self._fast:
-            trace = self.trace
-            index = len(trace)
-            trace.append(_event(TraceEvent, (index, "fsync_dir", (path,), True, None)))
-            try:
-                return self.inner.fsync_dir(path, at=at)
-            except OSError as exc:
-                self._failed(index, exc)
-                raise
-        return self._call("fsync_dir", (path,), lambda: self.inner.fsync_dir(path, at=at))
+        return self._traced("fsync_dir", (path,), self.inner.fsync_dir, path, at=at)
 
     def lstat(self, path: str, *, at: DirHandle | None = None) -> Stat:
         if self._fast:
@@ -251,110 +228,38 @@ class FaultyVfs:
         return self._call("lstat", (path,), lambda: self.inner.lstat(path, at=at))
 
     def readlink(self, path: str, *, at: DirHandle | None = None) -> str:
-        if self._fast:
-            trace = self.trace
-            index = len(trace)
-            trace.append(_event(TraceEvent, (index, "readlink", (path,), False, None)))
-            try:
-                return self.inner.readlink(path, at=at)
-            except OSError as exc:
-                self._failed(index, exc)
-                raise
-        return self._call("readlink", (path,), lambda: self.inner.readlink(path, at=at))
+        return self._traced("readlink", (path,), self.inner.readlink, path, at=at)
 
     def listdir(self, path: str = ".", *, at: DirHandle | None = None) -> list[str]:
-        if self._fast:
-            trace = self.trace
-            index = len(trace)
-            trace.append(_event(TraceEvent, (index, "listdir", (path,), False, None)))
-            try:
-                return self.inner.listdir(path, at=at)
-            except OSError as exc:
-                self._failed(index, exc)
-                raise
-        return self._call("listdir", (path,), lambda: self.inner.listdir(path, at=at))
+        return self._traced("listdir", (path,), self.inner.listdir, path, at=at)
 
     def device_of(self, path: str = ".", *, at: DirHandle | None = None) -> int:
-        if self._fast:
-            trace = self.trace
-            index = len(trace)
-            trace.append(_event(TraceEvent, (index, "device_of", (path,), False, None)))
-            try:
-                return self.inner.device_of(path, at=at)
-            except OSError as exc:
-                self._failed(index, exc)
-                raise
-        return self._call("device_of", (path,), lambda: self.inner.device_of(path, at=at))
+        return self._traced("device_of", (path,), self.inner.device_of, path, at=at)
 
     def mkdir(self, path: str, *, at: DirHandle | None = None) -> None:
-        if self._fast:
-            trace = self.trace
-            index = len(trace)
-            trace.append(_event(TraceEvent, (index, "mkdir", (path,), True, None)))
-            try:
-                return self.inner.mkdir(path, at=at)
-            except OSError as exc:
-                self._failed(index, exc)
-                raise
-        return self._call("mkdir", (path,), lambda: self.inner.mkdir(path, at=at))
+        return self._traced("mkdir", (path,), self.inner.mkdir, path, at=at)
 
     def symlink(self, target: str, path: str, *, at: DirHandle | None = None) -> None:
-        if self._fast:
-            trace = self.trace
-            index = len(trace)
-            trace.append(_event(TraceEvent, (index, "symlink", (path,), True, None)))
-            try:
-                return self.inner.symlink(target, path, at=at)
-            except OSError as exc:
-                self._failed(index, exc)
-                raise
-        return self._call("symlink", (path,), lambda: self.inner.symlink(target, path, at=at))
+        return self._traced("symlink", (path,), self.inner.symlink, target, path, at=at)
 
     def mkfifo(self, path: str, *, at: DirHandle | None = None) -> None:
-        if self._fast:
-            trace = self.trace
-            index = len(trace)
-            trace.append(_event(TraceEvent, (index, "mkfifo", (path,), True, None)))
-            try:
-                return self.inner.mkfifo(path, at=at)
-            except OSError as exc:
-                self._failed(index, exc)
-                raise
-        return self._call("mkfifo", (path,), lambda: self.inner.mkfifo(path, at=at))
+        return self._traced("mkfifo", (path,), self.inner.mkfifo, path, at=at)
 
     def unlink(self, path: str, *, at: DirHandle | None = None) -> None:
-        if self._fast:
-            trace = self.trace
-            index = len(trace)
-            trace.append(_event(TraceEvent, (index, "unlink", (path,), True, None)))
-            try:
-                return self.inner.unlink(path, at=at)
-            except OSError as exc:
-                self._failed(index, exc)
-                raise
-        return self._call("unlink", (path,), lambda: self.inner.unlink(path, at=at))
+        return self._traced("unlink", (path,), self.inner.unlink, path, at=at)
 
     def rmdir(self, path: str, *, at: DirHandle | None = None) -> None:
-        if self._fast:
-            trace = self.trace
-            index = len(trace)
-            trace.append(_event(TraceEvent, (index, "rmdir", (path,), True, None)))
-            try:
-                return self.inner.rmdir(path, at=at)
-            except OSError as exc:
-                self._failed(index, exc)
-                raise
-        return self._call("rmdir", (path,), lambda: self.inner.rmdir(path, at=at))
+        return self._traced("rmdir", (path,), self.inner.rmdir, path, at=at)
 
     def link(self, src: str, dst: str, *, src_at: DirHandle | None = None,
              dst_at: DirHandle | None = None) -> None:
-        return self._call("link", (src, dst), lambda: self.inner.link(
-            src, dst, src_at=src_at, dst_at=dst_at))
+        return self._traced("link", (src, dst), self.inner.link, src, dst, src_at=src_at,
+                            dst_at=dst_at)
 
     def rename(self, src: str, dst: str, *, src_at: DirHandle | None = None,
                dst_at: DirHandle | None = None) -> None:
-        return self._call("rename", (src, dst), lambda: self.inner.rename(
-            src, dst, src_at=src_at, dst_at=dst_at))
+        return self._traced("rename", (src, dst), self.inner.rename, src, dst, src_at=src_at,
+                            dst_at=dst_at)
 
     def rename_noreplace(self, src: str, dst: str, *, src_at: DirHandle | None = None,
                          dst_at: DirHandle | None = None) -> Publication:
@@ -365,6 +270,9 @@ class FaultyVfs:
             return publish_by_link(self, src, dst, src_at=src_at, dst_at=dst_at)
 
         if getattr(self.inner, "noreplace_native", True) is False:
-            return self._call("rename_noreplace", (src, dst), fallback)
+            return self._traced("rename_noreplace", (src, dst), fallback)
+        if self._fast:
+            return self._traced("rename_noreplace", (src, dst), self.inner.rename_noreplace, src,
+                                dst, src_at=src_at, dst_at=dst_at)
         return self._call("rename_noreplace", (src, dst), lambda: self.inner.rename_noreplace(
             src, dst, src_at=src_at, dst_at=dst_at), fallback)

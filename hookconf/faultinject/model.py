@@ -87,11 +87,10 @@ from .persistence import (
     Truncate,
     Write,
     crash_variants,
-    touches_data,
     touches_dir,
 )
-from .port import OPEN_MODES, DirHandle, FileHandle, Kind, Publication, Stat, fs_error, split_path
-from .tree import InodeTree, collisions, fold_name
+from .port import OPEN_MODES, DirHandle, FileHandle, Publication, Stat, fs_error, split_path
+from .tree import _DIR, _FIFO, _FILE, _SYMLINK, InodeTree, collisions, fold_name
 
 __all__ = ["ModelVfs", "fold_name", "collisions"]
 
@@ -109,7 +108,7 @@ class ModelVfs(InodeTree):
         super().__init__(fold_names=fold_names)
         self.noreplace_native = noreplace_native
         for i, name in enumerate(devices):
-            ino = self._new_inode(Kind.DIR, 2 + i)
+            ino = self._new_inode(_DIR, 2 + i)
             self._mounts.add(ino)
             self._apply(SetEntry(ROOT_INO, self._key(name), name, ino))
         self.sync()
@@ -129,16 +128,16 @@ class ModelVfs(InodeTree):
         if ino is None:
             if mode in ("r", "r+"):
                 raise fs_error(errno.ENOENT, path)
-            ino = self._create(path, at, Kind.FILE)
+            ino = self._create(path, at, _FILE)
         else:
             if mode == "x":
                 raise fs_error(errno.EEXIST, path)
             kind = self._meta[ino].kind
-            if kind is Kind.SYMLINK:
+            if kind is _SYMLINK:
                 raise fs_error(errno.ELOOP, path)
-            if kind is Kind.DIR:
+            if kind is _DIR:
                 raise fs_error(errno.EISDIR, path)
-            if kind is not Kind.FILE:
+            if kind is not _FILE:
                 raise fs_error(errno.EINVAL, path)
             if mode == "w" and self._vol.data.get(ino):
                 self._apply(Truncate(ino, 0))
@@ -182,7 +181,7 @@ class ModelVfs(InodeTree):
         if is_dir:
             self._promote(lambda m: touches_dir(m, ino), ino)
         else:
-            self._promote(lambda m: touches_data(m, ino))
+            self._promote_data(ino)
 
     def fsync_dir(self, path: str = ".", *, at: DirHandle | None = None) -> None:
         d = self._resolve_dir(path, at)
@@ -207,7 +206,7 @@ class ModelVfs(InodeTree):
 
     def readlink(self, path: str, *, at: DirHandle | None = None) -> str:
         meta = self._meta[self._resolve(path, at)]
-        if meta.kind is not Kind.SYMLINK:
+        if meta.kind is not _SYMLINK:
             raise fs_error(errno.EINVAL, path)
         return meta.target
 
@@ -215,15 +214,15 @@ class ModelVfs(InodeTree):
         return self._meta[self._resolve(path, at)].dev
 
     def mkdir(self, path: str, *, at: DirHandle | None = None) -> None:
-        self._create(path, at, Kind.DIR)
+        self._create(path, at, _DIR)
 
     def symlink(self, target: str, path: str, *, at: DirHandle | None = None) -> None:
         if not target or "\x00" in target:
             raise fs_error(errno.ENOENT if not target else errno.EINVAL, path)
-        self._create(path, at, Kind.SYMLINK, target)
+        self._create(path, at, _SYMLINK, target)
 
     def mkfifo(self, path: str, *, at: DirHandle | None = None) -> None:
-        self._create(path, at, Kind.FIFO)
+        self._create(path, at, _FIFO)
 
     def link(self, src: str, dst: str, *, src_at: DirHandle | None = None,
              dst_at: DirHandle | None = None) -> None:
@@ -236,7 +235,7 @@ class ModelVfs(InodeTree):
             raise fs_error(errno.EEXIST, src, dst)
         if self._meta[ino].dev != self._meta[d].dev:
             raise fs_error(errno.EXDEV, src, dst)
-        if self._meta[ino].kind is Kind.DIR:
+        if self._meta[ino].kind is _DIR:
             raise fs_error(errno.EPERM, src, dst)
         if d in self._dead:
             raise fs_error(errno.ENOENT, src, dst)
@@ -247,7 +246,7 @@ class ModelVfs(InodeTree):
         ino = self._lookup(d, name)
         if ino is None:
             raise fs_error(errno.ENOENT, path)
-        if self._meta[ino].kind is Kind.DIR:
+        if self._meta[ino].kind is _DIR:
             raise fs_error(errno.EISDIR, path)
         self._apply(SetEntry(d, self._key(name), name, None))
 
@@ -256,7 +255,7 @@ class ModelVfs(InodeTree):
         ino = self._lookup(d, name)
         if ino is None:
             raise fs_error(errno.ENOENT, path)
-        if self._meta[ino].kind is not Kind.DIR:
+        if self._meta[ino].kind is not _DIR:
             raise fs_error(errno.ENOTDIR, path)
         if ino in self._mounts:
             raise fs_error(errno.EBUSY, path)
@@ -294,11 +293,11 @@ class ModelVfs(InodeTree):
         victim = self._lookup(dd, dname)
         if noreplace and victim is not None:
             raise fs_error(errno.EEXIST, src, dst)
-        is_dir = self._meta[ino].kind is Kind.DIR
+        is_dir = self._meta[ino].kind is _DIR
         if sd != dd:
             if is_dir and self._is_ancestor(ino, dd):
                 raise fs_error(errno.EINVAL, src, dst)
-            if victim is not None and self._meta[victim].kind is Kind.DIR \
+            if victim is not None and self._meta[victim].kind is _DIR \
                     and self._is_ancestor(victim, sd):
                 raise fs_error(errno.ENOTEMPTY, src, dst)
         if victim == ino:
@@ -306,7 +305,7 @@ class ModelVfs(InodeTree):
         if ino in self._mounts:
             raise fs_error(errno.EBUSY, src, dst)
         if victim is not None:
-            victim_dir = self._meta[victim].kind is Kind.DIR
+            victim_dir = self._meta[victim].kind is _DIR
             if is_dir and not victim_dir:
                 raise fs_error(errno.ENOTDIR, src, dst)
             if not is_dir and victim_dir:
@@ -336,6 +335,7 @@ class ModelVfs(InodeTree):
         new._parent = dict(self._parent)
         new._dead = set(self._dead)
         new._handles = dict(self._handles)
+        new._snapshot_memo = None
         return new
 
     # ---- crashes ---------------------------------------------------------------------
@@ -347,18 +347,22 @@ class ModelVfs(InodeTree):
         """Yield ``(variant, vfs)`` for each post-crash state the persistence model allows
         (see :func:`hookconf.faultinject.persistence.crash_variants` for the variant names).
         Each ``vfs`` is a fresh, fully durable ModelVfs; this one is left unchanged."""
-        is_dir = {ino: meta.kind is Kind.DIR for ino, meta in self._meta.items()}
+        dirs = self._directories()
         for variant, layer in crash_variants(self._dur, self._pending, explore=explore):
-            yield variant, self._reborn(layer.reachable(is_dir))
+            yield variant, self._reborn(layer.reachable(dirs))
 
     def crash_layers(self, *, explore: bool = True) -> Iterator[tuple[str, Layer]]:
         """What :meth:`crash_states` yields, each state still a bare layer (what survives,
         pruned to what is reachable from the root): :meth:`layer_snapshot` reads it and
         :meth:`reborn` makes it a ModelVfs, so a caller that has seen a state need not
         build it again."""
-        is_dir = {ino: meta.kind is Kind.DIR for ino, meta in self._meta.items()}
+        dirs = self._directories()
         for variant, layer in crash_variants(self._dur, self._pending, explore=explore):
-            yield variant, layer.reachable(is_dir)
+            yield variant, layer.reachable(dirs)
+
+    def _directories(self) -> set[int]:
+        """Every directory inode (what :meth:`Layer.reachable` walks into)."""
+        return {ino for ino, meta in self._meta.items() if meta.kind is _DIR}
 
     def reborn(self, layer: Layer) -> ModelVfs:
         """A fresh, fully durable ModelVfs holding a copy of ``layer`` (one of

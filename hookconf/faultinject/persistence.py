@@ -13,7 +13,7 @@ every file action and fsync).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Container, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 
 __all__ = [
@@ -24,7 +24,6 @@ __all__ = [
     "Truncate",
     "Mutation",
     "touches_dir",
-    "touches_data",
     "split_move",
     "crash_variants",
     "ROOT_INO",
@@ -124,11 +123,6 @@ def split_move(m: Move, dir_ino: int) -> tuple[Move, Move] | None:
     return (into, out) if dir_ino == m.dst_dir else (out, into)
 
 
-def touches_data(m: Mutation, ino: int) -> bool:
-    """True when ``fsync`` of file ``ino`` makes ``m`` durable."""
-    return isinstance(m, (Write, Truncate)) and m.ino == ino
-
-
 def _splice(cur: bytes, offset: int, data: bytes) -> bytes:
     if len(cur) < offset:
         cur = cur + bytes(offset - len(cur))
@@ -174,30 +168,34 @@ class Layer:
             if m.part != "out":
                 self.entries.setdefault(m.dst_dir, {})[m.dst_key] = (m.dst_name, m.ino)
 
-    def reachable(self, is_dir: dict[int, bool]) -> Layer:
+    def reachable(self, dirs: Container[int]) -> Layer:
         """The part of the layer reachable from the root, as a new layer.
 
         Directories are walked breadth-first in sorted key order; a directory inode met a
         second time (possible only when renames of directories became durable in
         different orders) keeps its first entry and loses the later ones, so the result
-        is always a tree.  ``is_dir`` maps every inode to whether it is a directory.
+        is always a tree.  ``dirs`` holds every directory inode (any other inode is not a
+        directory).
         """
         out = Layer()
-        entries, data, out_data = self.entries, self.data, out.data
+        entries, data, out_entries, out_data = self.entries, self.data, out.entries, out.data
         seen_dirs = {ROOT_INO}
         queue = [ROOT_INO]
         for d in queue:  # breadth-first: the list grows while it is walked
             kept: Entries = {}
-            for key, (name, ino) in sorted(entries.get(d, {}).items()):
-                if is_dir[ino]:
-                    if ino in seen_dirs:
-                        continue
-                    seen_dirs.add(ino)
-                    queue.append(ino)
-                elif ino in data:
-                    out_data[ino] = data[ino]
-                kept[key] = (name, ino)
-            out.entries[d] = kept
+            ents = entries.get(d)
+            if ents:
+                for key, entry in sorted(ents.items()):
+                    ino = entry[1]
+                    if ino in dirs:
+                        if ino in seen_dirs:
+                            continue
+                        seen_dirs.add(ino)
+                        queue.append(ino)
+                    elif ino in data:
+                        out_data[ino] = data[ino]
+                    kept[key] = entry
+            out_entries[d] = kept
         return out
 
 

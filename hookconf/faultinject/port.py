@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import enum
 import errno
+import functools
 import os
 from dataclasses import dataclass
 from typing import NamedTuple, Protocol, runtime_checkable
@@ -105,11 +106,16 @@ class Publication(enum.Enum):
     LINKED = "linked"
 
 
+#: ``os.strerror``, each code's message looked up once (a model file system raises
+#: ``ENOENT`` for every probe of a missing name: SQLite's hot-journal checks)
+_strerror = functools.cache(os.strerror)
+
+
 def fs_error(code: int, path: str, path2: str | None = None) -> OSError:
     """Build the ``OSError`` a Vfs raises: real ``errno`` ``code``, message, filename(s)."""
     if path2 is None:
-        return OSError(code, os.strerror(code), path)
-    return OSError(code, os.strerror(code), path, None, path2)
+        return OSError(code, _strerror(code), path)
+    return OSError(code, _strerror(code), path, None, path2)
 
 
 def split_path(path: str) -> tuple[str, ...]:
@@ -118,12 +124,11 @@ def split_path(path: str) -> tuple[str, ...]:
     Raises ``OSError(EINVAL)`` for an absolute or empty path, an empty, ``"."`` or ``".."``
     component, NUL or ``\\``; ``OSError(ENAMETOOLONG)`` for a component over 255 bytes.
     """
+    hit = _SPLIT.get(path) if path.__class__ is str else None
+    if hit is not None:
+        return hit
     if path == ".":
         return ()
-    if isinstance(path, str):
-        hit = _SPLIT.get(path)
-        if hit is not None:
-            return hit
     if not isinstance(path, str) or not path or path.startswith("/"):
         raise fs_error(errno.EINVAL, str(path))
     if "\x00" in path or "\\" in path:
@@ -141,7 +146,7 @@ def split_path(path: str) -> tuple[str, ...]:
 
 #: Valid paths already split (a model file system resolves the same few paths again and
 #: again); bounded, never evicted.
-_SPLIT: dict[str, tuple[str, ...]] = {}
+_SPLIT: dict[str, tuple[str, ...]] = {".": ()}
 _SPLIT_MAX = 1 << 16
 
 

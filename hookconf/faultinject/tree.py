@@ -14,7 +14,7 @@ import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
-from .persistence import ROOT_INO, Layer, Move, Mutation, SetEntry, split_move
+from .persistence import ROOT_INO, Layer, Move, Mutation, SetEntry, Truncate, Write, split_move
 from .port import DirHandle, FileHandle, Kind, Stat, fs_error, split_path
 
 __all__ = ["InodeTree", "fold_name", "collisions"]
@@ -35,6 +35,15 @@ def collisions(names: Iterable[str]) -> list[list[str]]:
     return sorted(sorted(g) for g in groups.values() if len(g) > 1)
 
 
+#: the kinds as module globals: reading an Enum member through its class costs a
+#: descriptor call, and the model tests kinds on every path component it resolves
+_DIR, _FILE, _SYMLINK, _FIFO = Kind.DIR, Kind.FILE, Kind.SYMLINK, Kind.FIFO
+#: the content mutations, which a file's ``fsync`` makes durable
+_CONTENT = (Write, Truncate)
+#: a :class:`Stat` from its full tuple, without the named tuple's Python-level ``__new__``
+_stat = tuple.__new__
+
+
 @dataclass(frozen=True, slots=True)
 class _Meta:
     kind: Kind
@@ -47,7 +56,7 @@ class InodeTree:
 
     def __init__(self, *, fold_names: bool = False) -> None:
         self.fold_names = fold_names
-        self._meta: dict[int, _Meta] = {ROOT_INO: _Meta(Kind.DIR, 1)}
+        self._meta: dict[int, _Meta] = {ROOT_INO: _Meta(_DIR, 1)}
         self._next_ino = ROOT_INO + 1
         self._mounts: set[int] = set()
         self._load_layer(Layer({ROOT_INO: {}}, {}))
@@ -70,6 +79,8 @@ class InodeTree:
                     self._parent[ino] = d
         self._dead: set[int] = set()
         self._handles: dict[int, tuple[int, bool]] = {}
+        #: ``(changes, snapshot)`` of the last :meth:`snapshot`'s walk
+        self._snapshot_memo: tuple[int, dict[str, tuple]] | None = None
         self._next_token = 1
 
     def _key(self, name: str) -> str:
@@ -79,7 +90,7 @@ class InodeTree:
         ino = self._next_ino
         self._next_ino += 1
         self._meta[ino] = _Meta(kind, dev, target)
-        if kind is Kind.DIR:
+        if kind is _DIR:
             self._vol.entries[ino] = {}
         return ino
 
@@ -91,13 +102,13 @@ class InodeTree:
                 self._unref(old[1])
             if m.ino is not None:
                 self._nlink[m.ino] = self._nlink.get(m.ino, 0) + 1
-                if self._meta[m.ino].kind is Kind.DIR:
+                if self._meta[m.ino].kind is _DIR:
                     self._parent[m.ino] = m.dir
         elif isinstance(m, Move):
             old = self._vol.entries[m.dst_dir].get(m.dst_key)
             if old is not None and old[1] != m.ino:
                 self._unref(old[1])
-            if self._meta[m.ino].kind is Kind.DIR:
+            if self._meta[m.ino].kind is _DIR:
                 self._parent[m.ino] = m.dst_dir
         self._vol.apply(m)
         self._pending.append(m)
@@ -105,7 +116,7 @@ class InodeTree:
 
     def _unref(self, ino: int) -> None:
         self._nlink[ino] -= 1
-        if self._meta[ino].kind is Kind.DIR:
+        if self._meta[ino].kind is _DIR:
             self._dead.add(ino)
 
     def _at(self, at: DirHandle | None) -> int:
@@ -124,20 +135,21 @@ class InodeTree:
         return ino, isinstance(h, DirHandle)
 
     def _lookup(self, d: int, name: str) -> int | None:
-        hit = self._vol.entries[d].get(self._key(name))
+        hit = self._vol.entries[d].get(fold_name(name) if self.fold_names else name)
         return None if hit is None else hit[1]
 
     def _walk(self, d: int, comps: tuple[str, ...], path: str) -> int:
+        """The directory ``comps`` names from directory ``d`` (every component a directory
+        entry, none a symlink); ``ENOENT``, ``ELOOP``, ``ENOTDIR`` name ``path``."""
+        entries, meta_of, fold = self._vol.entries, self._meta, self.fold_names
         for comp in comps:
-            ino = self._lookup(d, comp)
-            if ino is None:
+            hit = entries[d].get(fold_name(comp) if fold else comp)
+            if hit is None:
                 raise fs_error(errno.ENOENT, path)
-            kind = self._meta[ino].kind
-            if kind is Kind.SYMLINK:
-                raise fs_error(errno.ELOOP, path)
-            if kind is not Kind.DIR:
-                raise fs_error(errno.ENOTDIR, path)
-            d = ino
+            kind = meta_of[hit[1]].kind
+            if kind is not _DIR:
+                raise fs_error(errno.ELOOP if kind is _SYMLINK else errno.ENOTDIR, path)
+            d = hit[1]
         return d
 
     def _parent_of(self, path: str, at: DirHandle | None) -> tuple[int, str]:
@@ -145,25 +157,29 @@ class InodeTree:
         comps = split_path(path)
         if not comps:
             raise fs_error(errno.EINVAL, path)
-        return self._walk(self._at(at), comps[:-1], path), comps[-1]
+        d = ROOT_INO if at is None else self._at(at)
+        return (self._walk(d, comps[:-1], path) if len(comps) > 1 else d), comps[-1]
 
     def _resolve(self, path: str, at: DirHandle | None) -> int:
         """The inode ``path`` names, without following a final symlink."""
         comps = split_path(path)
-        d = self._walk(self._at(at), comps[:-1], path)
+        d = ROOT_INO if at is None else self._at(at)
         if not comps:
             return d
-        ino = self._lookup(d, comps[-1])
-        if ino is None:
+        if len(comps) > 1:
+            d = self._walk(d, comps[:-1], path)
+        last = comps[-1]
+        hit = self._vol.entries[d].get(fold_name(last) if self.fold_names else last)
+        if hit is None:
             raise fs_error(errno.ENOENT, path)
-        return ino
+        return hit[1]
 
     def _resolve_dir(self, path: str, at: DirHandle | None) -> int:
         ino = self._resolve(path, at)
         kind = self._meta[ino].kind
-        if kind is Kind.SYMLINK:
+        if kind is _SYMLINK:
             raise fs_error(errno.ELOOP, path)
-        if kind is not Kind.DIR:
+        if kind is not _DIR:
             raise fs_error(errno.ENOTDIR, path)
         return ino
 
@@ -185,15 +201,17 @@ class InodeTree:
 
     def _stat(self, ino: int) -> Stat:
         meta = self._meta[ino]
-        if meta.kind is Kind.DIR:
+        kind = meta.kind
+        if kind is _DIR:
+            meta_of = self._meta
             subdirs = sum(1 for _, i in self._vol.entries[ino].values()
-                          if self._meta[i].kind is Kind.DIR)
-            return Stat(Kind.DIR, 0, ino, meta.dev, 2 + subdirs)
-        if meta.kind is Kind.FILE:
+                          if meta_of[i].kind is _DIR)
+            return _stat(Stat, (kind, 0, ino, meta.dev, 2 + subdirs))
+        if kind is _FILE:
             size = len(self._vol.data.get(ino, b""))
         else:
             size = len(meta.target.encode("utf-8", "surrogateescape"))
-        return Stat(meta.kind, size, ino, meta.dev, self._nlink.get(ino, 0))
+        return _stat(Stat, (kind, size, ino, meta.dev, self._nlink.get(ino, 0)))
 
     def _is_ancestor(self, a: int, d: int) -> bool:
         """True when directory ``a`` is ``d`` or one of its ancestors."""
@@ -224,8 +242,9 @@ class InodeTree:
             for i in [i for i in chosen if isinstance(m := self._pending[i], Move) and m.root
                       and m.part != "out" and m.dst_dir == dir_ino]:
                 chosen.discard(i)
-                self._pending[i] = replace(self._pending[i], root="parent-synced")
-                self._changes += 1
+                if self._pending[i].root != "parent-synced":  # a repeated fsync changes nothing
+                    self._pending[i] = replace(self._pending[i], root="parent-synced")
+                    self._changes += 1
         if not chosen:
             return
         self._changes += 1
@@ -245,6 +264,20 @@ class InodeTree:
                 self._dur.apply(halves[i][0])
                 keep.append(halves[i][1])
         self._pending = keep
+
+    def _promote_data(self, ino: int) -> None:
+        """The ``fsync`` of file ``ino``: its pending writes and truncations become durable,
+        in order (what :meth:`_promote` does with that predicate, in one pass)."""
+        keep: list[Mutation] = []
+        durable = self._dur
+        for m in self._pending:
+            if m.__class__ in _CONTENT and m.ino == ino:  # type: ignore[union-attr]
+                durable.apply(m)
+            else:
+                keep.append(m)
+        if len(keep) != len(self._pending):
+            self._pending = keep
+            self._changes += 1
 
     def _settle_root(self, ino: int) -> None:
         """The fsync of directory ``ino``, for the pending renames that moved ``ino`` itself
@@ -292,9 +325,14 @@ class InodeTree:
 
         ``entry`` is ``("file", content_bytes, nlink)``, ``("directory",)``,
         ``("symlink", target)`` or ``("fifo",)`` — the same shape as
-        :func:`hookconf.faultinject.snapshot.snapshot` gives for any Vfs.
+        :func:`hookconf.faultinject.snapshot.snapshot` gives for any Vfs.  A new dict each
+        call; the walk is made once per reading of :attr:`changes` (a tree read again
+        unchanged — before and after a recovery that changed nothing — is not walked again).
         """
-        return self._snapshot_of(self._vol, self._nlink)
+        memo = self._snapshot_memo
+        if memo is None or memo[0] != self._changes:
+            memo = self._snapshot_memo = (self._changes, self._snapshot_of(self._vol, self._nlink))
+        return dict(memo[1])
 
     def layer_snapshot(self, layer: Layer) -> dict[str, tuple]:
         """:meth:`snapshot` of the tree ``layer`` would be as a fully durable tree of its
@@ -317,12 +355,12 @@ class InodeTree:
                 path = prefix + name
                 meta = meta_of[ino]
                 kind = meta.kind
-                if kind is Kind.DIR:
+                if kind is _DIR:
                     out[path] = ("directory",)
                     stack.append((ino, path + "/"))
-                elif kind is Kind.FILE:
+                elif kind is _FILE:
                     out[path] = ("file", data.get(ino, b""), nlink[ino])
-                elif kind is Kind.SYMLINK:
+                elif kind is _SYMLINK:
                     out[path] = ("symlink", meta.target)
                 else:
                     out[path] = (kind.value,)

@@ -71,8 +71,28 @@ def test_the_change_counter_moves_with_every_change_and_only_then():
     seen.append(vfs.changes)
     vfs.fsync(fh)
     seen.append(vfs.changes)
+    vfs.fsync(fh)  # nothing of f pending any more: nothing changes
+    assert vfs.changes == seen[-1]
     vfs.close(fh)
     assert len(set(seen)) == len(seen)
+
+
+def test_a_repeated_fsync_of_a_moved_directorys_new_parent_changes_nothing():
+    vfs = ModelVfs()
+    for d in ("a", "b", "a/d"):
+        vfs.mkdir(d)
+    vfs.sync()
+    vfs.rename("a/d", "b/d")
+    before = vfs.changes
+    vfs.fsync_dir("b")  # the new parent: d's own fsync is still owed
+    synced = vfs.changes
+    assert synced != before
+    states = [snapshot(s) for _, s in vfs.crash_states()]
+    vfs.fsync_dir("b")
+    assert vfs.changes == synced and vfs.pending[0].root == "parent-synced"
+    assert [snapshot(s) for _, s in vfs.crash_states()] == states
+    vfs.fsync_dir("b/d")  # now the rename's addition half is durable
+    assert vfs.changes != synced
 
 
 def test_splice_overwrites_extends_and_fills_gaps():
@@ -180,3 +200,56 @@ def test_clone_is_a_deep_copy_that_shares_no_table():
     assert snapshot(vfs) == before and vfs.pending == pending
     assert [v for v, _ in clone.crash_states()] == ["durable"]
     vfs.close(fh)
+
+
+def test_a_snapshot_is_walked_once_per_change_and_is_the_callers_own():
+    vfs = _busy()
+    first = snapshot(vfs)
+    first["d/b"] = ("file", b"changed by the caller", 1)
+    again = snapshot(vfs)
+    assert again != first and again["d/b"][1].startswith(b"alp")
+    clone = vfs.clone()
+    put(clone, "d/new", b"n")  # the clone moves on; the original is as it was
+    assert snapshot(vfs) == again and "d/new" in snapshot(clone)
+    fh = vfs.open("d/b", "r+")
+    vfs.write(fh, b"Z", 0)
+    vfs.close(fh)
+    assert snapshot(vfs)["d/b"][1][:1] == b"Z"
+
+
+def test_split_path_takes_a_str_subclass_like_a_str():
+    from hookconf.faultinject.port import split_path
+
+    class Path(str):
+        pass
+
+    assert split_path(Path(".")) == () and split_path(Path("a/b")) == ("a", "b")
+    assert split_path(".") == () and split_path("a/b") == ("a", "b")
+
+
+def test_a_path_resolved_before_a_change_of_names_resolves_anew_after_it():
+    import errno
+
+    import pytest
+
+    vfs = ModelVfs()
+    vfs.mkdir("d")
+    put(vfs, "d/f", b"f")
+    put(vfs, "d/g", b"g")
+    f, g = vfs.lstat("d/f").ino, vfs.lstat("d/g").ino
+    vfs.rename("d/g", "d/f")  # replaces f
+    assert vfs.lstat("d/f").ino == g
+    vfs.mkdir("e")
+    vfs.rename("d", "e/d")
+    with pytest.raises(FileNotFoundError):
+        vfs.lstat("d/f")
+    assert vfs.lstat("e/d/f").ino == g
+    clone = vfs.clone()
+    clone.unlink("e/d/f")  # the clone's names change, not the original's
+    assert vfs.lstat("e/d/f").ino == g
+    with pytest.raises(OSError) as gone:
+        clone.lstat("e/d/f")
+    assert gone.value.errno == errno.ENOENT and f != g
+    crashed = vfs.crash()  # only the durable layer: nothing after the model's creation
+    with pytest.raises(FileNotFoundError):
+        crashed.lstat("e/d/f")

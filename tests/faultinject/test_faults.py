@@ -6,7 +6,7 @@ import errno
 
 import pytest
 
-from hookconf.faultinject.faults import FAULTS, Crash, Fault, FaultPlan
+from hookconf.faultinject.faults import FAULTS, MUTATING_OPS, OPS, Crash, Fault, FaultPlan
 from hookconf.faultinject.injector import FaultyVfs
 from hookconf.faultinject.model import ModelVfs
 from hookconf.faultinject.port import Publication
@@ -180,3 +180,40 @@ def test_mutate_tree_each_runs_its_writer_before_every_matching_call_from_the_nt
     for name in ("a", "b", "c"):
         vfs.unlink(name)
     assert calls == [("b",), ("c",)]
+
+
+@pytest.mark.parametrize("armed", [False, True])
+def test_every_port_call_is_traced_as_mutating_exactly_when_its_op_is(armed):
+    plan = FaultPlan.of(Fault("eio-transient", 10_000)) if armed else None  # armed, never firing
+    vfs = FaultyVfs(ModelVfs(), plan)
+    vfs.mkdir("d")
+    d = vfs.open_dir("d")
+    fh = vfs.open("d/f", "x")
+    vfs.write(fh, b"abc", 0)
+    vfs.read(fh, 3, 0)
+    vfs.truncate(fh, 1)
+    vfs.fstat(fh)
+    vfs.fsync(fh)
+    vfs.close(fh)
+    vfs.fsync_dir("d")
+    vfs.lstat("d/f")
+    vfs.listdir("d")
+    vfs.device_of("d")
+    vfs.symlink("f", "d/s")
+    vfs.readlink("d/s")
+    vfs.mkfifo("d/p")
+    vfs.link("d/f", "d/g")
+    vfs.rename("d/g", "d/h")
+    vfs.rename_noreplace("d/h", "d/i")
+    vfs.unlink("d/i")
+    vfs.unlink("d/p")
+    vfs.unlink("d/s")
+    vfs.unlink("d/f")
+    vfs.close(d)
+    vfs.rmdir("d")
+    vfs.note("lease_acquire", ("t",), lambda: None)
+    with pytest.raises(FileNotFoundError):
+        vfs.lstat("missing")
+    assert {ev.op for ev in vfs.trace} == OPS | {"lease_acquire"}
+    assert all(ev.mutating == (ev.op in MUTATING_OPS) for ev in vfs.trace)
+    assert [ev.errno for ev in vfs.trace].count(None) == len(vfs.trace) - 1
