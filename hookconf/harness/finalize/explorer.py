@@ -66,7 +66,7 @@ from typing import Any
 from hookconf.faultinject.faults import Crash, Fault, FaultPlan
 from hookconf.faultinject.host import ModelHost
 from hookconf.faultinject.injector import FaultyVfs
-from hookconf.faultinject.snapshot import digest, snapshot
+from hookconf.faultinject.snapshot import Snapshot, digest, snapshot
 from hookconf.faultinject.sqlite import seed_randomness
 from hookconf.harness.corpus import Case
 from hookconf.harness.finalize import checks
@@ -75,6 +75,8 @@ from hookconf.harness.finalize.scenario import (
     ROOT,
     STATE_DIR,
     FinalizeScenario,
+    UserTree,
+    user_part,
     user_tree,
 )
 from hookconf.harness.ledger import Ledger
@@ -194,20 +196,22 @@ class _Run:
         self.busy_phases.add(phase)
         return True
 
-    def busy_recovery(self, state_vfs: Any, before: dict[str, Any], ask: dict[str, Any],
-                      at: str, unit: int, key: bytes | None) -> None:
-        """H8 (§10.1, §10.3): ``finalize.recover`` on (a copy of) the state while another
-        owner holds the task's artifact-mutation lease changes nothing and does not report
-        the task recovered (:func:`~hookconf.harness.finalize.checks.busy_recovery_problems`)."""
+    def busy_recovery(self, state_vfs: Any, snap: Snapshot, before: dict[str, Any],
+                      ask: dict[str, Any], at: str, unit: int, key: bytes | None) -> None:
+        """H8 (§10.1, §10.3): ``finalize.recover`` on (a copy of) the state, whose snapshot
+        is ``snap``, while another owner holds the task's artifact-mutation lease changes
+        nothing and does not report the task recovered
+        (:func:`~hookconf.harness.finalize.checks.busy_recovery_problems`)."""
         task = self.task["taskId"]
         # the other owner, e.g. a finalization still running
         self.serve(state_vfs, held=True, traced_host=False)
-        snap = snapshot(state_vfs)
+        changes = state_vfs.changes
         try:
             answer: dict[str, Any] | None = self.conn.call("finalize.recover", ask)
         except CandidateReplyError:
             answer = None  # an error answer: a stated outcome
-        found = checks.busy_recovery_problems(task, before, snapshot(state_vfs) == snap, answer)
+        unchanged = state_vfs.changes == changes or snapshot(state_vfs) == snap
+        found = checks.busy_recovery_problems(task, before, unchanged, answer)
         self.note({"H8": found}, f"{at}, recovered while another owner held the lease", unit, key)
 
     def judge_state(self, state_vfs: Any, fired: bool, at: str, unit: int = -1,
@@ -218,7 +222,8 @@ class _Run:
         self.sc.planted.clear()  # the interloper acts anew on each state, after its checks
         # recovery's operations and lease calls are recorded (H10, H8)
         traced = self.serve(state_vfs)
-        crash_tree = user_tree(state_vfs)
+        looks = _Looks(state_vfs)
+        crash_tree = looks.user_tree()
         before = self.conn.call("finalize.state", {**ask, "taskId": self.task["taskId"]})
         found = checks.crashed_state(self.sc, before, crash_tree, fired, self.forward)
         found["H11"] = found.get("H11", []) + checks.source_at_target(
@@ -226,14 +231,14 @@ class _Run:
             "after the crash", forward=self.forward)
         self.note(found, at, unit, key)
         if self.busy_due(before):
-            self.busy_recovery(state_vfs.clone(), before, ask, at, unit, key)
+            self.busy_recovery(state_vfs.clone(), looks.snapshot(), before, ask, at, unit, key)
             traced = self.serve(state_vfs)
         self.sc.interlope(state_vfs, before)  # an outsider at a file recovery reads
-        held = self.sc.holds_selected(user_tree(state_vfs))  # what recovery finds at the target
+        held = self.sc.holds_selected(looks.user_tree())  # what recovery finds at the target
         start = len(traced.trace)
         try:
             first = self.conn.call("finalize.recover", ask)
-            snap1 = snapshot(state_vfs)
+            snap1 = looks.snapshot()
             second = self.conn.call("finalize.recover", ask)
         except CandidateReplyError as exc:
             self.note({"H13": [f"recovery failed: {exc.code}: {exc.message}"[:300]],
@@ -242,9 +247,9 @@ class _Run:
         self.note({"H8": checks.recovery_lease_problems(traced.trace[start:]),
                    "H19": checks.postorder_problems(self.sc, traced.trace[start:], "recovery")},
                   at, unit, key)
-        snap2 = snapshot(state_vfs)
+        snap2 = looks.snapshot()
         after = self.conn.call("finalize.state", {**ask, "taskId": self.task["taskId"]})
-        tree = user_tree(state_vfs)
+        tree = looks.user_tree()
         found = checks.recovered_state(self.sc, after, tree, fired, self.expect_completed, traced.trace,
                                        snap1 == snap2, (first, second))
         found["H11"] = found.get("H11", []) + checks.source_at_target(
@@ -253,6 +258,33 @@ class _Run:
         for inv, items in checks.installed_committed(self.sc, before, held, after).items():
             found[inv] = found.get(inv, []) + items
         self.note(found, at, unit, key)
+
+
+class _Looks:
+    """The snapshot and user tree of one model file system, each read again only once its
+    change counter (:attr:`~hookconf.faultinject.model.ModelVfs.changes`) has moved since
+    the last reading: an equal count is an unchanged tree.  The values handed out are
+    shared between readings; the checks only read them."""
+
+    def __init__(self, vfs: Any) -> None:
+        self.vfs = vfs
+        self._snap: tuple[int, Snapshot] | None = None
+        self._tree: tuple[int, UserTree] | None = None
+
+    def snapshot(self) -> Snapshot:
+        """:func:`~hookconf.faultinject.snapshot.snapshot` of the file system as it is now."""
+        changes = self.vfs.changes
+        if self._snap is None or self._snap[0] != changes:
+            self._snap = (changes, snapshot(self.vfs))
+        return self._snap[1]
+
+    def user_tree(self) -> UserTree:
+        """:func:`~hookconf.harness.finalize.scenario.user_tree` of the file system as it is
+        now."""
+        changes = self.vfs.changes
+        if self._tree is None or self._tree[0] != changes:
+            self._tree = (changes, user_part(self.snapshot()))
+        return self._tree[1]
 
 
 def _ino(vfs: Any, path: str) -> int | None:
