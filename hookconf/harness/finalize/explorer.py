@@ -25,7 +25,8 @@
    ``finalize.state``, runs ``finalize.recover`` twice and reads the state again.
    Identical post-crash states are judged once.
    Then, for each chosen point just before a directory fsync of the run, the process
-   stops instead (nothing lost): a fresh candidate recovers that state and the power fails
+   stops instead (nothing lost; the probed run keeps a copy of the model there, volatile
+   layer and all): a fresh candidate recovers that state and the power fails
    after each fsync recovery makes of its state directory; each such state is judged by
    H19 like a crash state (``_process_crashes``: recovery's own phase updates follow the
    durability of what they name).
