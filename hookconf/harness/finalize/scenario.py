@@ -654,7 +654,9 @@ class FinalizeScenario:
         ``finalize.state`` before recovery (the target is left alone once committed)."""
         self.planted.clear()
         shape = self.interloper
-        if shape and self.victim != "private":
+        if not shape:
+            return {}
+        if self.victim != "private":
             return self._displace(vfs, shape, state or {})
         tree = user_tree(vfs)
         # the source preserved at a rollback path is no private copy of the selected artifact
@@ -662,7 +664,7 @@ class FinalizeScenario:
         original = _under(self.initial, self.task["sourcePath"])
         preserved = original != self.selected
         roots = [r for r in self.private_roots(tree)
-                 if not (preserved and _under(tree, r) == original)] if shape else []
+                 if not (preserved and _under(tree, r) == original)]
         if not roots:
             return {}
         root = roots[0]
