@@ -34,7 +34,8 @@ def _explore(case, replay: bool) -> dict:
     record = obs.extra["finalize"]
     return {k: record[k] for k in ("crashPoints", "pointsTotal", "crashStates",
                                    "statesGenerated", "outcome", "identity")} | {
-        "problems": sorted(record["problems"])}
+        "problems": sorted(record["problems"]),
+        "processCrashes": obs.metrics["processCrashes"]}
 
 
 @pytest.mark.parametrize("case_id", CASES)
@@ -43,6 +44,26 @@ def test_one_probed_run_explores_what_one_crashed_run_per_point_does(corpus, cas
     replayed = _explore(corpus[case_id], replay=True)
     assert probed == replayed
     assert probed["crashStates"] > 0 and probed["problems"] == []
+
+
+def test_the_process_stops_come_from_the_probed_run_and_still_bite(corpus, monkeypatch):
+    """The states a process stop before each directory fsync leaves are copies the probed
+    run takes (no run of their own), and a recovery that journals a phase before fsyncing
+    its directories is still caught there (H19, §10.2)."""
+    from hookconf.harness.finalize import explorer
+    from tests.mutants.finalize.recovery_records_unsynced import factory
+
+    drives = []
+    drive = explorer._Run.drive
+    monkeypatch.setattr(explorer._Run, "drive",
+                        lambda self, *a, **k: drives.append(1) or drive(self, *a, **k))
+    conn = InProcessConnection(factory(), "recovery_records_unsynced")
+    conn.open()
+    obs = Observation()
+    run_finalize(corpus["fin.matrix.file.cross-device"], conn, obs)
+    assert len(drives) == 2  # the recorded run and the probed run
+    assert obs.metrics["processCrashes"] > 0
+    assert "process stop" in obs.extra["finalize"]["problems"]["H19"]["at"]
 
 
 def test_the_sqlite_prng_restarts_from_its_seed():

@@ -25,7 +25,8 @@
    ``finalize.state``, runs ``finalize.recover`` twice and reads the state again.
    Identical post-crash states are judged once.
    Then, for each chosen point just before a directory fsync of the run, the process
-   stops instead (nothing lost): a fresh candidate recovers that state and the power fails
+   stops instead (nothing lost; the probed run keeps a copy of the model there, volatile
+   layer and all): a fresh candidate recovers that state and the power fails
    after each fsync recovery makes of its state directory; each such state is judged by
    H19 like a crash state (``_process_crashes``: recovery's own phase updates follow the
    durability of what they name).
@@ -66,7 +67,7 @@ from typing import Any
 from hookconf.faultinject.faults import Crash, Fault, FaultPlan
 from hookconf.faultinject.host import ModelHost
 from hookconf.faultinject.injector import FaultyVfs
-from hookconf.faultinject.snapshot import digest, snapshot
+from hookconf.faultinject.snapshot import Snapshot, digest, snapshot
 from hookconf.faultinject.sqlite import seed_randomness
 from hookconf.harness.corpus import Case
 from hookconf.harness.finalize import checks
@@ -75,6 +76,8 @@ from hookconf.harness.finalize.scenario import (
     ROOT,
     STATE_DIR,
     FinalizeScenario,
+    UserTree,
+    user_part,
     user_tree,
 )
 from hookconf.harness.ledger import Ledger
@@ -168,6 +171,23 @@ class _Run:
                               f"{limits} (finalize.prepare answered limits="
                               f"{prepared.get('limits')!r:.100}); this case needs it")
 
+    def serve(self, state: Any, *, held: bool = False, traced_host: bool = True,
+              **probe: Any) -> FaultyVfs:
+        """Hand the candidate ``state`` (a ModelVfs) as a process meets it after a crash:
+        ``finalize.crash`` (forget everything volatile), then ``state`` wrapped in a
+        FaultyVfs without faults — its calls traced, ``probe``/``probe_at`` passed on —
+        and a host with no engine and no writer (§10.3: what start-up recovery finds).
+        ``traced_host``: the host's lease calls go into the trace (H8); ``held``: another
+        owner holds the task's artifact-mutation lease (§10.1).  Returns the FaultyVfs."""
+        self.conn.call("finalize.crash", {})
+        traced = FaultyVfs(state, **probe)
+        self.attach(ROOT, traced)
+        host = ModelHost(traced.note if traced_host else None)
+        if held:
+            host.held.add(self.task["taskId"])
+        self.conn.attach_host(ROOT, host)  # type: ignore[attr-defined]
+        return traced
+
     def busy_due(self, before: dict[str, Any]) -> bool:
         """Whether this state's journal phase (``finalize.state`` ``before`` recovery) has
         not yet had a recovery under a lease held elsewhere in this run (once per phase)."""
@@ -177,23 +197,22 @@ class _Run:
         self.busy_phases.add(phase)
         return True
 
-    def busy_recovery(self, state_vfs: Any, before: dict[str, Any], ask: dict[str, Any],
-                      at: str, unit: int, key: bytes | None) -> None:
-        """H8 (§10.1, §10.3): ``finalize.recover`` on (a copy of) the state while another
-        owner holds the task's artifact-mutation lease changes nothing and does not report
-        the task recovered (:func:`~hookconf.harness.finalize.checks.busy_recovery_problems`)."""
+    def busy_recovery(self, state_vfs: Any, snap: Snapshot, before: dict[str, Any],
+                      ask: dict[str, Any], at: str, unit: int, key: bytes | None) -> None:
+        """H8 (§10.1, §10.3): ``finalize.recover`` on (a copy of) the state, whose snapshot
+        is ``snap``, while another owner holds the task's artifact-mutation lease changes
+        nothing and does not report the task recovered
+        (:func:`~hookconf.harness.finalize.checks.busy_recovery_problems`)."""
         task = self.task["taskId"]
-        host = ModelHost()
-        host.held.add(task)  # the other owner, e.g. a finalization still running
-        self.conn.call("finalize.crash", {})
-        self.attach(ROOT, FaultyVfs(state_vfs))
-        self.conn.attach_host(ROOT, host)  # type: ignore[attr-defined]
-        snap = snapshot(state_vfs)
+        # the other owner, e.g. a finalization still running
+        self.serve(state_vfs, held=True, traced_host=False)
+        changes = state_vfs.changes
         try:
             answer: dict[str, Any] | None = self.conn.call("finalize.recover", ask)
         except CandidateReplyError:
             answer = None  # an error answer: a stated outcome
-        found = checks.busy_recovery_problems(task, before, snapshot(state_vfs) == snap, answer)
+        unchanged = state_vfs.changes == changes or snapshot(state_vfs) == snap
+        found = checks.busy_recovery_problems(task, before, unchanged, answer)
         self.note({"H8": found}, f"{at}, recovered while another owner held the lease", unit, key)
 
     def judge_state(self, state_vfs: Any, fired: bool, at: str, unit: int = -1,
@@ -202,12 +221,10 @@ class _Run:
         at ``unit`` on the state ``key``)."""
         ask = {"root": ROOT, "stateDir": STATE_DIR, "database": DATABASE}
         self.sc.planted.clear()  # the interloper acts anew on each state, after its checks
-        self.conn.call("finalize.crash", {})
-        traced = FaultyVfs(state_vfs)  # no fault: recovery's operations are recorded (H10)
-        self.attach(ROOT, traced)
-        # recovery's host: no engine, no writer; its lease calls traced (H8)
-        self.conn.attach_host(ROOT, ModelHost(traced.note))  # type: ignore[attr-defined]
-        crash_tree = user_tree(state_vfs)
+        # recovery's operations and lease calls are recorded (H10, H8)
+        traced = self.serve(state_vfs)
+        looks = _Looks(state_vfs)
+        crash_tree = looks.user_tree()
         before = self.conn.call("finalize.state", {**ask, "taskId": self.task["taskId"]})
         found = checks.crashed_state(self.sc, before, crash_tree, fired, self.forward)
         found["H11"] = found.get("H11", []) + checks.source_at_target(
@@ -215,17 +232,14 @@ class _Run:
             "after the crash", forward=self.forward)
         self.note(found, at, unit, key)
         if self.busy_due(before):
-            self.busy_recovery(state_vfs.clone(), before, ask, at, unit, key)
-            self.conn.call("finalize.crash", {})
-            traced = FaultyVfs(state_vfs)
-            self.attach(ROOT, traced)
-            self.conn.attach_host(ROOT, ModelHost(traced.note))  # type: ignore[attr-defined]
+            self.busy_recovery(state_vfs.clone(), looks.snapshot(), before, ask, at, unit, key)
+            traced = self.serve(state_vfs)
         self.sc.interlope(state_vfs, before)  # an outsider at a file recovery reads
-        held = self.sc.holds_selected(user_tree(state_vfs))  # what recovery finds at the target
+        held = self.sc.holds_selected(looks.user_tree())  # what recovery finds at the target
         start = len(traced.trace)
         try:
             first = self.conn.call("finalize.recover", ask)
-            snap1 = snapshot(state_vfs)
+            snap1 = looks.snapshot()
             second = self.conn.call("finalize.recover", ask)
         except CandidateReplyError as exc:
             self.note({"H13": [f"recovery failed: {exc.code}: {exc.message}"[:300]],
@@ -234,9 +248,9 @@ class _Run:
         self.note({"H8": checks.recovery_lease_problems(traced.trace[start:]),
                    "H19": checks.postorder_problems(self.sc, traced.trace[start:], "recovery")},
                   at, unit, key)
-        snap2 = snapshot(state_vfs)
+        snap2 = looks.snapshot()
         after = self.conn.call("finalize.state", {**ask, "taskId": self.task["taskId"]})
-        tree = user_tree(state_vfs)
+        tree = looks.user_tree()
         found = checks.recovered_state(self.sc, after, tree, fired, self.expect_completed, traced.trace,
                                        snap1 == snap2, (first, second))
         found["H11"] = found.get("H11", []) + checks.source_at_target(
@@ -245,6 +259,33 @@ class _Run:
         for inv, items in checks.installed_committed(self.sc, before, held, after).items():
             found[inv] = found.get(inv, []) + items
         self.note(found, at, unit, key)
+
+
+class _Looks:
+    """The snapshot and user tree of one model file system, each read again only once its
+    change counter (:attr:`~hookconf.faultinject.model.ModelVfs.changes`) has moved since
+    the last reading: an equal count is an unchanged tree.  The values handed out are
+    shared between readings; the checks only read them."""
+
+    def __init__(self, vfs: Any) -> None:
+        self.vfs = vfs
+        self._snap: tuple[int, Snapshot] | None = None
+        self._tree: tuple[int, UserTree] | None = None
+
+    def snapshot(self) -> Snapshot:
+        """:func:`~hookconf.faultinject.snapshot.snapshot` of the file system as it is now."""
+        changes = self.vfs.changes
+        if self._snap is None or self._snap[0] != changes:
+            self._snap = (changes, snapshot(self.vfs))
+        return self._snap[1]
+
+    def user_tree(self) -> UserTree:
+        """:func:`~hookconf.harness.finalize.scenario.user_tree` of the file system as it is
+        now."""
+        changes = self.vfs.changes
+        if self._tree is None or self._tree[0] != changes:
+            self._tree = (changes, user_part(self.snapshot()))
+        return self._tree[1]
 
 
 def _ino(vfs: Any, path: str) -> int | None:
@@ -325,12 +366,12 @@ def run_finalize(case: Case, conn: Connection, obs: Any, *, replay: bool = False
         if run.ledger.takes(unit):
             run.ledger.tally(unit, crashPoints=1)
     crashed = _replay if replay else _capture
-    captured = crashed(run, faults, trace, chosen, variants)
+    captured, stopped = crashed(run, faults, trace, chosen, variants, _stop_points(run, trace))
     for label, variant, state, outsiders, unit, key in captured:
         fired = outsiders.restore(sc)
         run.ledger.takes(unit)
         run.judge_state(state, fired, f"{label}, variant {variant}", unit, key)
-    _process_crashes(run, faults, trace, chosen)
+    _process_crashes(run, trace, chosen, stopped)
     base = {"prepared": prepared, "run": answer, "outcome": outcome, "identity": identity,
             "pointsTotal": len(points), "variants": variants}
     record, metrics = _record(base, run.ledger)
@@ -404,10 +445,25 @@ class _Outsiders:
 
 #: A post-crash state to judge: label, variant, state, outsiders, unit and digest.
 _Captured = tuple[str, str, Any, "_Outsiders", int, bytes]
+#: The world as a process stop just before trace index ``k`` leaves it, by ``k``: the model
+#: (volatile layer kept) and the outsiders' doings then (:func:`_process_crashes`).
+_Stopped = dict[int, tuple[Any, "_Outsiders"]]
+
+
+def _stop_points(run: _Run, trace: list[Any]) -> frozenset[int]:
+    """The trace indices where :func:`_process_crashes` stops the process, when chosen: the
+    run's directory fsyncs outside the state directory and the database, in a forward run
+    (none otherwise)."""
+    if not run.forward:
+        return frozenset()
+    return frozenset(ev.index for ev in trace if ev.op == "fsync_dir"
+                     and not any(p.startswith(STATE_DIR) or p.startswith(DATABASE)
+                                 for p in ev.paths))
 
 
 def _capture(run: _Run, faults: tuple[Fault, ...], trace: list[Any],
-             chosen: list[tuple[int, str]], variants: str) -> list[_Captured]:
+             chosen: list[tuple[int, str]], variants: str, stops: frozenset[int] = frozenset()
+             ) -> tuple[list[_Captured], _Stopped]:
     """Every post-crash state of the ``chosen`` crash points, from one more run.
 
     The run is the recorded one again (same faults, same outsiders) with a probe at each
@@ -421,12 +477,15 @@ def _capture(run: _Run, faults: tuple[Fault, ...], trace: list[Any],
     Returns the distinct states of the points the run's part takes (all unsplit), in point
     order, each with its label, variant, the outsiders' doings at the crash, its unit and
     its digest; states generated are tallied per unit.  Every point's states are read, so
-    a state is judged at the first point of the whole case that produces it."""
+    a state is judged at the first point of the whole case that produces it.  Also
+    returns, for each chosen ``(k, "before")`` with ``k`` in ``stops`` that the part takes,
+    a copy of the model as the run stood there (:data:`_Stopped`)."""
     sc = run.sc
     ledger = run.ledger
     model = sc.fresh()
     seen: set[bytes] = set()
     captured: list[_Captured] = []
+    stopped: _Stopped = {}
     reached: set[tuple[int, str]] = set()
     ops = {ev.index: ev.op for ev in trace}
     units = {point: unit for unit, point in reversed(list(enumerate(chosen)))}
@@ -463,6 +522,8 @@ def _capture(run: _Run, faults: tuple[Fault, ...], trace: list[Any],
             upto = [vfs.trace[i] for i in renames if i <= index and vfs.trace[i].op == "rename"]
             run.note({"H10": checks.plain_renames(upto, "the run")}, label, unit)
         outsiders = _Outsiders.of(sc, moves)  # install_sources reads only the renames
+        if mine and when == "before" and index in stops:
+            stopped[index] = (model.clone(), outsiders)
         in_db = all(p.startswith(DATABASE) for p in trace[index].paths)
         if last[0] != model.changes:  # else a crash here leaves what it left at the last point
             last[0] = model.changes
@@ -498,7 +559,7 @@ def _capture(run: _Run, faults: tuple[Fault, ...], trace: list[Any],
         if (k, when) not in reached or k >= len(vfs.trace) or vfs.trace[k].op != ops.get(k):
             run.note({"H13": ["the candidate never reached this operation: the finalization "
                               "is not deterministic"]}, f"crash {when} {trace[k]}", unit)
-    return captured
+    return captured, stopped
 
 
 class _Every:
@@ -508,44 +569,31 @@ class _Every:
         return isinstance(point, tuple) and point[1:] == ("after",)
 
 
-def _process_crashes(run: _Run, faults: tuple[Fault, ...], trace: list[Any],
-                     chosen: list[tuple[int, str]]) -> None:
+def _process_crashes(run: _Run, trace: list[Any], chosen: list[tuple[int, str]],
+                     stopped: _Stopped) -> None:
     """H19 for recovery's own phase updates (§10.2 "每个 phase 更新都发生在其所命名的文件系统状态
     durable 之后"; §10.3 recovery journals the phases it finds done): the process stops (no
-    power loss) just before each directory fsync of the run among the chosen points, so the
-    files keep what is not yet durable; a fresh candidate recovers that state, and the power
-    fails just after each fsync recovery makes of its state directory.  Each such state
-    must be one the phase it records names as durable — :func:`checks.before_recovery`'s
-    H19 — which a recovery that journals a phase it found done without first fsyncing
-    that phase's directories fails.  Only forward runs (the phases' layouts are then
-    known); counted as ``processCrashes`` and judged at the unit of the chosen point."""
-    if not run.forward:
-        return
+    power loss) just before each directory fsync of the run among the chosen points
+    (:func:`_stop_points`), so the files keep what is not yet durable — ``stopped``, taken
+    by the run that read the crash points' states; a fresh candidate recovers that state,
+    and the power fails just after each fsync recovery makes of its state directory.  Each
+    such state must be one the phase it records names as durable —
+    :func:`checks.before_recovery`'s H19 — which a recovery that journals a phase it found
+    done without first fsyncing that phase's directories fails.  Only forward runs (the
+    phases' layouts are then known); counted as ``processCrashes`` and judged at the unit
+    of the chosen point."""
+    stops = _stop_points(run, trace)
     sc = run.sc
     units = {point: unit for unit, point in reversed(list(enumerate(chosen)))}
-    points = [(k, when) for k, when in chosen
-              if when == "before" and trace[k].op == "fsync_dir"
-              and not any(p.startswith(STATE_DIR) or p.startswith(DATABASE)
-                          for p in trace[k].paths)]
-    points = [p for p in points if run.ledger.takes(units[p])]
+    points = [(k, when) for k, when in chosen if when == "before" and k in stops]
+    points = {p for p in points if run.ledger.takes(units[p])}
     if not points:
         return
-    want = {k for k, _ in points}
-    stopped: list[tuple[int, Any, _Outsiders]] = []
-
-    def stop(index: int, when: str) -> None:
-        if index in want and when == "before":
-            stopped.append((index, model.clone(), _Outsiders.of(sc, vfs.trace[:index])))
-
-    model = sc.fresh()
-    vfs = FaultyVfs(model, FaultPlan(faults), probe=stop,
-                    probe_at=frozenset((k, "before") for k in want))
-    try:
-        run.drive(vfs)
-    except Exception:  # noqa: BLE001 - the recorded run's answer was judged already
-        pass
+    sc.planted.clear()  # no outsider acts between the stop and recovery
     ask = {"root": ROOT, "stateDir": STATE_DIR, "database": DATABASE}
-    for index, state, outsiders in stopped:
+    for index, (state, outsiders) in sorted(stopped.items()):
+        if (index, "before") not in points:
+            continue
         unit = units[(index, "before")]
         run.ledger.tally(unit, processCrashes=1)
         label = f"process stop before {trace[index]}, recovered, power lost"
@@ -556,9 +604,7 @@ def _process_crashes(run: _Run, faults: tuple[Fault, ...], trace: list[Any],
             run.note({"H13": [f"recovery failed: {exc.code}: {exc.message}"[:300]]}, label, unit)
             continue
         for lost in losses:
-            run.conn.call("finalize.crash", {})
-            run.attach(ROOT, FaultyVfs(lost))
-            run.conn.attach_host(ROOT, ModelHost())  # type: ignore[attr-defined]
+            run.serve(lost, traced_host=False)
             seen = run.conn.call("finalize.state", {**ask, "taskId": run.task["taskId"]})
             found = checks.before_recovery(sc, seen, user_tree(lost), fired, run.forward)
             run.note({"H19": found["H19"]}, label, unit)
@@ -569,30 +615,30 @@ def _recover_losing_power(run: _Run, state: Any, ask: dict[str, Any]) -> list[An
     power loss just after each of recovery's fsyncs of its state directory leaves.  Raises
     :class:`CandidateReplyError` when recovery fails."""
     losses: list[Any] = []
-    traced = FaultyVfs(state, probe=lambda at, when: lose(at), probe_at=_Every())  # type: ignore[arg-type]
 
-    def lose(at: int) -> None:
+    def lose(at: int, when: str) -> None:
         ev = traced.trace[at]
         if ev.op in ("fsync", "fsync_dir") and ev.errno is None \
                 and any(p.startswith(STATE_DIR) for p in ev.paths):
             losses.append(traced.inner.crash())
 
-    run.conn.call("finalize.crash", {})
-    run.attach(ROOT, traced)
-    run.conn.attach_host(ROOT, ModelHost(traced.note))  # type: ignore[attr-defined]
+    traced = run.serve(state, probe=lose, probe_at=_Every())
     run.conn.call("finalize.recover", ask)
     return losses
 
 
 def _replay(run: _Run, faults: tuple[Fault, ...], trace: list[Any],
-            chosen: list[tuple[int, str]], variants: str) -> list[_Captured]:
+            chosen: list[tuple[int, str]], variants: str, stops: frozenset[int] = frozenset()
+            ) -> tuple[list[_Captured], _Stopped]:
     """What :func:`_capture` returns, from one run per point crashed there (a
     ``crash-<when>`` fault) after replaying the whole prefix (split, only the part's points:
     a state another part's point met first is then judged here too, and the join keeps
-    the judgement at its first point)."""
+    the judgement at its first point); a stop's model is the one crashed before it, as
+    the crash left it (volatile layer kept)."""
     sc = run.sc
     ledger = run.ledger
     captured: list[_Captured] = []
+    stopped: _Stopped = {}
     for unit, (k, when) in enumerate(chosen):
         if not ledger.takes(unit):
             continue
@@ -611,6 +657,8 @@ def _replay(run: _Run, faults: tuple[Fault, ...], trace: list[Any],
                               "is not deterministic"]}, label, unit)
             continue
         outsiders = _Outsiders.of(sc, vfs.trace[:k + (when == "after")])
+        if when == "before" and k in stops:
+            stopped[k] = (model.clone(), outsiders)
         run.note({"H10": checks.plain_renames(vfs.trace, "the run")}, label, unit)
         in_db = all(p.startswith(DATABASE) for p in trace[k].paths)
         for variant, state in model.crash_states(explore=variants == "all"):
@@ -620,7 +668,7 @@ def _replay(run: _Run, faults: tuple[Fault, ...], trace: list[Any],
             key = digest(snapshot(state)) + bytes([bool(outsiders.fired)])
             if ledger.sighted(unit, key):
                 captured.append((label, variant, state, outsiders, unit, key))
-    return captured
+    return captured, stopped
 
 
 def _identity_pair(run: _Run, obs: Any) -> None:

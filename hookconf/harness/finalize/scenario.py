@@ -34,7 +34,7 @@ from hookconf.faultinject.port import Vfs
 from hookconf.faultinject.snapshot import snapshot
 
 __all__ = ["DATABASE", "ROOT", "STATE_DIR", "Appender", "FinalizeScenario", "OutsideWriter", "Retype",
-           "Tamper", "UserTree", "user_tree"]
+           "Tamper", "UserTree", "user_part", "user_tree"]
 
 #: The name under which the harness hands its file system to an in-process candidate.
 ROOT = "hookconf-scenario"
@@ -56,8 +56,14 @@ UserTree = dict[str, tuple]
 
 def user_tree(vfs: Vfs) -> UserTree:
     """The visible tree outside the state directory, link counts dropped."""
+    return user_part(snapshot(vfs))
+
+
+def user_part(snap: dict[str, tuple]) -> UserTree:
+    """The user tree of a snapshot (:func:`hookconf.faultinject.snapshot.snapshot`): what
+    :func:`user_tree` reads, from a snapshot taken already."""
     out: UserTree = {}
-    for path, entry in snapshot(vfs).items():
+    for path, entry in snap.items():
         if path == STATE_DIR or path.startswith(STATE_DIR + "/"):
             continue
         out[path] = entry[:2] if entry[0] == "file" else entry
@@ -648,7 +654,9 @@ class FinalizeScenario:
         ``finalize.state`` before recovery (the target is left alone once committed)."""
         self.planted.clear()
         shape = self.interloper
-        if shape and self.victim != "private":
+        if not shape:
+            return {}
+        if self.victim != "private":
             return self._displace(vfs, shape, state or {})
         tree = user_tree(vfs)
         # the source preserved at a rollback path is no private copy of the selected artifact
@@ -656,7 +664,7 @@ class FinalizeScenario:
         original = _under(self.initial, self.task["sourcePath"])
         preserved = original != self.selected
         roots = [r for r in self.private_roots(tree)
-                 if not (preserved and _under(tree, r) == original)] if shape else []
+                 if not (preserved and _under(tree, r) == original)]
         if not roots:
             return {}
         root = roots[0]
