@@ -241,7 +241,8 @@ class _MountRun(_Run):
                        "H10": checks.plain_renames(trace, "recovery")}, at, unit, key)
             return
         model, trace, _ = self.mount.take()
-        self.note({"H8": checks.recovery_lease_problems(trace)}, at, unit, key)
+        self.note({"H8": checks.recovery_lease_problems(trace),
+                   "H19": checks.postorder_problems(self.sc, trace, "recovery")}, at, unit, key)
         tree = user_tree(model)
         after = self.conn.call("finalize.state", {**ask, "taskId": self.task["taskId"]})
         found = checks.recovered_state(self.sc, after, tree, fired, self.expect_completed, trace,
@@ -334,7 +335,8 @@ def _explore(run: _MountRun, case: Case, obs: Any) -> None:
               "H8": checks.lease_problems(sc, trace, fail_closed=host[1] or bool(host[2])),
               "H9": checks.planning_problems(trace[:run.prepare_end])
               + checks.selection_problems(sc, prepared),
-              "H19": checks.renamed_root_synced(sc, trace)}, "the uncrashed run")
+              "H19": checks.renamed_root_synced(sc, trace)
+              + checks.postorder_problems(sc, trace, "the run")}, "the uncrashed run")
     identity = checks.identity_problems(sc, prepared)
     sc.installed_from = checks.install_sources(sc, trace)
     run.judge_state(model, bool(sc.fired), "the uncrashed run")
