@@ -721,20 +721,10 @@ def finalize_db_faults(params: dict[str, Any], rng: random.Random) -> Iterator[I
     the transaction's rows visible (§10.3).  Then an I/O error at each durability step the
     commit may take late (:data:`_ACK_FAULTS`): the outcome is open, the states are judged."""
     del rng
-    for artifact, placement, replacement in _DB_ROUTES:
-        for fault, spec in _DB_FAULTS.items():
-            given, _ = _case(artifact, placement, replacement, "absent", "native")
-            given["faults"] = [dict(spec)]
-            if "maxPoints" in params:
-                given["explore"] = {"maxPoints": params["maxPoints"]}
-            rep = ", with a staged replacement" if replacement == "staged" else ""
-            yield Instance(f"{artifact}.{placement}.{replacement}.{fault}",
-                           f"finalize a {artifact} ({placement}{rep}): the database commit "
-                           f"fails ({fault})", "runtime.finalize", "negative", given,
-                           {"outcome": "failed", "code": "plugin.finalize.db_commit_failed"},
-                           ("H10", "H12", "H13"), "§10.3",
-                           notes=f"{_DB_FAILED[0]}: {_DB_FAILED[1]} {_MOVE_BACK[0]}: "
-                                 f"{_MOVE_BACK[1]}")
+    failed = {"outcome": "failed", "code": "plugin.finalize.db_commit_failed"}
+    yield from _fault_cases(params, _DB_ROUTES, _DB_FAULTS, "the database commit fails ({fault})",
+                            failed, ("H10", "H12", "H13"), "§10.3",
+                            f"{_DB_FAILED[0]}: {_DB_FAILED[1]} {_MOVE_BACK[0]}: {_MOVE_BACK[1]}")
     for artifact, placement, replacement in _MOVED_ROUTES:
         given, _ = _case(artifact, placement, replacement, "absent", "native")
         given["faults"] = [dict(_DB_FAULTS["eio-fsync"])]
@@ -751,22 +741,30 @@ def finalize_db_faults(params: dict[str, Any], rng: random.Random) -> Iterator[I
                        "move-back", "runtime.finalize", "negative", given,
                        {"outcome": "failed", "code": list(_MOVE_BACK_CODES)},
                        ("H10", "H13"), "§10.2", notes=f"{_MOVE_BACK[0]}: {_MOVE_BACK[1]}")
-    for artifact, placement, replacement in _ACK_ROUTES:
-        for fault, spec in _ACK_FAULTS.items():
+    either = {"outcome": "open", "code": ["plugin.finalize.db_commit_failed",
+                                          "plugin.finalize.file_commit_failed"]}
+    yield from _fault_cases(params, _ACK_ROUTES, _ACK_FAULTS,
+                            "an I/O error at a durability step of the commit ({fault}); "
+                            "completed or failed, the database, the journal and the files "
+                            "agree in every state", either, ("H12", "H13", "H19"), "§10.2",
+                            f"{_ACK[0]}: {_ACK[1]}")
+
+
+def _fault_cases(params: dict[str, Any], routes: tuple[tuple[str, str, str], ...],
+                 faults: dict[str, dict[str, Any]], what: str, expect: dict[str, Any],
+                 invariants: tuple[str, ...], spec: str, notes: str) -> Iterator[Instance]:
+    """One case per route and named fault (``what`` names it with ``{fault}``)."""
+    for artifact, placement, replacement in routes:
+        for fault, armed in faults.items():
             given, _ = _case(artifact, placement, replacement, "absent", "native")
-            given["faults"] = [dict(spec)]
+            given["faults"] = [dict(armed)]
             if "maxPoints" in params:
                 given["explore"] = {"maxPoints": params["maxPoints"]}
             rep = ", with a staged replacement" if replacement == "staged" else ""
             yield Instance(f"{artifact}.{placement}.{replacement}.{fault}",
-                           f"finalize a {artifact} ({placement}{rep}): an I/O error at a "
-                           f"durability step of the commit ({fault}); completed or failed, "
-                           "the database, the journal and the files agree in every state",
-                           "runtime.finalize", "negative", given,
-                           {"outcome": "open", "code": ["plugin.finalize.db_commit_failed",
-                                                        "plugin.finalize.file_commit_failed"]},
-                           ("H12", "H13", "H19"), "§10.2", notes=f"{_ACK[0]}: {_ACK[1]}")
-
+                           f"finalize a {artifact} ({placement}{rep}): " + what.format(fault=fault),
+                           "runtime.finalize", "negative", given, dict(expect), invariants,
+                           spec, notes=notes)
 
 
 # ---- §10.1 the entry limit: exactly the limit plans, one more is artifact_too_large -----
