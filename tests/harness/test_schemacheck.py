@@ -23,26 +23,15 @@ from hookconf.harness.engine import run_one
 from hookconf.harness.protocol.inprocess import InProcessConnection
 from hookconf.harness.schemacheck import NATIVE_DEPTH, Schema
 from hookconf.reference.candidate import ReferenceCandidate
-from tests.harness.test_reply_fuzz import SAMPLE
+from tests.harness import test_reply_fuzz as fuzz
 
-ODD: tuple[Any, ...] = (None, True, 0, -1, 2**63, 2**64, 1.5, 1e308, "", "x" * 300, "\ud800",
-                        "../..", [], {}, [None], {"": None})
-
-
-def _paths(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    out = [path]
-    if isinstance(value, dict):
-        for key, child in value.items():
-            out += _paths(child, (*path, key))
-    elif isinstance(value, list):
-        for index, child in enumerate(value):
-            out += _paths(child, (*path, index))
-    return out
+#: Odd values a mutation puts in place: the reply fuzzer's, and ones past 64 bits and long.
+ODD: tuple[Any, ...] = (*fuzz.ODD, 2**64, "x" * 300)
 
 
 def _mutants(value: Any, rng: random.Random, count: int) -> list[Any]:
     """``count`` seeded mutations of ``value``, each one change at a random place."""
-    paths = _paths(value)
+    paths = fuzz._paths(value)
     out = []
     for _ in range(count):
         path = rng.choice(paths)
@@ -109,7 +98,7 @@ def test_the_libraries_agree_on_protocol_messages_and_their_mutations(monkeypatc
     cases = {c.id: c for c in corpus.load_corpus().cases}
     conn = InProcessConnection(ReferenceCandidate(), "reference")
     hello = conn.open()
-    for case_id in SAMPLE:
+    for case_id in fuzz.SAMPLE:
         run_one(cases[case_id], conn, hello)
     monkeypatch.setattr(Schema, "best_error", best_error)
     assert len({id(s) for s, _ in seen}) > 40  # many operations' schemas
