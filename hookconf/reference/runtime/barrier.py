@@ -9,7 +9,9 @@ Upgrade, enable/disable, quarantine, uninstall and grant changes all run
                           the running entry's signal aborted, queued entries and their
                           descendants cancelled
     drain                 wait for the lane to empty, at most ``drain_budget_ms``;
-                          then terminate the worker (``worker.stop`` reason ``budget``)
+                          then terminate the worker (``worker.stop`` reason ``budget``):
+                          each remaining entry's context is cleared at once and every
+                          remaining entry of its call chain rejected (§8)
     quiesce               stop the worker so the next activation runs the new identity
     publish               apply the change, reopen admission (``barrier.publish``)
 
@@ -74,6 +76,7 @@ def policy_barrier(rt: HookRuntime, plugin_id: str,
             rt.events.emit("guest.exit", pluginId=plugin_id, entryId=entry.entry_id,
                            invocationId=entry.invocation_id, result="terminated")
         rt.events.emit("lane.exit", pluginId=plugin_id, entryId=entry.entry_id)
+        rt.reject_chain(entry, STALE)  # §8: every remaining entry of its chain is rejected
     if remaining:
         rt.events.emit("worker.stop", pluginId=plugin_id, reason="budget")
     if rt.states[plugin_id] is act.State.ACTIVE:

@@ -266,6 +266,7 @@ class HookRuntime(LifecycleMixin, CapabilityMixin):
         finally:
             self.contexts.clear(invocation_id)  # §8: cleared after exit, timeout, abort, crash
         if (exit_.crashed or exit_.code == ErrorCode.TIMEOUT) and not entry.terminated:
+            self.reject_chain(entry, str(exit_.code))  # the worker is terminated (§8)
             if self.states[pid] is act.State.ACTIVE:
                 self._fire(pid, act.WorkerCrashed())
                 self.events.emit("worker.stop", pluginId=pid, reason="crash")
@@ -277,6 +278,36 @@ class HookRuntime(LifecycleMixin, CapabilityMixin):
         # never merges them (H6, ``accept_outcome``).
         outcome = Outcome(exit_.effects, exit_.code, invocation_id)
         return self._finished(finish, outcome, admitted_ms, entered, activation_ms)
+
+    def _cut_short(self, entry: LaneEntry, posted_ops: list[dict[str, Any]]) -> Exit:
+        """How an invocation ends when it is cut short while it waits for a capability
+        reply or a nested command: forcibly terminated by the barrier, ended by an exit or
+        error exit its worker posted, or past its deadline (``plugin.hook.timeout``)."""
+        if entry.terminated:
+            return Exit(None, entry.abort_code or ErrorCode.PERMISSION_GENERATION_STALE,
+                        reason="terminated")
+        ended = _take_posted(entry, posted_ops)
+        if ended is not None:
+            return ended
+        return Exit(None, ErrorCode.TIMEOUT, reason="timeout")
+
+    def reject_chain(self, entry: LaneEntry, code: str) -> list[LaneEntry]:
+        """§8: forced worker termination rejects every remaining entry of the terminated
+        entry's chain — its descendants: a queued one is cancelled (``lane.cancelled``) and
+        never enters; a running one is aborted with ``code`` and fails as it leaves its
+        guest.  Returns the entries rejected."""
+        rejected = []
+        for other in self.lanes.descendants(entry):
+            if other.status == "queued":
+                self.lanes.cancel(other, code)
+                self.events.emit("lane.cancelled", pluginId=other.plugin_id,
+                                 entryId=other.entry_id, errorCode=code)
+            elif other.status == "running" and other.abort_code is None:
+                other.abort_code = code
+            else:
+                continue
+            rejected.append(other)
+        return rejected
 
     def _running(self) -> list[LaneEntry]:
         return [lane.running for lane in self.lanes.lanes.values() if lane.running is not None]
@@ -308,12 +339,17 @@ class HookRuntime(LifecycleMixin, CapabilityMixin):
                                         "hook": finish["hook"], "label": message.label,
                                         "seen": message.context})
                 elif isinstance(message, CapabilityCall):
-                    reply = yield from self._capability(entry, message, generation)
+                    reply = yield from self._capability(entry, message, generation,
+                                                        cut=lambda: _cut(entry), deadline=deadline)
                 elif isinstance(message, CommandCall):
-                    outcome = yield from self.enter(
-                        message.plugin_id, "command", message.command, {}, chain=entry.chain,
-                        parent=entry.entry_id)
-                    reply = Reply(outcome.code)
+                    nested = self.enter(message.plugin_id, "command", message.command, {},
+                                        chain=entry.chain, parent=entry.entry_id)
+                    returned, outcome = yield from self.scheduler.delegate(
+                        f"command:{message.plugin_id}", nested, lambda: _cut(entry), deadline)
+                    reply = Reply(outcome.code) if returned else None
+                if reply is None and isinstance(message, (CapabilityCall, CommandCall)):
+                    process.close()  # cut short while it waited (§8: exit, timeout, crash)
+                    return self._cut_short(entry, posted_ops)
         except StopIteration as stop:
             if not isinstance(stop.value, Exit):
                 return Exit(None, ErrorCode.OUTPUT_INVALID)
@@ -428,6 +464,12 @@ class HookRuntime(LifecycleMixin, CapabilityMixin):
 
 
 # ------------------------------------------------------------------------ posted worker messages
+
+
+def _cut(entry: LaneEntry) -> bool:
+    """Whether an invocation waiting for a capability reply or a nested command must stop
+    waiting: its entry was forcibly terminated or its worker posted an exit or error exit."""
+    return entry.terminated or _ends(entry)
 
 
 def _ends(entry: LaneEntry) -> bool:
