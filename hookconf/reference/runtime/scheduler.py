@@ -23,6 +23,7 @@ H22) is reported in bounded time instead of hanging.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from typing import Any
@@ -211,7 +212,7 @@ class Scheduler:
         (named ``name``, still waiting for what it waited for) and the caller goes on.
 
         Returns ``(True, value)`` when ``body`` returned ``value`` inline, ``(False, None)``
-        when it was handed off.  An exception of ``body`` propagates to the caller.  A run
+        when it was handed off (``deadline_ms`` may be ``math.inf``: no deadline).  An exception of ``body`` propagates to the caller.  A run
         never interrupted yields the same instructions, at the same virtual times, as
         ``yield from body``; the bound only adds ``deadline_ms`` as a wake-up.
         """
@@ -232,7 +233,8 @@ class Scheduler:
                 else:
                     until = instruction.until_ms
                     ready = _wait_ready(self.clock, instruction)
-                bound = deadline_ms if until is None else min(until, deadline_ms)
+                bounds = [b for b in (until, deadline_ms) if b is not None and b != math.inf]
+                bound = min(bounds) if bounds else None
                 yield WaitFor(lambda ready=ready: ready() or interrupt(), instruction.label,
                               until_ms=bound)
             if not ready():  # interrupted, or the deadline came first: hand the rest off
