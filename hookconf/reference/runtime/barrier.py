@@ -68,15 +68,7 @@ def policy_barrier(rt: HookRuntime, plugin_id: str,
     yield WaitFor(lambda: rt.lane_drained(plugin_id), f"drain:{plugin_id}", until_ms=deadline)
     remaining = rt.lanes.of_plugin(plugin_id)
     for entry in remaining:  # forced termination after the budget (§6, §8)
-        entry.terminated = True
-        entry.abort_code = STALE
-        rt.lanes.finish(entry)
-        if entry.invocation_id is not None:
-            rt.contexts.clear(entry.invocation_id)
-            rt.events.emit("guest.exit", pluginId=plugin_id, entryId=entry.entry_id,
-                           invocationId=entry.invocation_id, result="terminated")
-        rt.events.emit("lane.exit", pluginId=plugin_id, entryId=entry.entry_id)
-        rt.reject_chain(entry, STALE)  # §8: every remaining entry of its chain is rejected
+        rt.terminate(entry, STALE)
     if remaining:
         rt.events.emit("worker.stop", pluginId=plugin_id, reason="budget")
     if rt.states[plugin_id] is act.State.ACTIVE:

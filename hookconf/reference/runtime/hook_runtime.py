@@ -56,7 +56,8 @@ __all__ = ["SEAMS", "HookRuntime", "Lease", "Outcome"]
 
 SEAMS = ("candidates", "lane_key", "bridge_accepts", "capability_admitted", "abort_leases",
          "check_reentry", "accept_outcome", "record_breaker", "aborts_chain", "idle_facts",
-         "effects_refusal", "breaker_admits", "breaker_skip_aborts", "lane_drained")
+         "effects_refusal", "breaker_admits", "breaker_skip_aborts", "lane_drained", "terminate",
+         "reject_chain", "stop_waiting", "wait_deadline")
 
 
 @dataclass(slots=True)
@@ -291,6 +292,33 @@ class HookRuntime(LifecycleMixin, CapabilityMixin):
             return ended
         return Exit(None, ErrorCode.TIMEOUT, reason="timeout")
 
+    def stop_waiting(self, entry: LaneEntry) -> bool:
+        """§8: whether an invocation waiting for a capability reply or a nested command stops
+        waiting now — its entry was forcibly terminated, or its worker posted an exit or an
+        error exit (its deadline is checked apart)."""
+        return entry.terminated or _ends(entry)
+
+    def wait_deadline(self, deadline_ms: float) -> float:
+        """§5.1: the virtual ms at which an invocation waiting for a capability reply or a
+        nested command times out — its own deadline: the hook timeout covers the whole
+        invocation, waits included."""
+        return deadline_ms
+
+    def terminate(self, entry: LaneEntry, code: str) -> None:
+        """Forced termination of a remaining entry after the barrier's drain budget (§6, §8):
+        it leaves its lane at once, its invocation context is cleared at once — not when a
+        nested call it waits for returns — with ``guest.exit`` ``result: "terminated"``, and
+        every remaining entry of its call chain is rejected (:meth:`reject_chain`)."""
+        entry.terminated = True
+        entry.abort_code = code
+        self.lanes.finish(entry)
+        if entry.invocation_id is not None:
+            self.contexts.clear(entry.invocation_id)
+            self.events.emit("guest.exit", pluginId=entry.plugin_id, entryId=entry.entry_id,
+                             invocationId=entry.invocation_id, result="terminated")
+        self.events.emit("lane.exit", pluginId=entry.plugin_id, entryId=entry.entry_id)
+        self.reject_chain(entry, code)
+
     def reject_chain(self, entry: LaneEntry, code: str) -> list[LaneEntry]:
         """§8: forced worker termination rejects every remaining entry of the terminated
         entry's chain — its descendants: a queued one is cancelled (``lane.cancelled``) and
@@ -340,12 +368,14 @@ class HookRuntime(LifecycleMixin, CapabilityMixin):
                                         "seen": message.context})
                 elif isinstance(message, CapabilityCall):
                     reply = yield from self._capability(entry, message, generation,
-                                                        cut=lambda: _cut(entry), deadline=deadline)
+                                                        cut=lambda: self.stop_waiting(entry),
+                                                        deadline=self.wait_deadline(deadline))
                 elif isinstance(message, CommandCall):
                     nested = self.enter(message.plugin_id, "command", message.command, {},
                                         chain=entry.chain, parent=entry.entry_id)
                     returned, outcome = yield from self.scheduler.delegate(
-                        f"command:{message.plugin_id}", nested, lambda: _cut(entry), deadline)
+                        f"command:{message.plugin_id}", nested, lambda: self.stop_waiting(entry),
+                        self.wait_deadline(deadline))
                     reply = Reply(outcome.code) if returned else None
                 if reply is None and isinstance(message, (CapabilityCall, CommandCall)):
                     process.close()  # cut short while it waited (§8: exit, timeout, crash)
@@ -464,12 +494,6 @@ class HookRuntime(LifecycleMixin, CapabilityMixin):
 
 
 # ------------------------------------------------------------------------ posted worker messages
-
-
-def _cut(entry: LaneEntry) -> bool:
-    """Whether an invocation waiting for a capability reply or a nested command must stop
-    waiting: its entry was forcibly terminated or its worker posted an exit or error exit."""
-    return entry.terminated or _ends(entry)
 
 
 def _ends(entry: LaneEntry) -> bool:

@@ -212,9 +212,10 @@ class Scheduler:
         (named ``name``, still waiting for what it waited for) and the caller goes on.
 
         Returns ``(True, value)`` when ``body`` returned ``value`` inline, ``(False, None)``
-        when it was handed off (``deadline_ms`` may be ``math.inf``: no deadline).  An exception of ``body`` propagates to the caller.  A run
-        never interrupted yields the same instructions, at the same virtual times, as
-        ``yield from body``; the bound only adds ``deadline_ms`` as a wake-up.
+        when it was handed off (``deadline_ms`` may be ``math.inf``: no deadline).  An
+        exception of ``body`` propagates to the caller.  A run never interrupted yields the
+        same instructions, at the same virtual times, as ``yield from body``; the bound only
+        adds ``deadline_ms`` as a wake-up.
         """
         try:
             instruction = next(body)
