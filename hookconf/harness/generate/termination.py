@@ -25,6 +25,8 @@
     所有剩余入口", forced worker termination rejects every remaining entry in that chain); an
     unrelated entry in that plugin's lane is untouched, and a queued call of the ended
     invocation never enters (§8: aborting an outer entry cancels its queued descendants).
+    Whether a timeout, too, rejects the command the invocation waited for is advisory
+    (``timeout.<blocked>.callee``): §8 names the forced termination after the abort budget.
 """
 
 from __future__ import annotations
@@ -68,6 +70,8 @@ def terminations(params: dict[str, Any], rng: random.Random) -> Iterator[Instanc
     for cause in params.get("causes", list(CAUSES)):
         for blocked in params.get("blocked", list(BLOCKED)):
             yield _case(cause, blocked)
+            if cause == "timeout" and blocked in ("command-running", "command-blocked"):
+                yield _callee_after_timeout(blocked)
 
 
 def _plugins(cause: str, blocked: str) -> list[dict[str, Any]]:
@@ -168,3 +172,21 @@ def _case(cause: str, blocked: str) -> Instance:
         notes=notes + "§8: 'Hook exit、timeout、abort、Worker crash 或校验失败后，都在 finally 中"
                       "清除 context' — read with runtime.state right after the ending, at "
                       f"{_READ_AT[cause]} ms.")
+
+
+def _callee_after_timeout(blocked: str) -> Instance:
+    """Advisory: is a timeout a forced worker termination, whose chain is rejected (§8)?"""
+    case = _case("timeout", blocked)
+    command = "command:work" if blocked == "command-running" else "command:wait"
+    expect = {**case.expect, "events": [
+        {"kind": "hook.finish", "pluginId": CALLEE, "hook": command, "result": "ok", "count": 0}]}
+    return Instance(
+        key=f"timeout.{blocked}.callee", kind=case.kind, polarity="negative",
+        title=f"an invocation waiting for {_WHERE[blocked]} times out: the command it waited "
+              "for does not succeed",
+        given=case.given, expect=expect, spec="§8",
+        advisory="§8 says forced worker termination rejects every remaining entry of the chain, "
+                 "and names forced termination after the abort budget; whether a hook timeout "
+                 "terminates the worker (and so rejects the callee's running entry) it leaves "
+                 "open. The reference stops the worker on a timeout and rejects the chain.",
+        notes=case.notes)
