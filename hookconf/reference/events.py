@@ -30,7 +30,9 @@ Invocation records (§15) are ``hook.start`` and ``hook.finish`` with the fields
 ``capability.completed``    pluginId, leaseId, generation
 ``capability.aborted``      pluginId, leaseId, generation, errorCode, by (``barrier``: the
                             §6 barrier aborted it before its drain; ``completion``: it
-                            failed its stale-generation check when it completed)
+                            failed its stale-generation check when it completed;
+                            ``exit``: its invocation ended while it was in flight — timed
+                            out, forcibly terminated, or an exit its worker posted, §8)
 ``capability.refused``      pluginId, invocationId, capability, errorCode
 ``barrier.begin``           pluginId, change, fromGeneration, generation
 ``barrier.publish``         pluginId, change, generation

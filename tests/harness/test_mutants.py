@@ -337,6 +337,15 @@ PATH_MUTANTS = [
      ("race.gen.lane-cancellations.n4.*.caller*",)),
     # a late message of a finished invocation accepted while its lane is idle (§8)
     ("tests.mutants.runtime.late_message_idle_lane:factory", "H3", ("rt.gen.late-messages.*.idle.*",)),
+    # an invocation ended while it waits for a nested command or capability (§8): its context
+    # kept past a forced termination, the rest of its call chain not rejected, its timeout
+    # not applied while it waits
+    ("tests.mutants.runtime.forced_context_kept:factory", "H3",
+     ("rt.gen.terminations.barrier.command-*",)),
+    ("tests.mutants.runtime.forced_chain_kept:factory", "H3",
+     ("rt.gen.terminations.barrier.command-running",)),
+    ("tests.mutants.runtime.timeout_ignores_waits:factory", "H3",
+     ("rt.gen.terminations.timeout.*",)),
     # a call presenting the advanced generation admitted while the barrier drains (§6)
     ("tests.mutants.runtime.barrier_generation_only:factory", "H21",
      ("rt.gen.barrier-generations.draining-*",)),

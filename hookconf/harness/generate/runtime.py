@@ -622,7 +622,10 @@ STALE = "plugin.runtime.permission_generation_stale"
 #: The busy lane's plugin, the plugin whose command waits in it, and the hop between them.
 LANE, CALLER, MIDDLE = "b.lane", "a.caller", "c.middle"
 #: Work of the lane's running entry and of each queued one (virtual ms); the timeout cause
-#: sets the hook timeout between the two, so only the running entry times out.
+#: sets the hook timeout between the two, so only the running entry times out.  The hook
+#: timeout is one for every plugin, and a caller waiting for its call in the lane is still
+#: inside its own invocation (§8); so under the timeout cause the queued entries take no
+#: time, and every caller's call is answered before the caller's own timeout.
 _HOLD_MS, _PING_MS, _CANCEL_TIMEOUT_MS = 20, 2, 10
 #: How a cancellation meets the lane: a barrier on the caller (a command one or two hops from
 #: the lane, or its ``resolve`` hook in a ``beforeCreate`` chain, which the abort then ends),
@@ -649,8 +652,8 @@ def lane_cancellations(params: dict[str, Any], rng: random.Random) -> Iterator[I
                 yield _lane_cancellation(n, position, cause, interleavings)
 
 
-def _lane_plugins(chain_command: str | None = None) -> list[dict[str, Any]]:
-    lane = {"commands": {"hold": [{"work": _HOLD_MS}], "ping": [{"work": _PING_MS}]}}
+def _lane_plugins(chain_command: str | None = None, ping_ms: int = _PING_MS) -> list[dict[str, Any]]:
+    lane = {"commands": {"hold": [{"work": _HOLD_MS}], "ping": [{"work": ping_ms}]}}
     middle = {"commands": {c: [{"call": LANE, "command": c}] for c in ("hold", "ping")}}
     caller = {"commands": {**{c: [{"call": LANE, "command": c}] for c in ("hold", "ping")},
                            **{f"via-{c}": [{"call": MIDDLE, "command": c}] for c in ("hold", "ping")}}}
@@ -717,7 +720,8 @@ def _lane_cancellation(n: int, position: int, cause: str, interleavings: int) ->
         kind="runtime.race", polarity="negative",
         given={"config": config,
                "plugins": _lane_plugins(("hold" if position == 0 else "ping")
-                                        if cause == "caller-chain" else None),
+                                        if cause == "caller-chain" else None,
+                                        0 if cause == "timeout" else _PING_MS),
                "tasks": [_http_task()] if cause == "caller-chain" else [], "steps": steps,
                "explore": {"interleavings": interleavings, "seed": 0, "maxSteps": 400}},
         expect={"results": results, "events": events},

@@ -18,6 +18,9 @@
 ``events``
     ``[{"kind": k, ...fields, "count": n}]`` — exactly ``n`` events (at least one when
     ``count`` is absent) match ``kind`` and every given field.
+``contexts``
+    ``{state step name: {pluginId: n}}`` — exactly ``n`` invocation contexts of the plugin
+    (its invocations by ``guest.enter``) were open when that ``state`` step ran (§8).
 
 **How a record matches** (a result, a plugin row, a probe, an event pattern).  A record is
 a *selection*: the fields it names must match and the fields it does not name are not
@@ -126,6 +129,17 @@ def mismatches(expect: dict[str, Any], extra: dict[str, Any]) -> list[str]:
             out.append(f"plugin {pid}: expected {record}, observed {_selected(record, plugins.get(pid))}")
     if "nowMs" in expect and state.get("nowMs") != expect["nowMs"]:
         out.append(f"settled at {state.get('nowMs')} ms, expected {expect['nowMs']} ms")
+    snapshots = extra.get("snapshots", {})
+    for name, wanted_open in expect.get("contexts", {}).items():
+        seen = snapshots.get(name) if isinstance(snapshots, dict) else None
+        if not isinstance(seen, dict):
+            out.append(f"no state step named {name!r} was played")
+            continue
+        for pid, n in wanted_open.items():
+            open_ids = [c for c in seen["contexts"] if seen["owners"].get(c) == pid]
+            if len(open_ids) != n:
+                out.append(f"state {name} (at {_field(named.get(name), 'nowMs')} ms): {len(open_ids)} "
+                           f"open contexts of {pid} {open_ids}, expected {n}")
     events = extra.get("events", [])
     events = events if isinstance(events, list) else []
     for pattern in expect.get("events", []):

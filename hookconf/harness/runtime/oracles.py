@@ -81,8 +81,19 @@ def h2(case: Case, obs: Any):
 
 
 def _contexts_cleared(extra: dict[str, Any]) -> list[str]:
-    open_ids = (extra.get("state") or {}).get("contexts", [])
-    return [f"invocation contexts not cleared after the run: {open_ids}"] if open_ids else []
+    """§8 "Hook exit、timeout、abort、Worker crash 或校验失败后，都在 finally 中清除 context":
+    no context is open once the run settled, nor — at any ``state`` step of the run — one
+    whose invocation had already exited (``guest.exit``, ``hook.finish``) by then."""
+    state = extra.get("state")
+    open_ids = state.get("contexts", []) if isinstance(state, dict) else []
+    problems = [f"invocation contexts not cleared after the run: {open_ids}"] if open_ids else []
+    snapshots = extra.get("snapshots", {})
+    for name, seen in (snapshots.items() if isinstance(snapshots, dict) else ()):
+        stale = [c for c in seen["contexts"] if c in seen["exited"]]
+        if stale:
+            problems.append(f"state {name}: contexts of invocations that had already exited are "
+                            f"still open: {stale}")
+    return problems
 
 
 def h3(case: Case, obs: Any):

@@ -9,6 +9,9 @@ A scenario case's ``given`` (schema: ``corpus/schema/case.schema.json``)::
                  {"op": "policy", "pluginId": "a", "action": "revoke", "capability": "http"}, ...]}
 
 Each step is one ``runtime.<op>`` request (``as`` names its answer for the expectations).
+A ``state`` step reads ``runtime.state`` and ``runtime.events`` at that point of the run
+(``obs.extra["snapshots"][name]``, see :func:`snapshot`): the H3 oracle judges the contexts
+still open there, right after a termination rather than only once the run has settled.
 After the steps the runner settles the runtime and reads ``runtime.events`` and
 ``runtime.state``.  A candidate that times out while settling (a queued re-entrant call
 deadlocks it) is recorded, not errored, so the H22 oracle can judge it (§8).
@@ -22,7 +25,7 @@ from hookconf.harness.corpus import Case
 from hookconf.harness.fixtures import load_fixture
 from hookconf.harness.protocol import CandidateTimeout, Connection
 
-__all__ = ["DRIVING_OPS", "run_scenario", "setup"]
+__all__ = ["DRIVING_OPS", "run_scenario", "setup", "snapshot"]
 
 #: Steps that move the scheduler; every other step only spawns or reads.
 DRIVING_OPS = ("advance", "settle")
@@ -57,8 +60,28 @@ def setup(case: Case, conn: Connection, obs: Any, *, drive: bool = True) -> dict
         args = {k: v for k, v in step.items() if k not in ("op", "as")}
         if op == "worker_message":
             args["message"] = _resolve(dict(args.get("message") or {}), conn, obs, index)
-        named[step.get("as", f"step{index}")] = obs.ask(conn, f"step[{index}]", f"runtime.{op}", args)
+        name = step.get("as", f"step{index}")
+        named[name] = obs.ask(conn, f"step[{index}]", f"runtime.{op}", args)
+        if op == "state":
+            events = obs.ask(conn, f"step[{index}].events", "runtime.events", {})["events"]
+            obs.extra.setdefault("snapshots", {})[name] = snapshot(named[name], events)
     return named
+
+
+def snapshot(state: Any, events: Any) -> dict[str, Any]:
+    """What a ``state`` step saw (§8, H3): ``{"contexts": [invocationId], "owners":
+    {invocationId: pluginId}, "exited": [invocationId]}`` — the open contexts, whose
+    invocation each was (``guest.enter``) and the invocations already over (``guest.exit``
+    or ``hook.finish``) by then.  A malformed answer gives empty lists, never a traceback."""
+    contexts = state.get("contexts") if isinstance(state, dict) else None
+    contexts = [c for c in contexts if isinstance(c, str)] if isinstance(contexts, list) else []
+    events = [e for e in events if isinstance(e, dict)] if isinstance(events, list) else []
+    owners = {e["invocationId"]: e.get("pluginId") for e in events
+              if e.get("kind") == "guest.enter" and isinstance(e.get("invocationId"), str)}
+    exited = sorted({e["invocationId"] for e in events
+                     if e.get("kind") in ("guest.exit", "hook.finish")
+                     and isinstance(e.get("invocationId"), str)})
+    return {"contexts": contexts, "owners": owners, "exited": exited}
 
 
 #: The id a ``worker_message`` step sends for an invocation the candidate never issued.

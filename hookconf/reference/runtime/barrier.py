@@ -9,7 +9,9 @@ Upgrade, enable/disable, quarantine, uninstall and grant changes all run
                           the running entry's signal aborted, queued entries and their
                           descendants cancelled
     drain                 wait for the lane to empty, at most ``drain_budget_ms``;
-                          then terminate the worker (``worker.stop`` reason ``budget``)
+                          then terminate the worker (``worker.stop`` reason ``budget``):
+                          each remaining entry's context is cleared at once and every
+                          remaining entry of its call chain rejected (§8)
     quiesce               stop the worker so the next activation runs the new identity
     publish               apply the change, reopen admission (``barrier.publish``)
 
@@ -66,14 +68,7 @@ def policy_barrier(rt: HookRuntime, plugin_id: str,
     yield WaitFor(lambda: rt.lane_drained(plugin_id), f"drain:{plugin_id}", until_ms=deadline)
     remaining = rt.lanes.of_plugin(plugin_id)
     for entry in remaining:  # forced termination after the budget (§6, §8)
-        entry.terminated = True
-        entry.abort_code = STALE
-        rt.lanes.finish(entry)
-        if entry.invocation_id is not None:
-            rt.contexts.clear(entry.invocation_id)
-            rt.events.emit("guest.exit", pluginId=plugin_id, entryId=entry.entry_id,
-                           invocationId=entry.invocation_id, result="terminated")
-        rt.events.emit("lane.exit", pluginId=plugin_id, entryId=entry.entry_id)
+        rt.terminate(entry, STALE)
     if remaining:
         rt.events.emit("worker.stop", pluginId=plugin_id, reason="budget")
     if rt.states[plugin_id] is act.State.ACTIVE:

@@ -56,7 +56,8 @@ __all__ = ["SEAMS", "HookRuntime", "Lease", "Outcome"]
 
 SEAMS = ("candidates", "lane_key", "bridge_accepts", "capability_admitted", "abort_leases",
          "check_reentry", "accept_outcome", "record_breaker", "aborts_chain", "idle_facts",
-         "effects_refusal", "breaker_admits", "breaker_skip_aborts", "lane_drained")
+         "effects_refusal", "breaker_admits", "breaker_skip_aborts", "lane_drained", "terminate",
+         "reject_chain", "stop_waiting", "wait_deadline")
 
 
 @dataclass(slots=True)
@@ -266,6 +267,7 @@ class HookRuntime(LifecycleMixin, CapabilityMixin):
         finally:
             self.contexts.clear(invocation_id)  # §8: cleared after exit, timeout, abort, crash
         if (exit_.crashed or exit_.code == ErrorCode.TIMEOUT) and not entry.terminated:
+            self.reject_chain(entry, str(exit_.code))  # the worker is terminated (§8)
             if self.states[pid] is act.State.ACTIVE:
                 self._fire(pid, act.WorkerCrashed())
                 self.events.emit("worker.stop", pluginId=pid, reason="crash")
@@ -277,6 +279,63 @@ class HookRuntime(LifecycleMixin, CapabilityMixin):
         # never merges them (H6, ``accept_outcome``).
         outcome = Outcome(exit_.effects, exit_.code, invocation_id)
         return self._finished(finish, outcome, admitted_ms, entered, activation_ms)
+
+    def _cut_short(self, entry: LaneEntry, posted_ops: list[dict[str, Any]]) -> Exit:
+        """How an invocation ends when it is cut short while it waits for a capability
+        reply or a nested command: forcibly terminated by the barrier, ended by an exit or
+        error exit its worker posted, or past its deadline (``plugin.hook.timeout``)."""
+        if entry.terminated:
+            return Exit(None, entry.abort_code or ErrorCode.PERMISSION_GENERATION_STALE,
+                        reason="terminated")
+        ended = _take_posted(entry, posted_ops)
+        if ended is not None:
+            return ended
+        return Exit(None, ErrorCode.TIMEOUT, reason="timeout")
+
+    def stop_waiting(self, entry: LaneEntry) -> bool:
+        """§8: whether an invocation waiting for a capability reply or a nested command stops
+        waiting now — its entry was forcibly terminated, or its worker posted an exit or an
+        error exit (its deadline is checked apart)."""
+        return entry.terminated or _ends(entry)
+
+    def wait_deadline(self, deadline_ms: float) -> float:
+        """§5.1: the virtual ms at which an invocation waiting for a capability reply or a
+        nested command times out — its own deadline: the hook timeout covers the whole
+        invocation, waits included."""
+        return deadline_ms
+
+    def terminate(self, entry: LaneEntry, code: str) -> None:
+        """Forced termination of a remaining entry after the barrier's drain budget (§6, §8):
+        it leaves its lane at once, its invocation context is cleared at once — not when a
+        nested call it waits for returns — with ``guest.exit`` ``result: "terminated"``, and
+        every remaining entry of its call chain is rejected (:meth:`reject_chain`)."""
+        entry.terminated = True
+        entry.abort_code = code
+        self.lanes.finish(entry)
+        if entry.invocation_id is not None:
+            self.contexts.clear(entry.invocation_id)
+            self.events.emit("guest.exit", pluginId=entry.plugin_id, entryId=entry.entry_id,
+                             invocationId=entry.invocation_id, result="terminated")
+        self.events.emit("lane.exit", pluginId=entry.plugin_id, entryId=entry.entry_id)
+        self.reject_chain(entry, code)
+
+    def reject_chain(self, entry: LaneEntry, code: str) -> list[LaneEntry]:
+        """§8: forced worker termination rejects every remaining entry of the terminated
+        entry's chain — its descendants: a queued one is cancelled (``lane.cancelled``) and
+        never enters; a running one is aborted with ``code`` and fails as it leaves its
+        guest.  Returns the entries rejected."""
+        rejected = []
+        for other in self.lanes.descendants(entry):
+            if other.status == "queued":
+                self.lanes.cancel(other, code)
+                self.events.emit("lane.cancelled", pluginId=other.plugin_id,
+                                 entryId=other.entry_id, errorCode=code)
+            elif other.status == "running" and other.abort_code is None:
+                other.abort_code = code
+            else:
+                continue
+            rejected.append(other)
+        return rejected
 
     def _running(self) -> list[LaneEntry]:
         return [lane.running for lane in self.lanes.lanes.values() if lane.running is not None]
@@ -308,12 +367,19 @@ class HookRuntime(LifecycleMixin, CapabilityMixin):
                                         "hook": finish["hook"], "label": message.label,
                                         "seen": message.context})
                 elif isinstance(message, CapabilityCall):
-                    reply = yield from self._capability(entry, message, generation)
+                    reply = yield from self._capability(entry, message, generation,
+                                                        cut=lambda: self.stop_waiting(entry),
+                                                        deadline=self.wait_deadline(deadline))
                 elif isinstance(message, CommandCall):
-                    outcome = yield from self.enter(
-                        message.plugin_id, "command", message.command, {}, chain=entry.chain,
-                        parent=entry.entry_id)
-                    reply = Reply(outcome.code)
+                    nested = self.enter(message.plugin_id, "command", message.command, {},
+                                        chain=entry.chain, parent=entry.entry_id)
+                    returned, outcome = yield from self.scheduler.delegate(
+                        f"command:{message.plugin_id}", nested, lambda: self.stop_waiting(entry),
+                        self.wait_deadline(deadline))
+                    reply = Reply(outcome.code) if returned else None
+                if reply is None and isinstance(message, (CapabilityCall, CommandCall)):
+                    process.close()  # cut short while it waited (§8: exit, timeout, crash)
+                    return self._cut_short(entry, posted_ops)
         except StopIteration as stop:
             if not isinstance(stop.value, Exit):
                 return Exit(None, ErrorCode.OUTPUT_INVALID)

@@ -21,7 +21,7 @@ Events: ``bridge.accepted``, ``bridge.rejected``, ``capability.admitted``,
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from typing import Any
 
@@ -129,9 +129,15 @@ class CapabilityMixin:
             return running
         return None
 
-    def _capability(self, entry: LaneEntry, call: CapabilityCall,
-                    generation: int) -> Generator[Any, Any, Reply]:
-        """The capability bridge: invocation id (H3), then generation and grants (H21)."""
+    def _capability(self, entry: LaneEntry, call: CapabilityCall, generation: int, *,
+                    cut: Callable[[], bool] | None = None,
+                    deadline: float | None = None) -> Generator[Any, Any, Reply | None]:
+        """The capability bridge: invocation id (H3), then generation and grants (H21).
+
+        A running invocation passes ``cut`` and its ``deadline`` (virtual ms): when ``cut()``
+        holds, or the deadline comes, before the operation completes, the invocation ends
+        without a reply (``None``) and its lease is aborted with it (``capability.aborted``
+        ``by: "exit"``; §8: invocation-owned capability operations end with it)."""
         pid = entry.plugin_id
         if not self.bridge_accepts(pid, call.invocation_id):
             self.events.emit("bridge.rejected", pluginId=pid, invocationId=call.invocation_id,
@@ -152,9 +158,18 @@ class CapabilityMixin:
         self.leases[lease.lease_id] = lease
         self.events.emit("capability.admitted", pluginId=pid, invocationId=call.invocation_id,
                          leaseId=lease.lease_id, capability=call.capability, generation=generation)
-        yield WaitFor(lambda: lease.aborted, f"capability:{pid}",
-                      until_ms=self.clock.now_ms() + call.ms)
+        end = self.clock.now_ms() + call.ms
+        stop = cut or _never
+        yield WaitFor(lambda: lease.aborted or stop(), f"capability:{pid}",
+                      until_ms=end if deadline is None else min(end, deadline))
         lease.done = True
+        timed_out = deadline is not None and self.clock.now_ms() >= deadline
+        if not lease.aborted and self.clock.now_ms() < end and (stop() or timed_out):
+            lease.aborted = True
+            self.events.emit("capability.aborted", pluginId=pid, leaseId=lease.lease_id,
+                             generation=lease.generation, by="exit",
+                             errorCode=ErrorCode.TIMEOUT if timed_out else entry.abort_code)
+            return None
         if lease.aborted or self.capability_admitted(entry, lease.generation):
             if not lease.aborted:
                 lease.aborted = True
@@ -165,3 +180,7 @@ class CapabilityMixin:
         self.events.emit("capability.completed", pluginId=pid, leaseId=lease.lease_id,
                          generation=lease.generation)
         return Reply(None)
+
+
+def _never() -> bool:
+    return False

@@ -23,6 +23,7 @@ H22) is reported in bounded time instead of hanging.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from typing import Any
@@ -203,6 +204,49 @@ class Scheduler:
         for callback in proc.on_done:
             callback(proc)
 
+    def delegate(self, name: str, body: ProcessBody, interrupt: Callable[[], bool],
+                 deadline_ms: float) -> Generator[Instruction, None, tuple[bool, Any]]:
+        """Run ``body`` inline, inside the calling process (``yield from``), as if it were
+        part of it — until ``interrupt()`` holds or the virtual clock reaches ``deadline_ms``
+        while ``body`` waits.  Then the rest of ``body`` is handed to a process of its own
+        (named ``name``, still waiting for what it waited for) and the caller goes on.
+
+        Returns ``(True, value)`` when ``body`` returned ``value`` inline, ``(False, None)``
+        when it was handed off (``deadline_ms`` may be ``math.inf``: no deadline).  An
+        exception of ``body`` propagates to the caller.  A run never interrupted yields the
+        same instructions, at the same virtual times, as ``yield from body``; the bound only
+        adds ``deadline_ms`` as a wake-up.
+        """
+        try:
+            instruction = next(body)
+        except StopIteration as stop:
+            return True, stop.value
+        while True:
+            wake_ms = 0.0
+            if isinstance(instruction, Pause):
+                yield instruction
+                ready: Callable[[], bool] = _always
+            else:
+                if isinstance(instruction, Sleep):
+                    wake_ms = self.clock.now_ms() + max(0.0, instruction.ms)
+                    until: float | None = wake_ms
+                    ready = _clock_reached(self.clock, wake_ms)
+                else:
+                    until = instruction.until_ms
+                    ready = _wait_ready(self.clock, instruction)
+                bounds = [b for b in (until, deadline_ms) if b is not None and b != math.inf]
+                bound = min(bounds) if bounds else None
+                yield WaitFor(lambda ready=ready: ready() or interrupt(), instruction.label,
+                              until_ms=bound)
+            if not ready():  # interrupted, or the deadline came first: hand the rest off
+                proc = self.spawn(name, body)
+                proc.waiting, proc.wake_ms = instruction, wake_ms
+                return False, None
+            try:
+                instruction = next(body)
+            except StopIteration as stop:
+                return True, stop.value
+
     def run(self, *, max_steps: int = 100_000, until_ms: float | None = None,
             chooser: Callable[[list[Process]], int] | None = None) -> str:
         """Step until idle, deadlocked, ``until_ms`` reached or ``max_steps`` taken.
@@ -224,3 +268,18 @@ class Scheduler:
                     return "until"
             self.step(chooser(ready) if (chooser and ready) else 0)
         return "budget"
+
+
+def _always() -> bool:
+    return True
+
+
+def _clock_reached(clock: ManualClock, when_ms: float) -> Callable[[], bool]:
+    return lambda: clock.now_ms() >= when_ms
+
+
+def _wait_ready(clock: ManualClock, wait: WaitFor) -> Callable[[], bool]:
+    if wait.until_ms is None:
+        return wait.predicate
+    until = wait.until_ms
+    return lambda: clock.now_ms() >= until or bool(wait.predicate())
