@@ -349,6 +349,12 @@ PATH_MUTANTS = [
     # a call presenting the advanced generation admitted while the barrier drains (§6)
     ("tests.mutants.runtime.barrier_generation_only:factory", "H21",
      ("rt.gen.barrier-generations.draining-*",)),
+    # a chain running a later candidate a policy barrier took out of §6's rules while an
+    # earlier plugin ran; and its converse, a generation change alone skipping one still in
+    ("tests.mutants.runtime.later_candidate_unchecked:factory", "H21",
+     ("rt.gen.later-candidates.*.idle.n2",)),
+    ("tests.mutants.runtime.generation_as_lease:factory", "H21",
+     ("rt.gen.later-candidates.*.grant.*.n2",)),
     # Active published for a worker that never registered the needed hook (§5.1)
     ("tests.mutants.runtime.active_without_registration:factory", "H6",
      ("rt.lifecycle.not-registered.*",)),
