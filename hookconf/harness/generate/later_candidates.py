@@ -56,13 +56,13 @@ __all__ = ["ACTIONS", "TIMINGS", "skips"]
 
 #: The chain's first plugin (works while the barrier runs), the optional middle one, the
 #: later candidate the barrier changes, and the plugin its own command waits for (``busy``).
-FIRST, MIDDLE, LATER, HELPER = "a.first", "m.middle", "z.later", "c.helper"
+FIRST, MIDDLE, LATER, BACKEND = "a.first", "m.middle", "z.later", "c.backend"
 #: Every policy action on the later candidate (see the module docstring).
 ACTIONS = ("revoke", "disable", "quarantine", "uninstall", "upgrade-drops-hook",
            "upgrade-requires", "upgrade-host", "grant", "upgrade-eligible")
 TIMINGS = ("idle", "busy")
-#: Virtual ms: the first plugin's work, when the barrier starts, the helper's work.
-_FIRST_MS, _BARRIER_AT, _HELPER_MS = 100, 10, 300
+#: Virtual ms: the first plugin's work, when the barrier starts, the backend plugin's work.
+_FIRST_MS, _BARRIER_AT, _BACKEND_MS = 100, 10, 300
 _KEYS = {"beforeCreate": "before-create", "beforeFinalize": "before-finalize"}
 #: Per hook: the mutable field (§9.4) the later candidate patches, its start value for the
 #: task ``t1`` and the values the old and the new version write.
@@ -151,10 +151,10 @@ def _plugins(hook: str, role: str, timing: str, n: int) -> list[dict[str, Any]]:
     if n == 3:
         middle = {"hooks": {hook: [{"observe": MIDDLE}, {"meta": {"set": MIDDLE, "value": 1}}]}}
         plugins.append({"manifest": _manifest(MIDDLE, {hook: "pre-resolve"}), "guest": middle})
-    if timing == "busy":  # its own command waits for the helper, so the drain takes a while
-        later["commands"] = {"busy": [{"call": HELPER, "command": "slow"}]}
-        plugins.append({"manifest": _manifest(HELPER, {}),
-                        "guest": {"commands": {"slow": [{"work": _HELPER_MS}]}}})
+    if timing == "busy":  # its own command waits for the backend plugin, so the drain takes a while
+        later["commands"] = {"busy": [{"call": BACKEND, "command": "slow"}]}
+        plugins.append({"manifest": _manifest(BACKEND, {}),
+                        "guest": {"commands": {"slow": [{"work": _BACKEND_MS}]}}})
     plugins.append({"manifest": _manifest(LATER, {hook: role}, permissions=["storage"]),
                     "guest": later, "grants": ["storage"]})
     return plugins
