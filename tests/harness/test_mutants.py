@@ -349,6 +349,12 @@ PATH_MUTANTS = [
     # a call presenting the advanced generation admitted while the barrier drains (§6)
     ("tests.mutants.runtime.barrier_generation_only:factory", "H21",
      ("rt.gen.barrier-generations.draining-*",)),
+    # a chain running a later candidate a policy barrier took out of §6's rules while an
+    # earlier plugin ran; and its converse, a generation change alone skipping one still in
+    ("tests.mutants.runtime.later_candidate_unchecked:factory", "H21",
+     ("rt.gen.later-candidates.*.idle.n2",)),
+    ("tests.mutants.runtime.generation_as_lease:factory", "H21",
+     ("rt.gen.later-candidates.*.grant.*.n2",)),
     # Active published for a worker that never registered the needed hook (§5.1)
     ("tests.mutants.runtime.active_without_registration:factory", "H6",
      ("rt.lifecycle.not-registered.*",)),
@@ -530,6 +536,10 @@ def test_reference_report_counts_delivery_programs_and_quota_boundaries(referenc
 ADVISORY_ONLY_MUTANTS = [
     # §7 uppercases the URL's percent hex; whether a pattern's own is uppercased is not said
     ("tests.mutants.permissions.pattern_percent_hex:factory", "H5", ("perm.gen.percent-hex.*",)),
+    # §6 does not say whether a chain runs the new version of a later candidate upgraded
+    # while it ran and still eligible, or skips it as an identity it did not select
+    ("tests.mutants.runtime.upgraded_candidate_skipped:factory", "H21",
+     ("rt.gen.later-candidates.*.upgrade-*.idle.n2*",)),
 ]
 
 

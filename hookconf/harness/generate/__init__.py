@@ -17,8 +17,8 @@ candidate meets it.  Expansion is deterministic for a given ``--seed`` (the expa
 (:data:`MAX_INSTANCES` per template); the report counts instances per template and invariant.
 
 An expander is registered with :func:`template` in the module of its spec area (this
-package's ``permissions``, ``schemas``, ``guest``, ``runtime``, ``termination``, ``finalize``, ``shells``, ``delivery``,
-``builtins``, ``diagnostics`` modules) and has the shape::
+package's ``permissions``, ``schemas``, ``guest``, ``runtime``, ``termination``,
+``later_candidates``, ``finalize``, ``shells``, ``delivery``, ``builtins``, ``diagnostics`` modules) and has the shape::
 
     expand(params: dict, rng: random.Random) -> Iterable[Instance]
 
@@ -47,6 +47,7 @@ _AREAS = (
     "hookconf.harness.generate.guest",
     "hookconf.harness.generate.runtime",
     "hookconf.harness.generate.termination",
+    "hookconf.harness.generate.later_candidates",
     "hookconf.harness.generate.bridge",
     "hookconf.harness.generate.finalize",
     "hookconf.harness.generate.finalize_refusals",

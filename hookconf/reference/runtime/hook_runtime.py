@@ -57,7 +57,7 @@ __all__ = ["SEAMS", "HookRuntime", "Lease", "Outcome"]
 SEAMS = ("candidates", "lane_key", "bridge_accepts", "capability_admitted", "abort_leases",
          "check_reentry", "accept_outcome", "record_breaker", "aborts_chain", "idle_facts",
          "effects_refusal", "breaker_admits", "breaker_skip_aborts", "lane_drained", "terminate",
-         "reject_chain", "stop_waiting", "wait_deadline")
+         "reject_chain", "stop_waiting", "wait_deadline", "still_candidate")
 
 
 @dataclass(slots=True)
@@ -167,6 +167,13 @@ class HookRuntime(LifecycleMixin, CapabilityMixin):
     def breaker_skip_aborts(self, plugin_id: str, hook: str, role: str) -> bool:
         """§5.2: a required resolve or post-process hook skipped by its breaker aborts."""
         return breaker_skip_aborts(plugin_id, hook, role)
+
+    def still_candidate(self, candidate: Candidate, hook: str, task: Task) -> bool:
+        """§6: whether a chain's later ``candidate``, once its admission is open (after any
+        policy barrier on it has published), is still a candidate by the six rules read from
+        the registry now — not by the generation it was selected under, which is audit data
+        and no execution lease.  ``False`` skips it (``hook.skipped`` ``policy_changed``)."""
+        return candidate.plugin_id in {c.plugin_id for c in discover(self.registry, hook, task)}
 
     def lane_drained(self, plugin_id: str) -> bool:
         """§6 barrier: no entry of the plugin queued or running, no activation under way."""
@@ -400,7 +407,7 @@ class HookRuntime(LifecycleMixin, CapabilityMixin):
         for candidate in self.candidates(hook, task):
             pid = candidate.plugin_id
             yield WaitFor(lambda pid=pid: self.registry.admission_open(pid), f"admission:{pid}")
-            if pid not in {c.plugin_id for c in discover(self.registry, hook, task)}:
+            if not self.still_candidate(candidate, hook, task):
                 result["skipped"].append(pid)
                 self.events.emit("hook.skipped", hook=hook, taskId=task.task_id, pluginId=pid,
                                  role=candidate.role, reason="policy_changed")
