@@ -192,6 +192,8 @@ DELIVERY_MUTANTS = [
     ("tests.mutants.delivery.rollup_split:factory", "H24", ("dlv.gen.crashes.crash.tombstone-rollup",)),
     ("tests.mutants.delivery.global_buckets_uncapped:factory", "H24",
      ("dlv.gen.bounds.tombstones.global-buckets.*",)),
+    ("tests.mutants.delivery.daily_cap_per_hook:factory", "H24",
+     ("dlv.gen.bounds.tombstones.daily-buckets-two-hooks",)),
     # receipts pruned on their row cap only: a lowered byte cap binds first (§11)
     ("tests.mutants.delivery.receipt_bytes_unpruned:factory", "H24",
      ("dlv.gen.bounds.receipts.plugin-bytes.*",)),

@@ -198,6 +198,22 @@ def _admission_cases() -> Iterator[Instance]:
                                        "steps": steps},
                    {"config": "accepted"}, ("H24",),
                    notes="§11: 'at most 32 daily buckets per plugin/reason plus one lifetime rollup'")
+    # the same bound across hooks: buckets are per (plugin, hook, reason, day), the cap per
+    # (plugin, reason), so two refused hooks a day reach it in 16 days
+    both = {**hooks_a, "hooks": ["afterComplete", "onError"]}
+    steps = [both, {"do": "terminal", "task": "keep"}]
+    for day in range(17):
+        steps += [{"do": "terminal", "task": f"d{day}-{hook}", "hook": hook,
+                   "expect": {"admitted": [], "tombstoned": ["a"], "permanent": []}}
+                  for hook in ("afterComplete", "onError")]
+        steps.append({"do": "advance", "ms": 86_400_000})
+    yield Instance("tombstones.daily-buckets-two-hooks", "a rejection on each of two post hooks "
+                   "a day for 17 days: 34 buckets of one (plugin, reason), at most 32 of them "
+                   "daily, every rejection counted", _KIND, "negative",
+                   {"config": {"pluginActiveRows": 1, "maxActiveAgeMs": 2592000000},
+                    "steps": steps}, {"config": "accepted"}, ("H24",),
+                   notes="§11: 'Buckets are unique per (pluginId, hook, reason, UTC day) ... at "
+                         "most 32 daily buckets per plugin/reason plus one lifetime rollup'")
     yield from _global_bucket_cases()
 
 
