@@ -19,6 +19,7 @@ on every case and template entry of the corpus and on values that break each sch
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import cached_property
 from typing import Any
 
 import jsonschema
@@ -44,18 +45,23 @@ def _deeper(value: dict[str, Any] | list[Any], limit: int) -> bool:
 
 
 class Schema:
-    """One Draft 2020-12 schema, compiled for both libraries.
+    """One Draft 2020-12 schema, compiled for each library when it is first used (a
+    process that never checks a value against it pays nothing: the protocol's ~90
+    operation schemas are built at import).
 
-    ``schema``: the schema document (a dict).  Raises ``jsonschema.SchemaError`` for a
-    schema that is not one."""
-
-    __slots__ = ("schema", "validator", "_native")
+    ``schema``: the schema document (a dict)."""
 
     def __init__(self, schema: dict[str, Any]) -> None:
-        jsonschema.Draft202012Validator.check_schema(schema)
         self.schema = schema
-        self.validator = jsonschema.Draft202012Validator(schema)
-        self._native = jsonschema_rs.Draft202012Validator(schema)
+
+    @cached_property
+    def validator(self) -> jsonschema.Draft202012Validator:
+        """The ``jsonschema`` validator (it reports the errors)."""
+        return jsonschema.Draft202012Validator(self.schema)
+
+    @cached_property
+    def _native(self) -> Any:
+        return jsonschema_rs.Draft202012Validator(self.schema)
 
     def _natively_valid(self, value: Any) -> bool:
         """Whether ``jsonschema-rs`` accepts ``value`` (``False``: it refuses, or cannot say)."""
