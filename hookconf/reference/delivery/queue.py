@@ -299,12 +299,19 @@ class DeliveryQueue:
             "ON CONFLICT(plugin_id, hook, reason, day) DO UPDATE SET count = count + 1, "
             "last_occurrence = excluded.last_occurrence, last_ms = excluded.last_ms",
             (plugin_id, hook, reason, day, occurrence, occurrence, now, now))
+        self._cap_daily(plugin_id, hook, reason)
+        self._cap_global()
+
+    def _cap_daily(self, plugin_id: str, hook: str, reason: str) -> None:
+        """§11 "at most 32 daily buckets per plugin/reason plus one lifetime rollup": the
+        oldest daily buckets of ``(plugin_id, reason)``, whatever their hook, merge into the
+        plugin's rollup (``hook``: the bucket just bumped; the cap does not depend on it)."""
+        del hook
         daily = self.db.execute(
             "SELECT hook, day FROM tombstones WHERE plugin_id = ? AND reason = ? AND day >= 0 "
             "ORDER BY day, hook", (plugin_id, reason)).fetchall()
         for old_hook, old_day in daily[:max(0, len(daily) - FIXED["dailyBucketsPerPluginReason"])]:
             self._merge_bucket((plugin_id, old_hook, reason, old_day), (plugin_id, "*", reason))
-        self._cap_global()
 
     def _cap_global(self) -> None:
         """§11 "at most 8,192 buckets globally plus one global overflow rollup": while more

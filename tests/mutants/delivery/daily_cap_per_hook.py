@@ -11,19 +11,12 @@ from tests.mutants.delivery.base import mutant
 
 
 class PerHook(DeliveryQueue):
-    def _tombstone(self, plugin_id, hook, reason, occurrence, now):
-        day = now // 86_400_000
-        self.db.execute(
-            "INSERT INTO tombstones VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?) "
-            "ON CONFLICT(plugin_id, hook, reason, day) DO UPDATE SET count = count + 1, "
-            "last_occurrence = excluded.last_occurrence, last_ms = excluded.last_ms",
-            (plugin_id, hook, reason, day, occurrence, occurrence, now, now))
+    def _cap_daily(self, plugin_id, hook, reason):
         daily = self.db.execute(
-            "SELECT hook, day FROM tombstones WHERE plugin_id = ? AND reason = ? AND hook = ? "
-            "AND day >= 0 ORDER BY day, hook", (plugin_id, reason, hook)).fetchall()
-        for old_hook, old_day in daily[:max(0, len(daily) - FIXED["dailyBucketsPerPluginReason"])]:
-            self._merge_bucket((plugin_id, old_hook, reason, old_day), (plugin_id, "*", reason))
-        self._cap_global()
+            "SELECT day FROM tombstones WHERE plugin_id = ? AND hook = ? AND reason = ? "
+            "AND day >= 0 ORDER BY day", (plugin_id, hook, reason)).fetchall()
+        for (old_day,) in daily[:max(0, len(daily) - FIXED["dailyBucketsPerPluginReason"])]:
+            self._merge_bucket((plugin_id, hook, reason, old_day), (plugin_id, "*", reason))
 
 
 factory = mutant("daily-cap-per-hook", PerHook)
