@@ -47,21 +47,29 @@ def mutant(name: str, *, executor: type[execute.Executor] | None = None,
     return FinalizeMutant
 
 
-def patched_tree(name: str, tree: Callable[..., Any]) -> Callable[[], ReferenceCandidate]:
-    """A reference candidate whose ``identity._tree`` (the §10.1 directory walk) is ``tree``
-    while it handles an operation — planning, execution and recovery alike."""
-    from hookconf.reference.finalize import identity
+def patched(name: str, owner: Any, attr: str, value: Any) -> Callable[[], ReferenceCandidate]:
+    """A reference candidate for which ``owner.attr`` (a module function or a class's
+    method) is ``value`` while it handles an operation — planning, execution and recovery
+    alike."""
 
-    class TreeMutant(ReferenceCandidate):
+    class PatchedMutant(ReferenceCandidate):
         def hello(self) -> dict[str, Any]:
             return {**super().hello(), "name": f"mutant-{name}"}
 
         def handle(self, op: str, args: dict[str, Any]) -> dict[str, Any]:
-            real = identity._tree
-            identity._tree = tree
+            real = getattr(owner, attr)
+            setattr(owner, attr, value)
             try:
                 return super().handle(op, args)
             finally:
-                identity._tree = real
+                setattr(owner, attr, real)
 
-    return TreeMutant
+    return PatchedMutant
+
+
+def patched_tree(name: str, tree: Callable[..., Any]) -> Callable[[], ReferenceCandidate]:
+    """A reference candidate whose ``identity._tree`` (the §10.1 directory walk) is ``tree``
+    while it handles an operation."""
+    from hookconf.reference.finalize import identity
+
+    return patched(name, identity, "_tree", tree)

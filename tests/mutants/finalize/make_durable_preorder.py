@@ -6,11 +6,9 @@ journals ``target_staged``; here every tree made durable (in a run or in recover
 each directory fsynced before the walk descends into it.
 """
 
-from typing import Any
-
 from hookconf.faultinject.port import Kind
-from hookconf.reference.candidate import ReferenceCandidate
 from hookconf.reference.finalize.execute import Executor, Mismatch
+from tests.mutants.finalize.base import patched
 
 
 def _preorder(self: Executor, path: str) -> None:
@@ -29,17 +27,4 @@ def _preorder(self: Executor, path: str) -> None:
         raise Mismatch(f"{path} became a {st.kind.value}")
 
 
-class Preorder(ReferenceCandidate):
-    def hello(self) -> dict[str, Any]:
-        return {**super().hello(), "name": "mutant-make-durable-preorder"}
-
-    def handle(self, op: str, args: dict[str, Any]) -> dict[str, Any]:
-        real = Executor.make_durable
-        Executor.make_durable = _preorder  # type: ignore[method-assign]
-        try:
-            return super().handle(op, args)
-        finally:
-            Executor.make_durable = real  # type: ignore[method-assign]
-
-
-factory = Preorder
+factory = patched("make-durable-preorder", Executor, "make_durable", _preorder)
