@@ -7,27 +7,13 @@ and refuses it as an unrelated target (``target_exists``): a finalization that m
 complete fails.
 """
 
-from typing import Any
 
-from hookconf.reference.candidate import ReferenceCandidate
 from hookconf.reference.finalize import plan
+from tests.mutants.finalize.base import patched
 
 
 def _never(vfs, source, target):  # noqa: ARG001 - the spelling is all it looks at
     return False
 
 
-class CaseBlind(ReferenceCandidate):
-    def hello(self) -> dict[str, Any]:
-        return {**super().hello(), "name": "mutant-case-equivalent-as-distinct"}
-
-    def handle(self, op: str, args: dict[str, Any]) -> dict[str, Any]:
-        real = plan.equivalent_paths
-        plan.equivalent_paths = _never
-        try:
-            return super().handle(op, args)
-        finally:
-            plan.equivalent_paths = real
-
-
-factory = CaseBlind
+factory = patched("case-equivalent-as-distinct", plan, "equivalent_paths", _never)

@@ -9,10 +9,9 @@ the source is hashed must abort the plan; this candidate plans with the grown fi
 from __future__ import annotations
 
 import hashlib
-from typing import Any
 
-from hookconf.reference.candidate import ReferenceCandidate
 from hookconf.reference.finalize import identity
+from tests.mutants.finalize.base import patched
 
 
 def _hash_file(vfs, path, at):
@@ -31,17 +30,4 @@ def _hash_file(vfs, path, at):
     return identity.FileIdentity(offset, h.hexdigest())
 
 
-class IdentityChangeUnchecked(ReferenceCandidate):
-    def hello(self) -> dict[str, Any]:
-        return {**super().hello(), "name": "mutant-identity-change-unchecked"}
-
-    def handle(self, op: str, args: dict[str, Any]) -> dict[str, Any]:
-        real = identity._hash_file
-        identity._hash_file = _hash_file
-        try:
-            return super().handle(op, args)
-        finally:
-            identity._hash_file = real
-
-
-factory = IdentityChangeUnchecked
+factory = patched("identity-change-unchecked", identity, "_hash_file", _hash_file)

@@ -10,10 +10,9 @@ other bytes passes, hashed as the bytes of neither moment.
 from __future__ import annotations
 
 import hashlib
-from typing import Any
 
-from hookconf.reference.candidate import ReferenceCandidate
 from hookconf.reference.finalize import identity
+from tests.mutants.finalize.base import patched
 
 
 def _hash_file(vfs, path, at):
@@ -37,17 +36,4 @@ def _hash_file(vfs, path, at):
     return identity.FileIdentity(offset, h.hexdigest())
 
 
-class IdentitySizeEndsOnly(ReferenceCandidate):
-    def hello(self) -> dict[str, Any]:
-        return {**super().hello(), "name": "mutant-identity-size-ends-only"}
-
-    def handle(self, op: str, args: dict[str, Any]) -> dict[str, Any]:
-        real = identity._hash_file
-        identity._hash_file = _hash_file
-        try:
-            return super().handle(op, args)
-        finally:
-            identity._hash_file = real
-
-
-factory = IdentitySizeEndsOnly
+factory = patched("identity-size-ends-only", identity, "_hash_file", _hash_file)

@@ -6,27 +6,13 @@ by UTF-8 bytes and the other by UTF-16 code units (U+FF5E against U+1F600): the 
 enter the digest in the wrong order.
 """
 
-from typing import Any
 
-from hookconf.reference.candidate import ReferenceCandidate
 from hookconf.reference.finalize import identity
+from tests.mutants.finalize.base import patched
 
 
 def _utf8_key(name: str, platform: str) -> bytes:  # noqa: ARG001 - the model is ignored
     return name.encode("utf-8", "surrogateescape")
 
 
-class Utf8Order(ReferenceCandidate):
-    def hello(self) -> dict[str, Any]:
-        return {**super().hello(), "name": "mutant-windows-utf8-order"}
-
-    def handle(self, op: str, args: dict[str, Any]) -> dict[str, Any]:
-        real = identity.sort_key
-        identity.sort_key = _utf8_key
-        try:
-            return super().handle(op, args)
-        finally:
-            identity.sort_key = real
-
-
-factory = Utf8Order
+factory = patched("windows-utf8-order", identity, "sort_key", _utf8_key)
