@@ -313,6 +313,12 @@ DIAGNOSTICS_MUTANTS = [
 #: caught by the template that generates every path from the spec's structure.
 PATH_MUTANTS = [
     ("tests.mutants.schemas.magnet_source_unchecked:factory", "H4", ("dto.gen.bt-sources.*",)),
+    # §9.4 source identity: an info hash recognised by a prefix match; a task id in the
+    # standard base64 alphabet (each caught by the rule's branches, dto.bt-source-rule)
+    ("tests.mutants.schemas.bt_source_identity:hash_prefix", "H4",
+     ("dto.gen.bt-source-rule.beforefinalizecontextv1.bt.*.hash.*",)),
+    ("tests.mutants.schemas.bt_source_identity:standard_base64", "H4",
+     ("dto.gen.bt-source-rule.beforefinalizecontextv1.bt.*.id.*",)),
     # object keys of free-form JSON values never measured: every free-form field, both boundaries
     ("tests.mutants.schemas.json_keys_unbounded:factory", "H4", ("dto.gen.limits.*.json-key-*",)),
     ("tests.mutants.runtime.audit_metadata_accepted:factory", "H6", ("rt.gen.role-effects.*",)),
