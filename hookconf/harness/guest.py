@@ -28,6 +28,8 @@ Expectation, per invocation (``expect.results[i]``), every key optional:
 ``requests``
     the exact list of URLs the guest's HTTP hops sent to the network (the harness plays the
     network from ``given.network``); a hop the §7 matcher refuses must never be sent.
+``requestsExclude``
+    URLs none of the hops sent may be: a call that must fail before it leaves the worker.
 
 ``expect.activation`` may hold ``code`` / ``failed`` / ``logs`` for the activation itself.
 """
@@ -82,6 +84,10 @@ def entry_problems(expected: dict[str, Any], observed: dict[str, Any]) -> list[s
                 problems.append(f"{key} lacks {json.dumps(item, ensure_ascii=False)}")
     if "requests" in expected and observed.get("requests") != expected["requests"]:
         problems.append(f"sent {observed.get('requests')!r}, expected {expected['requests']!r}")
+    sent = observed.get("requests") if isinstance(observed.get("requests"), list) else []
+    for url in expected.get("requestsExclude", []):
+        if url in sent:
+            problems.append(f"sent {url!r}, which must never leave")
     for key, items in expected.get("effectsExclude", {}).items():
         for item in items:
             if item in (effects.get(key) or []):
