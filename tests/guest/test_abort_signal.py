@@ -73,3 +73,8 @@ def test_a_request_that_must_never_leave_is_reported_when_sent():
                           {"requests": ["https://abort.example/late/get"]}) == \
         ["sent 'https://abort.example/late/get', which must never leave"]
     assert entry_problems({"requestsExclude": ["https://x.example/"]}, {"requests": None}) == []
+
+
+def test_a_time_budget_reaches_every_case():
+    found = expand("guest.abort-signal", {"timeoutMs": 5000}, seed=0, template_id="guest.abort-signal")
+    assert {i.given["timeoutMs"] for i in found} == {5000}
