@@ -78,3 +78,32 @@ def test_a_request_that_must_never_leave_is_reported_when_sent():
 def test_a_time_budget_reaches_every_case():
     found = expand("guest.abort-signal", {"timeoutMs": 5000}, seed=0, template_id="guest.abort-signal")
     assert {i.given["timeoutMs"] for i in found} == {5000}
+
+
+
+def abort_ignored():
+    """The reference with ``guest.run``'s ``abort`` dropped from every invocation: a
+    candidate that does not take the harness's abort request (a ``module:factory``)."""
+    from hookconf.reference.candidate import ReferenceCandidate
+
+    candidate = ReferenceCandidate()
+    handle = candidate.handle
+
+    def without_abort(op, args):
+        if op == "guest.run":
+            args = {**args, "invocations": [{k: v for k, v in inv.items() if k != "abort"}
+                                            for inv in args["invocations"]]}
+        return handle(op, args)
+
+    candidate.handle = without_abort
+    return candidate
+
+
+def test_a_candidate_that_ignores_the_abort_request_is_skipped_not_failed(hookconf):
+    code, report = hookconf("run", "--allow-not-covered", "--candidate",
+                            "tests.guest.test_abort_signal:abort_ignored",
+                            "--case", "guest.abort-signal.beforecreate.*")
+    cases = report["cases"]
+    assert len(cases) == len(CAUSES) and {c["status"] for c in cases} == {"skipped"}, cases
+    assert all("did not abort invocation 0" in c["reason"] for c in cases)
+    assert code == 0
