@@ -28,6 +28,8 @@ Expectation, per invocation (``expect.results[i]``), every key optional:
 ``requests``
     the exact list of URLs the guest's HTTP hops sent to the network (the harness plays the
     network from ``given.network``); a hop the §7 matcher refuses must never be sent.
+``requestsExclude``
+    URLs none of the hops sent may be: a call that must fail before it leaves the worker.
 
 ``expect.activation`` may hold ``code`` / ``failed`` / ``logs`` for the activation itself.
 """
@@ -39,7 +41,7 @@ from typing import Any
 
 from hookconf.harness.corpus import Case
 from hookconf.harness.fixtures import load_fixture
-from hookconf.harness.protocol import Connection
+from hookconf.harness.protocol import CaseSkipped, Connection
 
 __all__ = ["entry_problems", "judge_guest", "load_fixture", "run_guest"]
 
@@ -54,6 +56,39 @@ def run_guest(case: Case, conn: Connection, obs: Any) -> None:
         if key in case.given:
             args[key] = case.given[key]
     obs.ask(conn, "run", "guest.run", args)
+    _check_abort_taken(case, obs)
+
+
+def _check_abort_taken(case: Case, obs: Any) -> None:
+    """Skip the case (:class:`CaseSkipped`) when an invocation ``guest.run`` asked to abort
+    (``abort``) succeeded and its guest never saw an abort event: the candidate did not take
+    the request's ``abort`` (a harness device, like the entry-limit override of
+    ``finalize.prepare``), so the case says nothing of §9.3.  An invocation that fails, or
+    whose guest saw the event, is judged as usual."""
+    result = obs.primary.result if isinstance(obs.primary.result, dict) else {}
+    results = result.get("results") if isinstance(result.get("results"), list) else []
+    for index, (asked, seen) in enumerate(zip(case.given.get("invocations", []), results,
+                                              strict=False)):
+        if not isinstance(asked, dict) or "abort" not in asked or not isinstance(seen, dict):
+            continue
+        if seen.get("code") is not None:
+            continue
+        logs = seen.get("logs") if isinstance(seen.get("logs"), list) else []
+        if any(_abort_seen(record) for record in logs):
+            continue
+        raise CaseSkipped(f"the candidate did not abort invocation {index} as guest.run's "
+                          f"abort {asked['abort']!r} asked: it succeeded and its guest saw no "
+                          "abort event; this case needs the abort taken")
+
+
+def _abort_seen(record: Any) -> bool:
+    """Whether a fixture's ``abort-order`` log record shows an abort event."""
+    if not isinstance(record, dict) or record.get("message") != "abort-order":
+        return False
+    fields = record.get("fields") if isinstance(record.get("fields"), dict) else {}
+    events = fields.get("events") if isinstance(fields.get("events"), dict) else {}
+    return any(isinstance(n, int) and not isinstance(n, bool) and n > 0
+               for n in (events.get("onabort"), events.get("listener")))
 
 
 def entry_problems(expected: dict[str, Any], observed: dict[str, Any]) -> list[str]:
@@ -82,6 +117,10 @@ def entry_problems(expected: dict[str, Any], observed: dict[str, Any]) -> list[s
                 problems.append(f"{key} lacks {json.dumps(item, ensure_ascii=False)}")
     if "requests" in expected and observed.get("requests") != expected["requests"]:
         problems.append(f"sent {observed.get('requests')!r}, expected {expected['requests']!r}")
+    sent = observed.get("requests") if isinstance(observed.get("requests"), list) else []
+    for url in expected.get("requestsExclude", []):
+        if url in sent:
+            problems.append(f"sent {url!r}, which must never leave")
     for key, items in expected.get("effectsExclude", {}).items():
         for item in items:
             if item in (effects.get(key) or []):

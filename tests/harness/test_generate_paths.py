@@ -3,6 +3,7 @@ effect kind (§5.2), a refused URL at every position of an exit (§9.4), a block
 every position of the claim order (§11)."""
 
 from hookconf.harness.generate import expand
+from hookconf.harness.generate.bt_sources import HASHES, TASK_IDS
 from hookconf.harness.generate.delivery import _BLOCKERS
 from hookconf.harness.generate.runtime import BAD_SOURCES, ROLES, effect_kinds
 from hookconf.harness.generate.schemas import BT_FAMILY_SOURCES, bt_family
@@ -30,6 +31,26 @@ def test_bt_family_comes_from_the_schema_and_every_carrier_gets_every_source():
 
 def test_bt_source_cases_agree_with_the_reference_validator():
     for instance in _expand("dto.bt-sources").values():
+        given = instance.given
+        assert validate(given["schema"], given["value"], direction="input").valid \
+            is instance.expect["valid"], instance.key
+
+
+def test_the_bt_source_rule_drives_every_hash_class_and_id_edge_in_every_carrier():
+    found = _expand("dto.bt-source-rule")
+    carriers = {".".join(key.split(".")[:3]) for key in found}
+    assert len(carriers) == 3 * len(bt_family())  # two contexts and hook.enter, bt and magnet
+    for carrier in carriers:
+        for label, _, valid, part, advisory in HASHES:
+            canonical = found[f"{carrier}.hash.{label}.canonical"]
+            assert canonical.expect == {"valid": True} and canonical.advisory == advisory
+            assert (f"{carrier}.hash.{label}.btih-part" in found) is bool(part)
+            assert (f"{carrier}.hash.{label}.btih-whole" in found) is not valid
+        for label, _ in TASK_IDS:
+            assert found[f"{carrier}.id.{label}.canonical"].expect == {"valid": True}
+            assert bool(found[f"{carrier}.id.{label}.canonical"].advisory) is not label.endswith("pad0")
+            assert (f"{carrier}.id.{label}.standard-alphabet" in found) is ("plus" in label or "slash" in label)
+    for instance in found.values():  # the table's expectations are the reference's too
         given = instance.given
         assert validate(given["schema"], given["value"], direction="input").valid \
             is instance.expect["valid"], instance.key

@@ -31,7 +31,7 @@ RUNTIME_MUTANTS = [
     ("tests.mutants.runtime.breaker_skips_required:factory", "H6"),
 ]
 #: Guest-family mutants (a broken SDK surface or host boundary) run only the guest cases.
-GUEST_CASES = ("guest.[!c]*", "guest.containment.*")  # not the bounds cases: their mutants below
+GUEST_CASES = ("guest.[!ac]*", "guest.containment.*")  # not the bounds nor abort cases: theirs below
 GUEST_MUTANTS = [
     ("tests.mutants.guest.guest_prelude:metadata_write_invisible", "H7"),
     ("tests.mutants.guest.guest_prelude:post_hook_writable", "H7"),
@@ -313,6 +313,12 @@ DIAGNOSTICS_MUTANTS = [
 #: caught by the template that generates every path from the spec's structure.
 PATH_MUTANTS = [
     ("tests.mutants.schemas.magnet_source_unchecked:factory", "H4", ("dto.gen.bt-sources.*",)),
+    # §9.4 source identity: an info hash recognised by a prefix match; a task id in the
+    # standard base64 alphabet (each caught by the rule's branches, dto.bt-source-rule)
+    ("tests.mutants.schemas.bt_source_identity:hash_prefix", "H4",
+     ("dto.gen.bt-source-rule.beforefinalizecontextv1.bt.*.hash.*",)),
+    ("tests.mutants.schemas.bt_source_identity:standard_base64", "H4",
+     ("dto.gen.bt-source-rule.beforefinalizecontextv1.bt.*.id.*",)),
     # object keys of free-form JSON values never measured: every free-form field, both boundaries
     ("tests.mutants.schemas.json_keys_unbounded:factory", "H4", ("dto.gen.limits.*.json-key-*",)),
     ("tests.mutants.runtime.audit_metadata_accepted:factory", "H6", ("rt.gen.role-effects.*",)),
@@ -326,6 +332,12 @@ PATH_MUTANTS = [
     ("tests.mutants.delivery.cursor_serves_last_again:factory", "H15", ("dlv.gen.round-robin.n2.*",)),
     ("tests.mutants.guest.finalize_effects_unchecked:factory", "H4",
      ("guest.hook-effects.beforefinalize.*",)),
+    # §9.3 the guest's AbortSignal, every hook × cause (guest.abort-signal): the outstanding
+    # promises rejected before the abort event; ctx.metadata.set or a capability call after it
+    ("tests.mutants.guest.guest_prelude:abort_rejects_first", "H7", ("guest.abort-signal.aftercomplete.*",)),
+    ("tests.mutants.guest.guest_prelude:metadata_set_after_abort", "H7",
+     ("guest.abort-signal.beforefinalize.*",)),
+    ("tests.mutants.guest.guest_prelude:capability_after_abort", "H7", ("guest.abort-signal.onerror.*",)),
     # an answer settling a pending call whatever invocation id it carries (§8)
     ("tests.mutants.guest.guest_prelude:response_any_invocation", "H3", ("guest.forged-responses.*",)),
     # a capability call's permission generation never compared with the entry's (§6)

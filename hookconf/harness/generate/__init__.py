@@ -44,7 +44,9 @@ MAX_INSTANCES = 20_000
 _AREAS = (
     "hookconf.harness.generate.permissions",
     "hookconf.harness.generate.schemas",
+    "hookconf.harness.generate.bt_sources",
     "hookconf.harness.generate.guest",
+    "hookconf.harness.generate.signal",
     "hookconf.harness.generate.runtime",
     "hookconf.harness.generate.termination",
     "hookconf.harness.generate.later_candidates",

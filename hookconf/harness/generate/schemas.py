@@ -392,7 +392,7 @@ def _string_sites(walk, schema, value, path, group, choice, rows) -> None:
 #: urn:motrix:bt:<base64url(taskId)>; a raw magnet, a torrent path or a tracker URL never is.
 _BT_SOURCES = (
     ("btih-hex", "urn:btih:" + "0123456789abcdef" * 2 + "01234567", True),
-    ("btih-base32", "urn:btih:" + "abcdefghijklmnopqrstuvwxyz234567", True),
+    ("btih-base32", "urn:btih:" + "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", True),
     ("motrix-bt", "urn:motrix:bt:dGFzay0x", True),
     ("raw-magnet", "magnet:?xt=urn:btih:" + "0" * 40 + "&tr=https://tracker.test/passkey", False),
     ("torrent-path", "/home/user/private.torrent", False),
@@ -889,7 +889,7 @@ _FAULT_WORDS = {"foreign": "another invocation's id", "stale": "the previous inv
 # ---- §9.4 source identity of BT-family tasks, in every DTO that carries one ---------------
 
 _HEX40 = "0123456789abcdef" * 2 + "01234567"
-_B32 = "abcdefghijklmnopqrstuvwxyz234567"
+_B32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"  # RFC 4648 base32 (upper case: §9.4 names no case)
 #: (label, sourceUrl, the snapshot's infoHash, valid); ``{b64}`` is base64url(taskId) unpadded.
 BT_FAMILY_SOURCES: tuple[tuple[str, str, str | None, bool], ...] = (
     ("btih-hex", f"urn:btih:{_HEX40}", _HEX40, True),

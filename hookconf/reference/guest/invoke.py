@@ -28,7 +28,7 @@ from typing import Any
 from hookconf.reference.errors import HookRuntimeError
 from hookconf.reference.guest.bundle import bundle_from_source
 from hookconf.reference.guest.capabilities import HttpRequest, HttpResponse, LogRecord
-from hookconf.reference.guest.vm import PluginVm
+from hookconf.reference.guest.vm import AbortReason, PluginVm
 from hookconf.reference.guest.vm_ports import Budgets, SequentialIds
 
 __all__ = ["DEFAULT_TIMEOUT_MS", "FakeNetwork", "run_plugin"]
@@ -52,10 +52,12 @@ def run_plugin(
     Args:
         manifest: the parsed ``motrix-plugin.json``.
         source: the text of the manifest's ``main`` module.
-        invocations: ``{"hook", "context", "metadata"?, "permissionGeneration"?}`` each;
-            ``context`` is the hook's DTO (validated before the guest sees it, H4),
+        invocations: ``{"hook", "context", "metadata"?, "permissionGeneration"?, "abort"?}``
+            each; ``context`` is the hook's DTO (validated before the guest sees it, H4),
             ``metadata`` the ``(taskId, pluginId)`` snapshot (§9.2, default empty),
-            ``permissionGeneration`` the generation the entry is bound to (§6, default 0).
+            ``permissionGeneration`` the generation the entry is bound to (§6, default 0),
+            ``abort`` a §9.3 abort cause (an :class:`AbortReason` value) the host meets once
+            the entered guest has posted its first messages, before any answer reaches it.
         timeout_ms: the wall-clock budget of activation and of each invocation
             (default :data:`DEFAULT_TIMEOUT_MS`).
         network: ``{"url", "status", "headers"?, "body"?, "location"?}`` each: the answer
@@ -87,11 +89,21 @@ def run_plugin(
         for request in invocations:
             outcome = vm.invoke(request["hook"], request["context"],
                                 metadata=request.get("metadata"),
-                                permission_generation=int(request.get("permissionGeneration", 0)))
+                                permission_generation=int(request.get("permissionGeneration", 0)),
+                                abort_when=_abort_at_first_round(request.get("abort")))
             code = None if outcome.code is None else str(outcome.code)
             results.append({**_entry(code, outcome.reason, _take(logs)),
                             "effects": outcome.effects, "requests": fake.take()})
     return {**done, "results": results}
+
+
+def _abort_at_first_round(cause: str | None):
+    """``abort_when`` for :meth:`PluginVm.invoke`: the cause after the enter step, whose
+    capability calls then wait unanswered (§9.3); ``None`` without a cause."""
+    if cause is None:
+        return None
+    reason = AbortReason(cause)
+    return lambda round_number: reason if round_number == 0 else None
 
 
 class FakeNetwork:

@@ -53,3 +53,29 @@ def response_any_invocation() -> PreludeMutant:
     return PreludeMutant("response-any-invocation", _patched(
         "if (!waiter || waiter.current.id !== result.invocationId) continue;",
         "if (!waiter) continue;"))
+
+
+def abort_rejects_first() -> PreludeMutant:
+    """H7 (§9.3): an abort rejects the outstanding capability promises first and only then
+    dispatches the abort event, so a rejection handler runs before the abort listeners."""
+    queued = "      Promise.resolve().then(() => {\n        const event = { type: 'abort', target: signal };"
+    prelude = _patched(queued, "      rejectPending(current, reason);\n" + queued)
+    after = "      }).then(() => rejectPending(current, reason));"
+    if prelude.count(after) != 1:
+        raise AssertionError(f"prelude no longer contains exactly one {after!r}")
+    return PreludeMutant("abort-rejects-first", prelude.replace(after, "      });"))
+
+
+def metadata_set_after_abort() -> PreludeMutant:
+    """H7 (§9.3): ``ctx.metadata.set`` still stages a write after the invocation's signal
+    was aborted (its liveness check dropped); ``delete`` and the capabilities still fail."""
+    check = "if (typeof key !== 'string') throw new TypeError('metadata key must be a string');\n"
+    return PreludeMutant("metadata-set-after-abort", _patched(
+        "assertLive(current);\n        " + check + "        const copy", check + "        const copy"))
+
+
+def capability_after_abort() -> PreludeMutant:
+    """H7 (§9.3): a capability call made after the abort is still posted to the host."""
+    return PreludeMutant("capability-after-abort", _patched(
+        "    if (current.control && current.control.signal.aborted) {\n"
+        "      return Promise.reject(current.control.signal.reason);\n    }\n", ""))
