@@ -10,17 +10,23 @@ group, the child with it) and are skipped where there is no FUSE.
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
+import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
+from hookconf.harness.protocol.messages import OPS
 from tests.conftest import status
 from tests.mounting import CORPUS, needs_fuse
 
 pytestmark = pytest.mark.skipif(shutil.which("node") is None,
                                 reason="node is not installed: the Node adapter kit needs Node 18+")
 
+ROOT = Path(__file__).resolve().parents[2]
 PROXY = "cmd:node adapters/node/adapter.js --runtime tests/adapters/candidates/proxy.js"
 ALL_FAMILIES = ["permissions", "dto", "runtime", "guest", "shell", "delivery", "builtins"]
 MOUNT = ("--no-embedded", "--corpus", CORPUS)
@@ -41,6 +47,22 @@ def through_kit(hookconf, monkeypatch, tmp_path):
         return code, report, set(log.read_text(encoding="utf-8").split()) if log.exists() else set()
 
     return run
+
+
+def test_every_operation_of_the_protocol_reaches_the_module():
+    """Each operation, sent with empty args, is called on the proxy and answered by the child
+    (mostly refusing the empty args): the kit answers none of them ``protocol.unknown_op``."""
+    lines = [b'{"id":0,"op":"hello","protocol":1}'] + [
+        json.dumps({"id": n, "op": op, "args": {}}).encode() for n, op in enumerate(OPS, start=1)]
+    done = subprocess.run(["node", "adapters/node/adapter.js", "--runtime", "tests/adapters/candidates/proxy.js"],
+                          cwd=ROOT, input=b"\n".join(lines) + b"\n", capture_output=True, timeout=60,
+                          env={**os.environ, "HOOKCONF_PROXY_PYTHON": sys.executable})
+    replies = [json.loads(line) for line in done.stdout.splitlines()]
+    assert replies[0]["result"]["families"] == ALL_FAMILIES
+    assert len(replies) == len(OPS) + 1
+    unknown = [op for op, reply in zip(OPS, replies[1:], strict=True)
+               if not reply["ok"] and reply["error"]["code"] == "protocol.unknown_op"]
+    assert unknown == []
 
 
 def _cases(*globs: str) -> tuple[str, ...]:

@@ -64,8 +64,9 @@ function startChild(python, spec) {
     for (const { reject } of waiting.values()) reject(new Error(why));
     waiting.clear();
   };
-  child.on('error', (err) => fail(`${python} -m hookconf.harness serve ${spec} could not start: ${err.message}`));
-  child.on('exit', (status, signal) => fail(`${python} -m hookconf.harness serve ${spec} ended (${signal || `status ${status}`})`));
+  const what = `${python} -m hookconf.harness serve ${spec}`;
+  child.on('error', (err) => fail(`${what} could not start: ${err.message}`));
+  child.on('exit', (status, signal) => fail(`${what} ended (${signal || `status ${status}`})`));
   child.stdin.on('error', () => {}); // a child gone is reported by 'exit'
   child.stdout.setEncoding('utf8');
   child.stdout.on('data', (chunk) => {
@@ -105,10 +106,12 @@ module.exports = {
   name: 'adapter-test-proxy',
   version: '0.1.0',
   createRuntime() {
-    const call = startChild(process.env.HOOKCONF_PROXY_PYTHON || 'python3', process.env.HOOKCONF_PROXY_SERVE || 'reference');
+    const env = process.env;
+    const call = startChild(env.HOOKCONF_PROXY_PYTHON || 'python3', env.HOOKCONF_PROXY_SERVE || 'reference');
     const mapping = { name: this.name, version: this.version };
     for (const [space, members] of Object.entries(OPERATIONS)) {
-      mapping[space] = Object.fromEntries(Object.entries(members).map(([member, op]) => [member, (args) => call(op, args)]));
+      const forward = Object.entries(members).map(([member, op]) => [member, (args) => call(op, args)]);
+      mapping[space] = Object.fromEntries(forward);
     }
     return mapping;
   },
