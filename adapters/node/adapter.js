@@ -4,10 +4,11 @@
 //   node adapter.js --runtime ./my-runtime.js
 //
 // Speaks hookconf's candidate protocol v1 (JSON lines over stdin/stdout: the hello handshake,
-// one reply per request, errors as `ok: false` replies) and maps each operation of the
-// `permissions`, `dto` and `runtime` families onto a function the runtime module exports:
-// `permissions.match` -> `permissions.match(args)`, `task_source.admit` -> `taskSource.admit(args)`,
-// `runtime.before_create` -> `runtime.beforeCreate(args)`. See README.md beside this file.
+// one reply per request, errors as `ok: false` replies) and maps each operation of every family
+// (`permissions`, `dto`, `runtime`, `guest`, `shell`, `delivery`, `builtins`) onto a function the
+// runtime module exports: `permissions.match` -> `permissions.match(args)`, `task_source.admit` ->
+// `taskSource.admit(args)`, `runtime.worker_message` -> `runtime.workerMessage(args)`,
+// `delivery.terminal` -> `delivery.terminal(args)`. See README.md beside this file.
 //
 // No dependencies beyond Node's own modules (Node 18 or newer).
 'use strict';
@@ -26,17 +27,21 @@ const HEAD_BYTES = 4096;
 /** Longest error message sent back (characters). */
 const MAX_MESSAGE = 2000;
 
-/** The operations mapped, by protocol family (docs/protocol.md). */
+/** The operations mapped, by protocol family (docs/protocol.md): every operation protocol v1 has. */
 const FAMILIES = {
   permissions: ['permissions.parse', 'permissions.match', 'permissions.match_any', 'permissions.redirect',
     'task_source.admit'],
   dto: ['dto.validate'],
   runtime: ['runtime.reset', 'runtime.install', 'runtime.task', 'runtime.candidates', 'runtime.before_create',
     'runtime.before_finalize', 'runtime.command', 'runtime.policy', 'runtime.reclaim', 'runtime.worker_message',
-    'runtime.dispatch',
-    'runtime.advance',
-    'runtime.settle', 'runtime.ready', 'runtime.step', 'runtime.events', 'runtime.state',
+    'runtime.dispatch', 'runtime.advance', 'runtime.settle', 'runtime.ready', 'runtime.step', 'runtime.events',
+    'runtime.state',
     'finalize.prepare', 'finalize.run', 'finalize.crash', 'finalize.recover', 'finalize.state'],
+  guest: ['guest.run'],
+  shell: ['shell.start', 'shell.path', 'shell.stop'],
+  delivery: ['delivery.reset', 'delivery.policy', 'delivery.terminal', 'delivery.claim', 'delivery.heartbeat',
+    'delivery.complete', 'delivery.fail', 'delivery.advance', 'delivery.restart', 'delivery.state'],
+  builtins: ['builtins.run'],
 };
 
 /** A code the adapter passes through: dotted lower case, as §13's codes and the protocol's are. */

@@ -145,7 +145,9 @@ def test_an_operation_the_runtime_does_not_map_is_unknown():
     assert errors(replies) == [(1, "protocol.unknown_op"), (2, "protocol.unknown_op"), (3, "protocol.unknown_op"),
                                (4, "protocol.unknown_op")]
     assert "exports no runtime.reset()" in replies[1]["error"]["message"]
-    assert "guest.run is not mapped by this adapter" in replies[2]["error"]["message"]
+    assert "exports no guest.run()" in replies[2]["error"]["message"]
+    assert "exports no delivery.claim()" in replies[3]["error"]["message"]
+    assert "nodot is not mapped by this adapter" in replies[4]["error"]["message"]
 
 
 def connection(runtime: str, timeout_s: float = 10) -> SubprocessConnection:
@@ -184,7 +186,8 @@ def test_create_runtime_and_an_explicit_family_list():
     replies, done = exchange("factory.mjs", HELLO, request(1, "dto.validate", {"value": "k"}))
     assert replies[0]["result"]["name"] == "adapter-test-factory"
     assert replies[0]["result"]["families"] == ["dto"]  # runtime.reset is mapped but not declared
-    assert b'not declaring "delivery": this adapter maps permissions, dto, runtime' in done.stderr
+    assert (b'not declaring "storage": this adapter maps permissions, dto, runtime, guest, shell, delivery, builtins'
+            in done.stderr)
     assert replies[1]["result"] == {"valid": True, "made": "number"}
 
 
@@ -208,7 +211,7 @@ def test_the_adapter_maps_exactly_the_protocols_operations_of_its_families():
     script = f"console.log(JSON.stringify(require({json.dumps(str(ADAPTER))}).FAMILIES))"
     families = json.loads(subprocess.run([NODE, "-e", script], capture_output=True, text=True, timeout=20,
                                          check=True).stdout)
-    assert set(families) == {"permissions", "dto", "runtime"}
+    assert set(families) == {spec.family for spec in OPS.values()}  # every family protocol v1 has
     for family, ops in families.items():
         assert sorted(ops) == sorted(op for op, spec in OPS.items() if spec.family == family), family
 
