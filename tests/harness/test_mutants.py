@@ -194,6 +194,14 @@ DELIVERY_MUTANTS = [
      ("dlv.gen.bounds.tombstones.global-buckets.*",)),
     ("tests.mutants.delivery.daily_cap_per_hook:factory", "H24",
      ("dlv.gen.bounds.tombstones.daily-buckets-two-hooks",)),
+    # a bucket's last occurrence and time not moved by a repeat rejection (§11 bucket contents)
+    ("tests.mutants.delivery.bucket_last_stale:factory", "H24",
+     ("dlv.gen.bounds.tombstones.contents.same-day.*",)),
+    # the newest buckets merged into the rollups, not the oldest (§11 "old buckets merge")
+    ("tests.mutants.delivery.global_merges_newest:factory", "H24",
+     ("dlv.gen.bounds.tombstones.global-buckets.*.over",)),
+    ("tests.mutants.delivery.daily_merges_newest:factory", "H24",
+     ("dlv.gen.bounds.tombstones.daily-buckets",)),
     # receipts pruned on their row cap only: a lowered byte cap binds first (§11)
     ("tests.mutants.delivery.receipt_bytes_unpruned:factory", "H24",
      ("dlv.gen.bounds.receipts.plugin-bytes.*",)),
