@@ -284,6 +284,8 @@ PERMISSION_TEMPLATE_MUTANTS = [
     ("tests.mutants.permissions.glob_overlap:factory", "H5", ("perm.gen.glob-literals.*",)),
     # pattern hosts past the DNS length edges or with an empty label grant the URLs naming them
     ("tests.mutants.permissions.lenient_pattern_hosts:factory", "H5", ("perm.gen.hosts.*",)),
+    # only all-lowercase URL escapes uppercased: %aB and %Ab compared as written (§7)
+    ("tests.mutants.permissions.mixed_hex_kept:factory", "H5", ("perm.gen.percent-hex-spellings.*",)),
 ]
 
 
@@ -557,7 +559,8 @@ def test_reference_report_counts_delivery_programs_and_quota_boundaries(referenc
 #: verdict must not (a case where the spec is silent never fails a candidate).
 ADVISORY_ONLY_MUTANTS = [
     # §7 uppercases the URL's percent hex; whether a pattern's own is uppercased is not said
-    ("tests.mutants.permissions.pattern_percent_hex:factory", "H5", ("perm.gen.percent-hex.*",)),
+    ("tests.mutants.permissions.pattern_percent_hex:factory", "H5",
+     ("perm.gen.percent-hex.*", "perm.gen.percent-hex-spellings.*")),
     # §6 does not say whether a chain runs the new version of a later candidate upgraded
     # while it ran and still eligible, or skips it as an identity it did not select
     ("tests.mutants.runtime.upgraded_candidate_skipped:factory", "H21",
