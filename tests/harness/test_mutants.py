@@ -164,6 +164,8 @@ SHELL_CONFIG_MUTANTS = [
     ("tests.mutants.shells.server_default_runtime:factory", "H16", ("shell.gen.config.*",)),
     # only Active workers stopped at shutdown: one still activating is left running (§16 step 9)
     ("tests.mutants.shells.stop_active_only:factory", "H16", ("shell.gen.stop-states.*activating",)),
+    # the shutdown drain run without its budget: longer work finishes, the drain waits past it
+    ("tests.mutants.shells.drain_unbounded:factory", "H16", ("shell.gen.stop-drain.*",)),
 ]
 #: Delivery mutants (§11) run only the hand-written delivery scenarios or quota boundaries that
 #: show them (the random programs catch most of them too, but take longer).
