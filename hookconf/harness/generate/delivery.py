@@ -353,6 +353,10 @@ def _global_bucket_cases() -> Iterator[Instance]:
                    "expect": {"admitted": [], "permanent": []}} for hook in hooks]
         if day < days - 1:
             steps.append({"do": "advance", "ms": _DAY_MS})
+    # exactly at the limit nothing has merged yet: no global rollup, every day's buckets stand
+    steps[-1] = {**steps[-1], "expectTombstones": [
+        {"where": {"pluginId": "*"}, "buckets": 0},
+        {"where": {"day": 0}, "buckets": len(plugins) * len(hooks), "count": len(plugins) * len(hooks)}]}
     config = {"pluginActiveRows": 1, "maxActiveAgeMs": 2592000000}
     notes = ("§11: 'Buckets are unique per (pluginId, hook, reason, UTC day) ... at most 32 daily "
              "buckets per plugin/reason plus one lifetime rollup, and at most 8,192 buckets "
