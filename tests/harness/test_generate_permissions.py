@@ -201,3 +201,28 @@ def test_host_rules_say_what_the_url_parser_makes_of_their_hosts():
             assert seen == int(size.group(2))
             assert valid == (seen <= (63 if size.group(1) == "label" else 253))
     assert sum(i.key.startswith("parse.no-path") for i in instances) == 12
+
+
+def test_percent_hex_spellings_cover_every_case_combination_in_every_place():
+    from hookconf.harness.generate.permissions import HEX_PAIRS, hex_spellings
+
+    assert hex_spellings("AB") == ["ab", "aB", "Ab", "AB"] and hex_spellings("2F") == ["2f", "2F"]
+    instances = _instances("permissions.percent_hex_spellings", {}, 0)
+    keys = {i.key for i in instances}
+    assert len(keys) == len(instances) == 75
+    assert {"match.path.ab.uu-lu", "match.search.ab.uu-ul", "match.path.2f.du-dl",
+            "match.search.c3.ud-ld", "other.path.ab.lu", "redirect.ab.ul", "redirect.c3.every"} <= keys
+    for instance in instances:
+        if instance.kind == "permissions.redirect":
+            for hop in instance.given["hops"]:  # the parser keeps each hop's escape as written
+                assert _observed(hop).target == _upper_hex(hop.split("example.test", 1)[1])
+            continue
+        url = _observed(instance.given["url"])
+        model = _model_pattern(instance.given["pattern"])
+        upper = pattern(model.text, "https", model.host_kind, model.host, _upper_hex(model.glob))
+        assert instance.expect["match"] == model_match(upper, url), instance.given
+        assert bool(instance.advisory) == (model_match(model, url) != model_match(upper, url))
+        # decided exactly where the glob is spelled in uppercase
+        assert bool(instance.advisory) == (model.glob != _upper_hex(model.glob)
+                                           and instance.key.startswith("match."))
+    assert len(HEX_PAIRS) == 3

@@ -164,6 +164,8 @@ SHELL_CONFIG_MUTANTS = [
     ("tests.mutants.shells.server_default_runtime:factory", "H16", ("shell.gen.config.*",)),
     # only Active workers stopped at shutdown: one still activating is left running (§16 step 9)
     ("tests.mutants.shells.stop_active_only:factory", "H16", ("shell.gen.stop-states.*activating",)),
+    # the shutdown drain run without its budget: longer work finishes, the drain waits past it
+    ("tests.mutants.shells.drain_unbounded:factory", "H16", ("shell.gen.stop-drain.*",)),
 ]
 #: Delivery mutants (§11) run only the hand-written delivery scenarios or quota boundaries that
 #: show them (the random programs catch most of them too, but take longer).
@@ -194,6 +196,14 @@ DELIVERY_MUTANTS = [
      ("dlv.gen.bounds.tombstones.global-buckets.*",)),
     ("tests.mutants.delivery.daily_cap_per_hook:factory", "H24",
      ("dlv.gen.bounds.tombstones.daily-buckets-two-hooks",)),
+    # a bucket's last occurrence and time not moved by a repeat rejection (§11 bucket contents)
+    ("tests.mutants.delivery.bucket_last_stale:factory", "H24",
+     ("dlv.gen.bounds.tombstones.contents.same-day.*",)),
+    # the newest buckets merged into the rollups, not the oldest (§11 "old buckets merge")
+    ("tests.mutants.delivery.global_merges_newest:factory", "H24",
+     ("dlv.gen.bounds.tombstones.global-buckets.*.over",)),
+    ("tests.mutants.delivery.daily_merges_newest:factory", "H24",
+     ("dlv.gen.bounds.tombstones.daily-buckets",)),
     # receipts pruned on their row cap only: a lowered byte cap binds first (§11)
     ("tests.mutants.delivery.receipt_bytes_unpruned:factory", "H24",
      ("dlv.gen.bounds.receipts.plugin-bytes.*",)),
@@ -276,6 +286,8 @@ PERMISSION_TEMPLATE_MUTANTS = [
     ("tests.mutants.permissions.glob_overlap:factory", "H5", ("perm.gen.glob-literals.*",)),
     # pattern hosts past the DNS length edges or with an empty label grant the URLs naming them
     ("tests.mutants.permissions.lenient_pattern_hosts:factory", "H5", ("perm.gen.hosts.*",)),
+    # only all-lowercase URL escapes uppercased: %aB and %Ab compared as written (§7)
+    ("tests.mutants.permissions.mixed_hex_kept:factory", "H5", ("perm.gen.percent-hex-spellings.*",)),
 ]
 
 
@@ -467,8 +479,11 @@ def test_reference_report_counts_interleavings_per_race(hookconf):
                            for c in written)
     # generated lane cancellations: 8 per case where a barrier races the lane; a timeout of the
     # running entry leaves one process ready at each step, so one interleaving is all there is
-    generated = {c["id"]: c["metrics"] for c in races if ".gen." in c["id"]}
+    generated = {c["id"]: c["metrics"] for c in races if c["id"].startswith("race.gen.lane-cancellations.")}
     assert len(generated) == 35
+    # endings stepped one process at a time (advisory): every one explored at least once
+    stepped = [c for c in races if c["id"].startswith("race.gen.termination-steps.")]
+    assert len(stepped) == 16 and all(c["metrics"]["interleavings"] >= 1 for c in stepped)
     for case_id, metrics in generated.items():
         if case_id.endswith(".timeout"):
             assert metrics["interleavings"] == 1
@@ -549,11 +564,16 @@ def test_reference_report_counts_delivery_programs_and_quota_boundaries(referenc
 #: verdict must not (a case where the spec is silent never fails a candidate).
 ADVISORY_ONLY_MUTANTS = [
     # §7 uppercases the URL's percent hex; whether a pattern's own is uppercased is not said
-    ("tests.mutants.permissions.pattern_percent_hex:factory", "H5", ("perm.gen.percent-hex.*",)),
+    ("tests.mutants.permissions.pattern_percent_hex:factory", "H5",
+     ("perm.gen.percent-hex.*", "perm.gen.percent-hex-spellings.*")),
     # §6 does not say whether a chain runs the new version of a later candidate upgraded
     # while it ran and still eligible, or skips it as an identity it did not select
     ("tests.mutants.runtime.upgraded_candidate_skipped:factory", "H21",
      ("rt.gen.later-candidates.*.upgrade-*.idle.n2*",)),
+    # §8 clears the context in finally; whether in the very step that reports a forced
+    # termination is not said (the settled read of rt.gen.terminations still passes)
+    ("tests.mutants.runtime.terminated_context_late:factory", "H3",
+     ("race.gen.termination-steps.barrier.*", "rt.gen.terminations.barrier.*")),
 ]
 
 

@@ -126,7 +126,7 @@ def test_a_candidate_without_the_shell_family_leaves_h16_not_covered(hookconf):
 def test_the_reference_passes_h16_with_positive_and_negative_cases(hookconf):
     _, report = hookconf("run", "--case", "shell.*")
     row = next(i for i in report["invariants"] if i["id"] == "H16")
-    assert row["status"] == "pass" and row["positive"]["run"] > 400 and row["negative"]["run"] == 19
+    assert row["status"] == "pass" and row["positive"]["run"] > 400 and row["negative"]["run"] == 25
 
 
 def test_config_cases_move_each_setting_to_both_ends_and_say_what_it_makes_of_each_path():
@@ -218,3 +218,66 @@ def test_a_command_path_not_waited_for_is_drained_and_its_worker_stopped():
     assert candidate.handle("shell.path", path)["result"] == "accepted"
     trace = candidate.handle("shell.stop", {"shell": "electron", "budgetMs": 1_000})["trace"]
     assert [e["workers"] for e in trace if e["step"] == "workers.stop"] == [1]
+
+
+def _drained(elapsed, events, path_events=()):
+    record = _record(paths=[{"runtime": "r1", "runtimesCreated": 1, "events": list(path_events)}])
+    for event in record["stop"]["trace"]:
+        if event["step"] == "work.drain" and elapsed is not None:
+            event["elapsedMs"] = elapsed
+    if events is not None:
+        record["stop"]["events"] = events
+    return record
+
+
+def test_the_drain_is_judged_by_its_length_and_the_work_it_finished():
+    case = _case("shell.symmetry", {"paths": [], "stopBudgetMs": 1000},
+                 {"drain": {"done": ["a.short"], "cut": ["b.long"]}})
+    ok = {"kind": "hook.finish", "result": "ok"}
+    good = _drained(500, [{**ok, "pluginId": "a.short"}, {"kind": "hook.start", "pluginId": "b.long"}])
+    assert h16(case, _obs({"electron": good, "server": good})).passed
+    early = _drained(1000, [], path_events=[{**ok, "pluginId": "a.short"}])  # finished before the stop
+    assert h16(case, _obs({"electron": early, "server": early})).passed
+    late = _drained(4000, [{**ok, "pluginId": "a.short"}, {**ok, "pluginId": "b.long"}])
+    verdict = h16(case, _obs({"electron": late, "server": late}))
+    assert "waited 4000 ms, past its 1000 ms budget" in verdict.detail
+    assert "b.long's accepted work, longer than the 1000 ms budget, finished ok" in verdict.detail
+    unfinished = _drained(1000, [])
+    verdict = h16(case, _obs({"electron": unfinished, "server": unfinished}))
+    assert "a.short's accepted work, shorter than the 1000 ms budget, did not finish" in verdict.detail
+    for record, text in ((_drained(None, []), "work.drain carries no elapsedMs"),
+                         (_drained(True, []), "carries no elapsedMs"),
+                         (_drained(10, None), "shell.stop returned no events")):
+        assert text in h16(case, _obs({"electron": record, "server": record})).detail
+    missing = _drained(10, [])
+    missing["stop"]["trace"] = [e for e in missing["stop"]["trace"] if e["step"] != "work.drain"]
+    verdict = h16(case, _obs({"electron": missing, "server": missing}))
+    assert "elapsedMs" not in verdict.detail
+
+
+def test_stop_drain_puts_work_on_each_side_of_the_budget_in_both_places():
+    from hookconf.harness.generate.shells import DRAIN_PLACES, DRAIN_WORK_MS
+
+    cases = {i.key: i for i in expand("shells.stop-drain", {}, seed=0, template_id="shell.gen.stop-drain")}
+    assert len(cases) == len(DRAIN_PLACES) * (len(DRAIN_WORK_MS) + 1)
+    assert cases["hook.half"].expect["drain"] == {"done": ["d1.half"], "cut": []}
+    assert cases["activation.long"].expect["drain"] == {"done": [], "cut": ["d1.long"]}
+    assert cases["hook.under-over"].expect["drain"] == {"done": ["d1.under"], "cut": ["d2.over"]}
+    assert cases["hook.equal"].advisory and not cases["hook.over"].advisory
+    assert all(p["wait"] is False for c in cases.values() for p in c.given["paths"])
+
+
+def test_the_reference_drain_stops_at_the_budget_or_when_the_work_ends():
+    cand = ReferenceCandidate()
+    plugin = {"manifest": {"id": "slow", "version": "1.0.0", "activationEvents": ["*"],
+                           "contributes": {"hooks": {"beforeCreate": {"role": "enrich"}}},
+                           "hostPermissions": ["*://*/*"]},
+              "guest": {"hooks": {"beforeCreate": [{"work": 300}]}}}
+    for budget, elapsed, finished in ((1000, 300, True), (100, 100, False)):
+        cand.shell_start({"shell": "server", "plugins": [plugin]})
+        cand.shell_path({"shell": "server", "path": "create", "taskId": "t1",
+                         "sourceUrl": "https://x.test/a", "wait": False})
+        stop = cand.shell_stop({"shell": "server", "budgetMs": budget})
+        drain = next(e for e in stop["trace"] if e["step"] == "work.drain")
+        assert drain["elapsedMs"] == elapsed
+        assert (outcome(stop["events"], "slow") == "ok") is finished

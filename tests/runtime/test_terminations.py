@@ -199,3 +199,46 @@ def test_h3_fails_a_context_open_after_its_invocation_exited():
     assert not judgement.passed and "already exited" in str(judgement.observed)
     extra["snapshots"]["s"]["exited"] = []
     assert h3(case, SimpleNamespace(extra=extra)).passed
+
+
+# ------------------------------------------------------------------ runtime.termination-steps
+
+
+def test_termination_steps_leave_the_ending_to_the_explorer_and_read_state_after_it():
+    from hookconf.harness.generate.termination import STEP_CAUSES, termination_steps
+
+    cases = {i.key: i for i in termination_steps({}, random.Random(0))}
+    assert set(cases) == {f"{c}.{b}" for c in STEP_CAUSES for b in BLOCKED}
+    for key, case in cases.items():
+        assert case.kind == "runtime.race" and case.advisory, key
+        assert case.given["explore"]["stateAfterEndings"] is True
+        assert all(s["op"] != "state" for s in case.given["steps"])
+        assert "contexts" not in case.expect
+    # a forced ending is the last thing the steps do; the explorer steps through it
+    assert cases["barrier.command-running"].given["steps"][-1]["op"] == "policy"
+    assert cases["error-exit.capability"].given["steps"][-1]["op"] == "worker_message"
+    assert cases["exit.capability"].expect["results"]["root"]["value"] == {"$partial": {"code": None}}
+    assert {c.key for c in termination_steps({"causes": ["none"], "blocked": ["capability"]},
+                                             random.Random(0))} == {"exit.capability"}
+
+
+def test_the_explorer_judges_contexts_right_after_a_step_that_ends_an_invocation():
+    from hookconf.harness.runtime.explorer import Run, _open_after_ending
+
+    class Conn:
+        def __init__(self, contexts):
+            self.contexts, self.asked = contexts, 0
+
+        def call(self, op, args):
+            self.asked += 1
+            return {"contexts": self.contexts}
+
+    run = Run(labels=["terminate"], events=[
+        {"kind": "guest.enter", "pluginId": "a", "invocationId": "i1"},
+        {"kind": "guest.exit", "pluginId": "a", "invocationId": "i1"}])
+    conn = Conn(["i1", "i2"])
+    assert _open_after_ending(conn, [{"kind": "lane.exit"}], run) == [] and conn.asked == 0
+    assert _open_after_ending(conn, "junk", run) == [] and conn.asked == 0
+    found = _open_after_ending(conn, [run.events[1]], run)
+    assert conn.asked == 1 and len(found) == 1 and "ended i1 (a)" in found[0]
+    assert _open_after_ending(Conn(["i2"]), [run.events[1]], run) == []

@@ -43,7 +43,8 @@ from hookconf.harness.tables import FIXED
 #: §11: "Delivery/dead-letter receipts are compacted to at most 1 KiB".
 RECEIPT_MAX_BYTES = 1024
 
-__all__ = ["INVARIANTS", "after_step", "receipt_order_problems", "round_robin_problems", "state_problems"]
+__all__ = ["INVARIANTS", "after_step", "bucket_content_problems", "receipt_order_problems",
+           "round_robin_problems", "state_problems"]
 
 INVARIANTS = ("H14", "H15", "H20", "H24", "H25")
 ACTIVE = ("pending", "delivering")
@@ -144,6 +145,7 @@ def state_problems(m: DeliveryModel, state: dict[str, Any], before: dict[str, An
     if total != m.rejections:
         out["H24"].append(f"tombstones count {total} rejections, {m.rejections} candidates were refused")
     daily = Counter((t["pluginId"], t["reason"]) for t in tombs if t["day"] >= 0 and t["pluginId"] != "*")
+    out["H24"] += bucket_content_problems(m, tombs)
     for (pid, reason), n in daily.items():
         if n > FIXED["dailyBucketsPerPluginReason"]:
             out["H24"].append(f"{n} daily tombstone buckets for ({pid}, {reason}), at most "
@@ -440,6 +442,33 @@ def policy_problems(m: DeliveryModel, step: dict[str, Any], before: dict[str, An
             out["H25"].append(f"{did} after {action}: reason {r.get('reason')!r}, §11 names {want_reason!r}")
         elif r["status"] != "dead_letter" or not r.get("reason"):
             out["H25"].append(f"{did} after {action}: {r['status']} without an explicit permanent reason")
+    return out
+
+
+def bucket_content_problems(m: DeliveryModel, tombs: list[dict[str, Any]]) -> list[str]:
+    """§11 (Chinese text: 按 (pluginId, hook, reason, UTC day) 唯一的固定 quota tombstone bucket，
+    其中只有 count、首尾 occurrence ID 与时间): a daily bucket that stands holds the newest
+    rejection of its key — every rejection lands in its day's bucket, and a bucket merged away
+    is gone — so its ``lastOccurrence``/``lastMs`` are that rejection's; it counts no more
+    rejections than its key met, and its first one is one of them.  The fields are judged
+    when the candidate's state shows them (docs/protocol.md)."""
+    out: list[str] = []
+    for t in tombs:
+        if t.get("pluginId") == "*" or not isinstance(t.get("day"), int) or t["day"] < 0:
+            continue
+        key = (t["pluginId"], t.get("hook"), t.get("reason"), t["day"])
+        seen = m.refusals.get(key)
+        if not seen:
+            continue  # not a rejection the harness saw through a terminal (a crash run)
+        name = f"tombstone bucket {key}"
+        if isinstance(t.get("count"), int) and t["count"] > len(seen):
+            out.append(f"{name} counts {t['count']}, its key met {len(seen)} rejection(s)")
+        if "lastOccurrence" in t and (t["lastOccurrence"], t.get("lastMs")) != seen[-1]:
+            out.append(f"{name}: last occurrence {t['lastOccurrence']!r} at {t.get('lastMs')!r} ms, "
+                       f"the newest rejection into it was {seen[-1][0]!r} at {seen[-1][1]} ms")
+        if "firstOccurrence" in t and (t["firstOccurrence"], t.get("firstMs")) not in seen:
+            out.append(f"{name}: first occurrence {t['firstOccurrence']!r} at {t.get('firstMs')!r} "
+                       "ms is none of the rejections into it")
     return out
 
 

@@ -139,6 +139,10 @@ def crash_problems(run: _Run, state: dict[str, Any], claims: list[dict[str, Any]
                 m.rows[r["deliveryId"]] = (occ, r["pluginId"],
                                            charge if r["status"] == "pending" else r.get("bytes"))
             m.rejections += max(refused, 0)
+            for t in state.get("tombstones", []):  # its rejections, for the bucket contents
+                if t.get("lastOccurrence") == occ and t.get("hook") == hook and t.get("day", -1) >= 0:
+                    key = (t.get("pluginId"), hook, t.get("reason"), t["day"])
+                    m.refusals.setdefault(key, []).append((occ, t.get("lastMs")))
         else:
             if mine or refused:
                 out["H20"].append(f"the terminal of {task} did not return before the crash and "

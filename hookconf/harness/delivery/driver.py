@@ -31,7 +31,7 @@ from __future__ import annotations
 from typing import Any
 
 from hookconf.harness.delivery import checks
-from hookconf.harness.delivery.model import ROW_CHARGE, DeliveryModel, Plugin, canonical_len, dto_of_bytes
+from hookconf.harness.delivery.model import DAY_MS, ROW_CHARGE, DeliveryModel, Plugin, canonical_len, dto_of_bytes
 from hookconf.harness.protocol import CandidateReplyError
 
 __all__ = ["Driver", "POLICY_ACTIONS"]
@@ -57,6 +57,10 @@ class Driver:
         self.m.now_ms = int(self.state.get("nowMs", 0))
         self.problems: dict[str, dict[str, Any]] = {}
         self.tasks: dict[str, str] = {}
+        #: task -> the model's nowMs at its (first) terminal
+        self.times: dict[str, int] = {}
+        #: the UTC day of the first state (``expectTombstones`` days count from it)
+        self.day0 = self.m.now_ms // DAY_MS
         #: task -> (hook, DTO) of its first terminal (a replay sends them again)
         self.payloads: dict[str, tuple[str, Any]] = {}
         self._after: dict[str, Any] | None = None
@@ -193,6 +197,10 @@ class Driver:
             m.ids.setdefault(key, d["deliveryId"])
             m.rows[d["deliveryId"]] = (occ, d["pluginId"], charge)
         m.rejections += len(answer.get("tombstones", []))
+        self.times[task] = m.now_ms
+        for t in answer.get("tombstones", []):
+            key = (t.get("pluginId"), hook, t.get("reason"), m.now_ms // DAY_MS)
+            m.refusals.setdefault(key, []).append((occ, m.now_ms))
         summary = _terminal_summary(answer)
         if not check:
             return {}, summary
@@ -303,7 +311,41 @@ class Driver:
             got = {k: found[0].get(k) for k in want} if found else None
             if got != want:
                 problems.append(f"row {ref}: {got}, expected {want}")
+        problems += self._expected_tombstones(step.get("expectTombstones", []), after)
         return {inv: problems for inv in invs} if problems else {}
+
+    def _expected_tombstones(self, wants: list[dict[str, Any]], after: dict[str, Any]) -> list[str]:
+        """``expectTombstones``: each entry selects the buckets of the durable state whose
+        fields equal ``where`` (``day`` counted from the first state's UTC day; ``-1`` a rollup)
+        and states ``buckets`` (how many), ``count`` (their sum), ``first``/``last`` (the task
+        whose occurrence is the bucket's first/last one) and ``firstTime``/``lastTime`` (the
+        task at whose terminal the first/last time was taken); ``first``… need one bucket."""
+        problems: list[str] = []
+        tombs = after.get("tombstones", [])
+        for want in wants:
+            where = dict(want.get("where", {}))
+            if isinstance(where.get("day"), int) and where["day"] >= 0:
+                where["day"] += self.day0
+            got = [t for t in tombs if all(t.get(k) == v for k, v in where.items())]
+            label = f"tombstone buckets {want.get('where', {})}"
+            if "buckets" in want and len(got) != want["buckets"]:
+                problems.append(f"{label}: {len(got)} stand, expected {want['buckets']}")
+            total = sum(t.get("count", 0) for t in got)
+            if "count" in want and total != want["count"]:
+                problems.append(f"{label}: count {total}, expected {want['count']}")
+            fields = {"first": ("firstOccurrence", self.tasks), "last": ("lastOccurrence", self.tasks),
+                      "firstTime": ("firstMs", self.times), "lastTime": ("lastMs", self.times)}
+            for key, (name, table) in fields.items():
+                if key not in want:
+                    continue
+                if len(got) != 1:
+                    problems.append(f"{label}: {len(got)} stand, expected one with {name}")
+                    continue
+                expected = table.get(want[key])
+                if got[0].get(name) != expected:
+                    problems.append(f"{label}: {name} is {got[0].get(name)!r}, expected "
+                                    f"{expected!r} (the {key} rejection: task {want[key]})")
+        return problems
 
     def record(self) -> dict[str, Any]:
         return {"counts": dict(self.counts), "problems": self.problems}

@@ -24,6 +24,8 @@ from typing import Any
 __all__ = ["DeliveryModel", "Plugin", "canonical_len", "dto_of_bytes"]
 
 ROW_CHARGE = 512
+#: One UTC day in ms (§11 tombstone buckets are per UTC day).
+DAY_MS = 86_400_000
 
 
 def canonical_len(dto: Any) -> int:
@@ -96,6 +98,10 @@ class DeliveryModel:
     breaker_open_until: dict[str, int] = field(default_factory=dict)
     breaker_half_open: dict[str, bool] = field(default_factory=dict)
     rejections: int = 0
+    #: (pluginId, hook, reason, UTC day) -> [(occurrenceId, ms), ...] of every rejection into
+    #: that daily tombstone bucket, oldest first (§11: a bucket keeps count, first/last
+    #: occurrence ID and time)
+    refusals: dict[tuple[str, str, str, int], list[tuple[str, int]]] = field(default_factory=dict)
     #: receipts the candidate rolled into its aggregates (gone legitimately)
     gone: set[str] = field(default_factory=set)
     #: (pluginId, status) -> how many of those receipts were removed (§11 audit counters)

@@ -192,6 +192,19 @@ def _admission_cases() -> Iterator[Instance]:
         steps += [{"do": "terminal", "task": f"d{day}",
                    "expect": {"admitted": [], "tombstoned": ["a"], "permanent": []}},
                   {"do": "advance", "ms": 86_400_000}]
+    # which buckets merged: the two oldest days into a's lifetime rollup (first = day 0's
+    # rejection, last = day 1's), the newest 32 days stand (§11 "old buckets merge")
+    steps[-3]["expectTombstones"] = [
+        {"where": {"pluginId": "a", "day": -1}, "buckets": 1, "count": 1, "first": "d0",
+         "last": "d0", "firstTime": "d0", "lastTime": "d0"},
+        {"where": {"pluginId": "a", "day": 0}, "buckets": 0}]
+    steps[-1] = {**steps[-1], "expectTombstones": [
+        {"where": {"pluginId": "a", "day": -1}, "buckets": 1, "count": 2, "first": "d0",
+         "last": "d1", "firstTime": "d0", "lastTime": "d1"},
+        {"where": {"pluginId": "a", "day": 1}, "buckets": 0},
+        {"where": {"pluginId": "a", "day": 2}, "buckets": 1, "count": 1, "first": "d2", "last": "d2"},
+        {"where": {"pluginId": "a", "day": 33}, "buckets": 1, "count": 1, "first": "d33",
+         "last": "d33", "firstTime": "d33", "lastTime": "d33"}]}
     yield Instance("tombstones.daily-buckets", "a rejection a day for 34 days: at most 32 daily "
                    "buckets for (plugin, reason) plus the rollup, every rejection counted",
                    _KIND, "negative", {"config": {"pluginActiveRows": 1, "maxActiveAgeMs": 2592000000},
@@ -207,6 +220,13 @@ def _admission_cases() -> Iterator[Instance]:
                    "expect": {"admitted": [], "tombstoned": ["a"], "permanent": []}}
                   for hook in ("afterComplete", "onError")]
         steps.append({"do": "advance", "ms": 86_400_000})
+    # day 0's two buckets (the oldest) merged into the rollup, day 16's both stand
+    steps[-1] = {**steps[-1], "expectTombstones": [
+        {"where": {"pluginId": "a", "day": -1}, "buckets": 1, "count": 2,
+         "first": "d0-afterComplete", "firstTime": "d0-afterComplete", "lastTime": "d0-onError"},
+        {"where": {"pluginId": "a", "day": 0}, "buckets": 0},
+        {"where": {"pluginId": "a", "day": 1}, "buckets": 2, "count": 2},
+        {"where": {"pluginId": "a", "day": 16}, "buckets": 2, "count": 2}]}
     yield Instance("tombstones.daily-buckets-two-hooks", "a rejection on each of two post hooks "
                    "a day for 17 days: 34 buckets of one (plugin, reason), at most 32 of them "
                    "daily, every rejection counted", _KIND, "negative",
@@ -214,10 +234,101 @@ def _admission_cases() -> Iterator[Instance]:
                     "steps": steps}, {"config": "accepted"}, ("H24",),
                    notes="§11: 'Buckets are unique per (pluginId, hook, reason, UTC day) ... at "
                          "most 32 daily buckets per plugin/reason plus one lifetime rollup'")
+    yield from _bucket_content_cases(hooks_a)
     yield from _global_bucket_cases()
 
 
 _DAY_MS = 86_400_000
+_BUCKET = ("§11 (Chinese text): 按 (pluginId, hook, reason, UTC day) 唯一的固定 quota tombstone "
+           "bucket，其中只有 count、首尾 occurrence ID 与时间 — a bucket per (plugin, hook, reason, "
+           "UTC day) holding only the count and the first and last occurrence ID and time; old "
+           "buckets merge into the rollups")
+
+
+def _refused(task: str, hook: str = "afterComplete", **expect: Any) -> dict[str, Any]:
+    step: dict[str, Any] = {"do": "terminal", "task": task,
+                            "expect": {"admitted": [], "tombstoned": ["a"], "permanent": []}}
+    if hook != "afterComplete":
+        step["hook"] = hook
+    if expect:
+        step["expectTombstones"] = [expect]
+    return step
+
+
+def _bucket(day: int, tasks: list[str], hook: str | None = None) -> dict[str, Any]:
+    """The expectation of one daily bucket of plugin ``a`` holding exactly ``tasks``."""
+    where: dict[str, Any] = {"pluginId": "a", "day": day, **({"hook": hook} if hook else {})}
+    return {"where": where, "buckets": 1, "count": len(tasks), "first": tasks[0],
+            "last": tasks[-1], "firstTime": tasks[0], "lastTime": tasks[-1]}
+
+
+def _bucket_content_cases(install: dict[str, Any]) -> Iterator[Instance]:
+    """§11 tombstone bucket contents checked exactly (H24): after 1, 2 and 5 rejections into
+    one bucket (each step: the count, the first occurrence and time stay, the last move to the
+    newest), across UTC days (a bucket a day, the old day's untouched), across the two post
+    hooks (a bucket each), and the lifetime rollup after merges (first = oldest rejection
+    merged, last = newest) when every day holds two rejections."""
+    config = {"pluginActiveRows": 1, "maxActiveAgeMs": 2592000000}
+    for n in (1, 2, 5):
+        steps = [install, {"do": "terminal", "task": "keep"}]
+        for k in range(n):
+            steps.append(_refused(f"r{k}", **_bucket(0, [f"r{j}" for j in range(k + 1)])))
+            steps.append({"do": "advance", "ms": 1000})
+        yield Instance(f"tombstones.contents.same-day.{n}", f"{n} rejection(s) of one plugin "
+                       "and hook on one UTC day, a second apart: one bucket whose count, first "
+                       "and last occurrence and time are exactly theirs after each",
+                       _KIND, "negative", {"config": config, "steps": steps},
+                       {"config": "accepted"}, ("H24",), notes=_BUCKET)
+    days = {0: ["a0", "b0"], 1: ["a1", "b1", "c1"], 3: ["a3"]}
+    steps = [install, {"do": "terminal", "task": "keep"}]
+    done: dict[int, list[str]] = {}
+    at = 0
+    for day, tasks in days.items():
+        if day > at:
+            steps.append({"do": "advance", "ms": (day - at) * _DAY_MS - 1000 * len(done.get(at, []))})
+            at = day
+        for k, task in enumerate(tasks):
+            done[day] = tasks[:k + 1]
+            steps.append(_refused(task))
+            steps[-1]["expectTombstones"] = [_bucket(d, t) for d, t in done.items()]
+            steps.append({"do": "advance", "ms": 1000})
+    yield Instance("tombstones.contents.days", "rejections on UTC days 0 (two), 1 (three) and 3 "
+                   "(one): a bucket a day, each holding exactly its day's count, first and last "
+                   "occurrence and time; a new day leaves the old day's bucket as it was",
+                   _KIND, "negative", {"config": config, "steps": steps},
+                   {"config": "accepted"}, ("H24",), notes=_BUCKET)
+    both = {**install, "hooks": ["afterComplete", "onError"]}
+    steps = [both, {"do": "terminal", "task": "keep"},
+             _refused("x0"), {"do": "advance", "ms": 1000}, _refused("y0", "onError"),
+             {"do": "advance", "ms": 1000}, _refused("x1"), {"do": "advance", "ms": 1000},
+             _refused("y1", "onError")]
+    steps[-1]["expectTombstones"] = [_bucket(0, ["x0", "x1"], "afterComplete"),
+                                     _bucket(0, ["y0", "y1"], "onError")]
+    yield Instance("tombstones.contents.hooks", "rejections alternating between the two post "
+                   "hooks on one day: a bucket per hook, each with exactly its own count, first "
+                   "and last occurrence and time", _KIND, "negative",
+                   {"config": config, "steps": steps}, {"config": "accepted"}, ("H24",),
+                   notes=_BUCKET)
+    cap = FIXED["dailyBucketsPerPluginReason"]
+    steps = [install, {"do": "terminal", "task": "keep"}]
+    for day in range(cap + 2):
+        steps += [_refused(f"a{day}"), {"do": "advance", "ms": 1000}, _refused(f"b{day}"),
+                  {"do": "advance", "ms": _DAY_MS - 1000}]
+        if day >= cap:
+            merged = [f"{t}{d}" for d in range(day - cap + 1) for t in "ab"]
+            steps[-2]["expectTombstones"] = [
+                {"where": {"pluginId": "a", "day": -1}, "buckets": 1, "count": len(merged),
+                 "first": merged[0], "last": merged[-1], "firstTime": merged[0],
+                 "lastTime": merged[-1]},
+                {"where": {"pluginId": "a", "day": day - cap}, "buckets": 0},
+                _bucket(day - cap + 1, [f"a{day - cap + 1}", f"b{day - cap + 1}"]),
+                _bucket(day, [f"a{day}", f"b{day}"])]
+    yield Instance("tombstones.contents.rollup", f"two rejections a day for {cap + 2} days: "
+                   "each day past the cap merges the oldest daily bucket into the lifetime "
+                   "rollup, whose count sums the merged ones, first is the oldest rejection "
+                   "merged and last the newest; the oldest standing and the newest daily buckets "
+                   "stay exact", _KIND, "negative", {"config": config, "steps": steps},
+                   {"config": "accepted"}, ("H24",), notes=_BUCKET)
 
 
 def _global_bucket_cases() -> Iterator[Instance]:
@@ -242,6 +353,10 @@ def _global_bucket_cases() -> Iterator[Instance]:
                    "expect": {"admitted": [], "permanent": []}} for hook in hooks]
         if day < days - 1:
             steps.append({"do": "advance", "ms": _DAY_MS})
+    # exactly at the limit nothing has merged yet: no global rollup, every day's buckets stand
+    steps[-1] = {**steps[-1], "expectTombstones": [
+        {"where": {"pluginId": "*"}, "buckets": 0},
+        {"where": {"day": 0}, "buckets": len(plugins) * len(hooks), "count": len(plugins) * len(hooks)}]}
     config = {"pluginActiveRows": 1, "maxActiveAgeMs": 2592000000}
     notes = ("§11: 'Buckets are unique per (pluginId, hook, reason, UTC day) ... at most 32 daily "
              "buckets per plugin/reason plus one lifetime rollup, and at most 8,192 buckets "
@@ -257,7 +372,15 @@ def _global_bucket_cases() -> Iterator[Instance]:
         {"do": "install", "plugin": late, "grants": ["http"], "requires": ["http"],
          "hooks": ["afterComplete"]},
         {"do": "terminal", "task": "keep-late", "expect": {"admitted": [late]}},
-        {"do": "terminal", "task": "last", "expect": {"admitted": [], "permanent": []}}]
+        {"do": "terminal", "task": "last", "expect": {"admitted": [], "permanent": []},
+         # which bucket merged: one of the oldest day's, into the global rollup; every bucket of
+         # the newest day stands (§11 "old buckets merge into the rollups")
+         "expectTombstones": [
+             {"where": {"pluginId": "*"}, "buckets": 1, "count": 1, "firstTime": "d0-afterComplete",
+              "lastTime": "d0-afterComplete"},
+             {"where": {"day": 0}, "buckets": len(plugins) * len(hooks) - 1},
+             {"where": {"day": days - 1}, "buckets": len(plugins) * len(hooks) + 1},
+             {"where": {"pluginId": late}, "buckets": 1, "count": 1, "first": "last"}]}]
     yield Instance(f"tombstones.global-buckets.{limit}.over", f"one more plugin refused on the "
                    f"last day: bucket {limit + 1} merges the oldest daily bucket into the global "
                    "overflow rollup, every rejection counted", _KIND, "negative",

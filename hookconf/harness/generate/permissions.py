@@ -24,6 +24,9 @@ Seven templates, each seeded and bounded:
     globs whose literal segments overlap (the suffix begins with the prefix's end, a middle
     literal shares characters with either) against texts that start with the prefix and end
     with the suffix but are too short to hold them one after another, and texts that do.
+``permissions.percent_hex_spellings``
+    every upper/lower combination of an escape's two hex digits, exhaustively, in the URL's
+    path and search, in the glob, and in redirect hops.
 ``permissions.percent_hex``
     percent escapes in upper, lower and mixed hex in the glob and in the URL's path or query,
     and the decoded character; cases whose answer turns on uppercasing the pattern's own
@@ -62,7 +65,8 @@ from hookconf.harness.generate.urlmodel import (
 )
 
 __all__ = ["expand_glob_literals", "expand_pattern_grammar", "expand_pattern_hosts", "expand_pattern_sets",
-           "expand_pattern_url", "expand_percent_hex", "expand_redirect_positions", "upper_hex"]
+           "expand_pattern_url", "expand_percent_hex", "expand_percent_hex_spellings",
+           "expand_redirect_positions", "hex_spellings", "upper_hex"]
 
 _NOT_PERMITTED = "plugin.http.host_not_permitted"
 _PERMISSION_DENIED = "plugin.hook.permission_denied"
@@ -695,6 +699,94 @@ def expand_percent_hex(params: dict[str, Any], rng: random.Random) -> Iterator[I
             notes=f"{_HEX_SENTENCE}: pathname + search {target!r}, glob {glob!r}"
                   + (f" (as {p.glob!r} with its hex uppercased)" if p.glob != glob else ""),
         )
+
+
+#: ``(escape's two hex digits, another byte's two digits in the same letter/digit shape)``:
+#: two letters, a digit then a letter, a letter then a digit.
+HEX_PAIRS = (("AB", "AC"), ("2F", "2E"), ("C3", "D3"))
+
+
+def hex_spellings(digits: str) -> list[str]:
+    """Every upper/lower spelling of two hex digits (``AB`` -> ``ab aB Ab AB``), in that order."""
+    out = [""]
+    for c in digits:
+        out = [s + v for s in out for v in dict.fromkeys((c.lower(), c.upper()))]
+    return out
+
+
+def _shape(spelling: str) -> str:
+    """A spelling's case as a key: ``d`` a digit, ``l`` a lowercase, ``u`` an uppercase letter."""
+    return "".join("d" if c.isdigit() else "l" if c.islower() else "u" for c in spelling)
+
+
+def _spelled_like(digits: str, like: str) -> str:
+    return "".join(d.lower() if c.islower() else d for d, c in zip(digits, like, strict=True))
+
+
+_HEX_PLACES = {"path": ("/dl/x", "/y"), "search": ("/s?q=x", "&z=1")}
+
+
+@template("permissions.percent_hex_spellings", params={"type": "object",
+                                                       "additionalProperties": False,
+                                                       "properties": {}})
+def expand_percent_hex_spellings(params: dict[str, Any], rng: random.Random) -> Iterator[Instance]:
+    """Every upper/lower combination of an escape's two hex digits (``%ab %aB %Ab %AB``, and
+    the two spellings of a digit+letter and a letter+digit escape), exhaustively (H5, §7):
+
+    Keys spell a spelling's case as ``d``/``l``/``u`` per digit (``%aB`` -> ``lu``).
+
+    - ``match.<place>.<digits>.<glob case>-<url case>``: in the URL's path and in its search,
+      against a prefix glob holding every spelling of the same escape; a glob spelled in
+      uppercase is decided (the URL side's hex is uppercased), another spelling is advisory
+      where the glob taken as written would answer otherwise (:data:`PATTERN_HEX_UNDECIDED`);
+    - ``other.<place>.<digits>.<url case>``: the same spelling of another byte never matches;
+    - ``redirect.<digits>.every``: one hop per spelling, all allowed;
+      ``redirect.<digits>.<case>``: a hop so spelled allowed, then the same spelling of another
+      byte refused at hop 1.
+    """
+    del params, rng  # exhaustive
+    for digits, other in HEX_PAIRS:
+        spellings = hex_spellings(digits)
+        for place, (before, after) in _HEX_PLACES.items():
+            for in_glob in spellings:
+                glob = f"{before}%{in_glob}*"
+                for in_url in spellings:
+                    yield _hex_match(f"match.{place}.{digits.lower()}.{_shape(in_glob)}-{_shape(in_url)}", glob,
+                                     f"{before}%{in_url}{after}", place)
+            for in_url in hex_spellings(other):
+                yield _hex_match(f"other.{place}.{digits.lower()}.{_shape(in_url)}", f"{before}%{digits}*",
+                                 f"{before}%{in_url}{after}", place)
+        granted = [f"https://{_FILES}/dl/x%{digits}*"]
+        hops = [f"https://{_FILES}/dl/x%{s}/{k}" for k, s in enumerate(spellings)]
+        yield Instance(
+            key=f"redirect.{digits.lower()}.every", title=f"a {len(hops)}-hop chain through every "
+            f"spelling of %{digits} is allowed by {granted[0]}", kind="permissions.redirect",
+            polarity="positive", given={"patterns": granted, "hops": hops, "proxy": None},
+            expect={"allowed": True}, notes=f"{_HEX_SENTENCE}: every hop's hex is uppercased")
+        for s in spellings:
+            refused = f"https://{_FILES}/dl/x%{_spelled_like(other, s)}/z"
+            yield Instance(
+                key=f"redirect.{digits.lower()}.{_shape(s)}", title=f"a hop spelled %{s} passes {granted[0]}, "
+                f"the next hop (%{_spelled_like(other, s)}) is refused at hop 1",
+                kind="permissions.redirect", polarity="negative",
+                given={"patterns": granted, "hops": [f"https://{_FILES}/dl/x%{s}/a", refused],
+                       "proxy": None},
+                expect={"allowed": False, "refused_hop": 1, "code": _NOT_PERMITTED},
+                notes=f"{_HEX_SENTENCE}: hop 0 is %{digits} once uppercased, hop 1 another byte")
+
+
+def _hex_match(key: str, glob: str, written: str, place: str) -> Instance:
+    p = pattern(f"https://{_FILES}{glob}", "https", "exact", _FILES, upper_hex(glob))
+    u = Url(f"https://{_FILES}{written}", "https", _FILES, False, upper_hex(written))
+    expected = model_match(p, u)
+    literal = glob_matches(glob, upper_hex(written))
+    return Instance(
+        key=key, title=f"{p.text} {'matches' if expected else 'does not match'} {u.text} "
+        f"(the escape in the URL's {place})", kind="permissions.match",
+        polarity="positive" if expected else "negative",
+        given={"pattern": p.text, "url": u.text}, expect={"match": expected},
+        advisory=PATTERN_HEX_UNDECIDED if literal != expected else "",
+        notes=f"{_HEX_SENTENCE}: pathname + search {upper_hex(written)!r}, glob {glob!r}")
 
 
 from hookconf.harness.generate import task_source as _task_source  # noqa: E402,F401  (§9.4 templates)

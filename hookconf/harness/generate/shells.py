@@ -26,7 +26,8 @@ from hookconf.harness.generate import Instance, template
 from hookconf.harness.generate.runtime import _manifest
 from hookconf.harness.shells.steps import RANKS, spec_step
 
-__all__ = ["BASE_CONFIG", "BREAKER_OPEN_MS", "BREAKER_THRESHOLDS", "HOOK_TIMEOUTS_MS", "order_pairs"]
+__all__ = ["BASE_CONFIG", "BREAKER_OPEN_MS", "BREAKER_THRESHOLDS", "DRAIN_PLACES", "DRAIN_WORK_MS",
+           "HOOK_TIMEOUTS_MS", "order_pairs"]
 
 
 def order_pairs() -> list[tuple[str, str]]:
@@ -199,3 +200,61 @@ def expand_stop_states(params: dict[str, Any], rng: random.Random) -> Iterator[I
                    "stopBudgetMs": _STOP_BUDGET_MS},
             expect={"sameRuntime": True, "sameEvents": True, "stopWorkers": {"min": low, "max": high}},
             notes=f"{_STOP_SPEC}; work of {_LONG_MS} ms outlasts the {_STOP_BUDGET_MS} ms drain budget")
+
+
+# ---- the shutdown drain against its budget (§16 step 9) ----------------------------------
+
+#: How long each accepted piece of work takes against the ``_STOP_BUDGET_MS`` drain budget:
+#: shorter (half, one ms less), equal, longer (one ms more, four times).
+DRAIN_WORK_MS = {"half": _STOP_BUDGET_MS // 2, "under": _STOP_BUDGET_MS - 1, "equal": _STOP_BUDGET_MS,
+                 "over": _STOP_BUDGET_MS + 1, "long": 4 * _STOP_BUDGET_MS}
+#: Where the work is spent: in the ``beforeCreate`` hook, or in the worker's activation
+#: before an empty hook.
+DRAIN_PLACES = ("hook", "activation")
+_DRAIN_EQUAL = ("§16 step 9 drains 'within budget' and S1-L1.3 waits boundedly; whether work "
+                "finishing exactly when the budget runs out is still drained is not said")
+
+
+def _drain_plugin(pid: str, place: str, work_ms: int, n: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    guest: dict[str, Any] = ({"hooks": {"beforeCreate": [{"work": work_ms}]}} if place == "hook" else
+                             {"activate": {"ms": work_ms}, "hooks": {"beforeCreate": []}})
+    host = f"{pid.replace('.', '-')}.example.test"
+    return ({"manifest": _manifest(pid, {"beforeCreate": "enrich"}, host=[f"*://{host}/*"]), "guest": guest},
+            {"path": "create", "taskId": f"t{n}", "sourceUrl": f"https://{host}/t{n}.bin", "wait": False})
+
+
+@template("shells.stop-drain", params={"type": "object", "additionalProperties": False, "properties": {}})
+def expand_stop_drain(params: dict[str, Any], rng: random.Random) -> Iterator[Instance]:
+    """Both shells stopped with accepted work (a create path not waited for) shorter than,
+    equal to and longer than the drain budget, spent in the hook or in the worker's activation,
+    alone and a shorter and a longer together: the drain waits at most the budget
+    (``work.drain``'s ``elapsedMs``), the shorter work finishes in it, the longer does not
+    (``expect.drain``).  Equal is advisory (:data:`_DRAIN_EQUAL`)."""
+    del params, rng  # exhaustive
+    groups = [[(size, place)] for place in DRAIN_PLACES for size in DRAIN_WORK_MS]
+    groups += [[("under", place), ("over", place)] for place in DRAIN_PLACES]
+    for group in groups:
+        plugins, paths, done, cut = [], [], [], []
+        for n, (size, place) in enumerate(group, start=1):
+            pid = f"d{n}.{size}"
+            plugin, path = _drain_plugin(pid, place, DRAIN_WORK_MS[size], n)
+            plugins.append(plugin)
+            paths.append(path)
+            if size != "equal":
+                (done if DRAIN_WORK_MS[size] < _STOP_BUDGET_MS else cut).append(pid)
+        place = group[0][1]
+        key = f"{place}.{'-'.join(size for size, _ in group)}"
+        works = ", ".join(f"{DRAIN_WORK_MS[size]} ms" for size, _ in group)
+        equal = any(size == "equal" for size, _ in group)
+        yield Instance(
+            key=key,
+            title=f"shutdown with accepted work of {works} in the {place} against a "
+                  f"{_STOP_BUDGET_MS} ms drain budget: the drain ends within it, "
+                  + ("the work ending on the budget's edge either way" if equal else
+                     f"{len(done)} finished, {len(cut)} cut off") + ", in both shells",
+            kind="shell.symmetry", polarity="positive" if not cut else "negative",
+            given={"config": dict(BASE_CONFIG), "plugins": plugins, "paths": paths,
+                   "stopBudgetMs": _STOP_BUDGET_MS},
+            expect={"sameRuntime": True, "sameEvents": True, "drain": {"done": done, "cut": cut}},
+            advisory=_DRAIN_EQUAL if equal else "",
+            notes=f"{_STOP_SPEC}; second seed S1-L1.3: shutdown waits boundedly")

@@ -38,7 +38,7 @@ from typing import Any
 from hookconf.harness.generate import Instance, template
 from hookconf.harness.generate.runtime import STALE, TIMEOUT, WORKER_CRASHED, _manifest
 
-__all__ = ["BLOCKED", "CAUSES"]
+__all__ = ["BLOCKED", "CAUSES", "SAME_STEP_UNDECIDED", "STEP_CAUSES"]
 
 #: The invocation that is ended, and the plugin its command call goes to.
 CALLER, CALLEE = "a.caller", "b.callee"
@@ -190,3 +190,58 @@ def _callee_after_timeout(blocked: str) -> Instance:
                  "terminates the worker (and so rejects the callee's running entry) it leaves "
                  "open. The reference stops the worker on a timeout and rejects the chain.",
         notes=case.notes)
+
+
+# ---- the same endings, stepped one process at a time (§8, H3; advisory) ------------------
+
+#: How an invocation ends in ``runtime.termination-steps``: the three ways from outside, and
+#: its own exit once the wait it is blocked in ends.
+STEP_CAUSES = ("barrier", "timeout", "error-exit", "exit")
+SAME_STEP_UNDECIDED = (
+    "§8 clears the context 'in finally' after a hook exit, timeout, abort, worker crash or "
+    "validation failure; it does not say the context must be gone in the very scheduler step "
+    "that reports the ending (guest.exit / hook.finish) rather than when the ended invocation "
+    "unwinds a step later at the same virtual time. The reference clears it in that step; the "
+    "runtime.terminations cases judge the context once the ending's virtual time has settled.")
+
+
+def _step_steps(cause: str, blocked: str) -> list[dict[str, Any]]:
+    """The scenario's steps up to the ending, which the explorer then steps through."""
+    steps = [s for s in _steps("none" if cause == "exit" else cause, blocked)
+             if s["op"] != "state"]
+    if cause != "exit" and steps[-1]["op"] == "advance":
+        steps.pop()  # the explorer steps from the ending on
+    return steps
+
+
+@template("runtime.termination-steps", params=_PARAMS)
+def termination_steps(params: dict[str, Any], rng: random.Random) -> Iterator[Instance]:
+    """Every ending (a barrier's forced termination or abort, the hook timeout, the worker's
+    error exit, the invocation's own exit) × every place the invocation is blocked in, as
+    ``runtime.race`` cases the explorer steps one process at a time with
+    ``explore.stateAfterEndings``: ``runtime.state`` is read right after the step whose events
+    end the invocation, and no context of an ended invocation may be open there.  Advisory
+    (:data:`SAME_STEP_UNDECIDED`)."""
+    causes = [c if c != "none" else "exit" for c in params.get("causes", list(STEP_CAUSES))]
+    for cause in dict.fromkeys(causes):
+        for blocked in params.get("blocked", list(BLOCKED)):
+            expect = _expect("none" if cause == "exit" else cause, blocked)
+            expect.pop("contexts")
+            if cause == "exit":
+                expect["results"]["root"] = {"status": "ok", "value": {"$partial": {"code": None}}}
+            yield Instance(
+                key=f"{cause}.{blocked}",
+                title=f"an invocation waiting for {_WHERE[blocked]} is "
+                      + ("left to exit by itself" if cause == "exit" else _WHAT[cause])
+                      + ": stepped one process at a time, its context is gone right after the "
+                        "step that reports the ending",
+                kind="runtime.race", polarity="positive" if cause == "exit" else "negative",
+                given={"config": {"drainBudgetMs": _DRAIN_MS} if cause == "barrier" else
+                       {"hookTimeoutMs": _TIMEOUT_MS} if cause == "timeout" else {},
+                       "plugins": _plugins("none" if cause == "exit" else cause, blocked),
+                       "steps": _step_steps(cause, blocked),
+                       "explore": {"interleavings": 3, "seed": 0, "stateAfterEndings": True}},
+                expect=expect, spec="§8", advisory=SAME_STEP_UNDECIDED,
+                notes="§8: 'Hook exit、timeout、abort、Worker crash 或校验失败后，都在 finally 中清除 "
+                      "context' — read with runtime.state right after the step whose events end "
+                      "the invocation")

@@ -13,7 +13,9 @@ Picks come from Hypothesis when it is installed (``st.data()``; it chooses and, 
 violation, shrinks to a minimal pick list), otherwise from a seeded ``random.Random`` with a
 greedy shrink (each pick lowered towards 0 while the violation persists).  The budget is
 ``given.explore.interleavings`` (default 20) runs of at most ``maxSteps`` (default 400)
-steps, seeded by ``given.explore.seed`` (default 0): the same case explores the same
+steps, seeded by ``given.explore.seed`` (default 0); with ``given.explore.stateAfterEndings``
+the explorer also reads ``runtime.state`` right after every step that ends an invocation and
+judges H3 there (no context of an ended invocation open, §8): the same case explores the same
 interleavings on every run, so the printed re-run command reproduces a failure.  A
 candidate that stops answering (transport timeout) in an H22 case is an H22 violation and
 is not asked again, so a deadlocking candidate costs one timeout, not one per example.
@@ -35,7 +37,7 @@ from hookconf.harness.corpus import Case
 from hookconf.harness.protocol import CandidateTimeout, Connection
 from hookconf.harness.runtime import checks
 from hookconf.harness.runtime.expect import mismatches
-from hookconf.harness.runtime.scenario import setup
+from hookconf.harness.runtime.scenario import setup, snapshot
 
 __all__ = ["Run", "run_race"]
 
@@ -64,6 +66,7 @@ def _play(case: Case, conn: Connection, choose: Any, max_steps: int,
           invariants: tuple[str, ...]) -> Run:
     """Run one interleaving; ``choose(n)`` returns a pick in ``range(n)``."""
     run = Run()
+    after_endings = bool(case.given.get("explore", {}).get("stateAfterEndings"))
     named = setup(case, conn, _Quiet())
     run.events.extend(conn.call("runtime.events", {})["events"])  # what setup already did
     status = conn.call("runtime.ready", {})
@@ -83,6 +86,10 @@ def _play(case: Case, conn: Connection, choose: Any, max_steps: int,
         status = conn.call("runtime.step", {"pick": pick})
         run.labels.append(status.get("ran", ""))
         run.events.extend(status.get("events", []))
+        if after_endings and "H3" in invariants and "H3" not in run.violations:
+            found = _open_after_ending(conn, status.get("events", []), run)
+            if found:
+                run.violations["H3"] = found
         for inv in invariants:
             if inv in _CHECKS and inv not in run.violations:
                 found = _CHECKS[inv](run.events)
@@ -100,6 +107,22 @@ def _play(case: Case, conn: Connection, choose: Any, max_steps: int,
     if problems:
         run.violations.setdefault(invariants[0], problems)
     return run
+
+
+def _open_after_ending(conn: Connection, new_events: Any, run: Run) -> list[str]:
+    """``explore.stateAfterEndings`` (§8 H3): when this step's events end an invocation
+    (``guest.exit``, ``hook.finish``), read ``runtime.state`` at once and name every open
+    context whose invocation has ended by then."""
+    events = new_events if isinstance(new_events, list) else []
+    ended = [e for e in events if isinstance(e, dict)
+             and e.get("kind") in ("guest.exit", "hook.finish") and isinstance(e.get("invocationId"), str)]
+    if not ended:
+        return []
+    seen = snapshot(conn.call("runtime.state", {}), run.events)
+    stale = sorted(set(seen["contexts"]) & set(seen["exited"]))
+    return [f"right after the step {run.labels[-1]!r} that ended {i} ({seen['owners'].get(i)}), its "
+            "context is still open (§8: cleared in finally after exit, timeout, abort, crash)"
+            for i in stale]
 
 
 def _record(race: dict[str, Any], run: Run, index: int) -> None:

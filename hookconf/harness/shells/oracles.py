@@ -129,6 +129,9 @@ def _symmetry(case: Case, shells: dict[str, Any]) -> Judgement:
     if "stopWorkers" in case.expect:
         for name, record in shells.items():
             problems += _stop_workers(name, record, case.expect["stopWorkers"])
+    if "drain" in case.expect:
+        for name, record in shells.items():
+            problems += _drained(name, record, case.expect["drain"], case.given.get("stopBudgetMs", 5_000))
     observed = problems[:5] if problems else {name: _steps(r["start"]["trace"]) for name, r in shells.items()}
     return Judgement("H16", not problems, case.expect, observed, "; ".join(problems)[:600])
 
@@ -150,6 +153,40 @@ def _stop_workers(name: str, record: dict[str, Any], bounds: dict[str, int]) -> 
     if count > bounds["max"]:
         return [f"{name}: shutdown stopped {count} workers, but only {bounds['max']} plugins ever started one"]
     return []
+
+
+def _drained(name: str, record: dict[str, Any], want: dict[str, list[str]], budget_ms: float) -> list[str]:
+    """``expect.drain`` (``shells.stop-drain``): §16 step 9 "在预算内 drain 已接受工作" (drain
+    accepted work within budget): the ``work.drain`` step's ``elapsedMs`` (how long the drain
+    waited, on the runtime's clock) is at most the budget; the hooks of ``done`` (work shorter
+    than the budget) finished ``ok`` by the end of the stop, those of ``cut`` (longer) did not —
+    judged on every event the shell's paths and its ``shell.stop`` returned."""
+    stop = record.get("stop", {})
+    steps = [e for e in stop.get("trace", [])
+             if isinstance(e, dict) and e.get("kind") == "shell.step" and e.get("step") == "work.drain"]
+    if len(steps) != 1:
+        return []  # the step sequence check reports a missing or repeated step
+    elapsed = steps[0].get("elapsedMs")
+    if not isinstance(elapsed, (int, float)) or isinstance(elapsed, bool):
+        return [f"{name}: work.drain carries no elapsedMs ({elapsed!r}); the drain's length is "
+                "how §16 step 9's budget is judged"]
+    problems = []
+    if elapsed > budget_ms:
+        problems.append(f"{name}: the drain waited {elapsed} ms, past its {budget_ms} ms budget "
+                        "(§16 step 9: drain accepted work within budget)")
+    if not isinstance(stop.get("events"), list):
+        return problems + [f"{name}: shell.stop returned no events; the drained work's hook.finish "
+                           "is judged on them"]
+    events = [e for p in record.get("paths", []) for e in (p.get("events") or [])] + stop["events"]
+    for plugin_id in want["done"]:
+        if "ok" not in outcome(events, plugin_id).split("+"):
+            problems.append(f"{name}: {plugin_id}'s accepted work, shorter than the {budget_ms} ms "
+                            f"budget, did not finish in the drain ({outcome(events, plugin_id)})")
+    for plugin_id in want["cut"]:
+        if "ok" in outcome(events, plugin_id).split("+"):
+            problems.append(f"{name}: {plugin_id}'s accepted work, longer than the {budget_ms} ms "
+                            "budget, finished ok: the drain waited past its budget")
+    return problems
 
 
 def outcome(events: Any, plugin_id: str) -> str:

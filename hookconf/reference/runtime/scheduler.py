@@ -248,8 +248,10 @@ class Scheduler:
                 return True, stop.value
 
     def run(self, *, max_steps: int = 100_000, until_ms: float | None = None,
-            chooser: Callable[[list[Process]], int] | None = None) -> str:
-        """Step until idle, deadlocked, ``until_ms`` reached or ``max_steps`` taken.
+            chooser: Callable[[list[Process]], int] | None = None, idle_to_until: bool = True) -> str:
+        """Step until idle, deadlocked, ``until_ms`` reached or ``max_steps`` taken; idle
+        before ``until_ms``, the clock is moved on to it unless ``idle_to_until`` is false
+        (then it stays where the last process finished).
 
         Returns ``"idle"``, ``"deadlock"``, ``"until"`` or ``"budget"``.
         """
@@ -257,7 +259,7 @@ class Scheduler:
             ready = self.ready()
             if not ready:
                 if self.idle:
-                    if until_ms is not None:
+                    if until_ms is not None and idle_to_until:
                         self.clock.advance_to(until_ms)
                     return "idle"
                 wake = self.next_wake_ms()

@@ -155,14 +155,17 @@ class Shell:
 
     def stop(self, budget_ms: float = 5_000.0) -> list[dict[str, Any]]:
         """§16 step 9: stop admission, drain accepted work within ``budget_ms``, persist
-        leases, stop workers.  Returns the shutdown's ``shell.step`` events."""
+        leases, stop workers.  Returns the shutdown's ``shell.step`` events; ``work.drain``
+        carries ``elapsedMs``, how long the drain waited on the runtime's clock (ms: until the
+        accepted work finished, at most ``budget_ms``)."""
         seen = len(self.trace.events)
         rt, db = self.runtime, self.database
         assert rt is not None and db is not None
         self.admitting = False
         self.step("admission.stop")
-        status = rt.scheduler.run(until_ms=rt.clock.now_ms() + budget_ms, max_steps=_MAX_STEPS)
-        self.step("work.drain", budgetMs=budget_ms, status=status)
+        began = rt.clock.now_ms()
+        status = rt.scheduler.run(until_ms=began + budget_ms, max_steps=_MAX_STEPS, idle_to_until=False)
+        self.step("work.drain", budgetMs=budget_ms, status=status, elapsedMs=rt.clock.now_ms() - began)
         live = [(lease.lease_id, lease.plugin_id, lease.generation) for lease in rt.leases.values()
                 if not (lease.done or lease.aborted)]
         self.step("leases.persist", leases=db.persist_leases(live))

@@ -63,7 +63,10 @@ class ShellOps:
 
     def shell_stop(self, args: dict[str, Any]) -> dict[str, Any]:
         shell = self._started(args["shell"])
-        return {"trace": shell.stop(float(args.get("budgetMs", 5_000)))}
+        runtime = shell.runtime
+        seen = len(runtime.events.events) if runtime is not None else 0
+        trace = shell.stop(float(args.get("budgetMs", 5_000)))
+        return {"trace": trace, "events": runtime.events.since(seen) if runtime is not None else []}
 
 
 class ShellNotStarted(Exception):

@@ -1,0 +1,40 @@
+"""Mutant (H16, §16 step 9): shutdown's drain runs without its budget.
+
+§16 step 9: "退出时停止准入，在预算内 drain 已接受工作，持久化 lease，最后停止插件 Worker" (drain
+accepted work within budget); second seed S1-L1.3: shutdown waits boundedly.  Here the drain
+runs the accepted work to its end however long it takes: work longer than the budget finishes
+and the drain waits past the budget.
+"""
+
+from typing import Any
+
+from hookconf.reference.candidate import ReferenceCandidate
+from hookconf.reference.shells.coordinator import _MAX_STEPS, Shell
+from tests.mutants.shells.base import mutant
+
+
+class UnboundedDrainShell(Shell):
+    def stop(self, budget_ms: float = 5_000.0) -> list[dict[str, Any]]:
+        rt = self.runtime
+        assert rt is not None
+        began = rt.clock.now_ms()
+        rt.scheduler.run(max_steps=_MAX_STEPS)  # the bug: no until_ms
+        elapsed = rt.clock.now_ms() - began
+        # the rest of the stop as the reference does it, its drain now finding nothing to wait for
+        trace = super().stop(budget_ms)
+        for event in trace:
+            if event.get("step") == "work.drain":
+                event["elapsedMs"] = elapsed
+        return trace
+
+
+class DrainUnbounded(ReferenceCandidate):
+    def shell_start(self, args: dict[str, Any]) -> dict[str, Any]:
+        result = super().shell_start(args)
+        shell = self._shells().get(args["shell"])
+        if shell is not None:
+            shell.__class__ = UnboundedDrainShell
+        return result
+
+
+factory = mutant("drain-unbounded", DrainUnbounded)
