@@ -28,7 +28,8 @@ from typing import Any
 from hookconf.faultinject.host import HOST_OPS
 from hookconf.harness.finalize.scenario import FinalizeScenario, UserTree
 
-__all__ = ["after_recovery", "before_recovery", "identity_problems", "outcome_problems"]
+__all__ = ["after_recovery", "before_recovery", "clobbering_calls", "identity_problems",
+           "outcome_problems", "truncating_creates"]
 
 _OPEN = ("prepared", "target_staged", "source_preserved", "target_installed")
 
@@ -270,7 +271,7 @@ def recovered_state(sc: FinalizeScenario, after: dict[str, Any], tree: UserTree,
     found = after_recovery(sc, after, tree, fired, expect_completed)
     found["H12"] = transaction_problems(sc, after, tree, "after recovery")
     found["H8"] = tamper_kept(sc, tree, "after recovery")
-    found["H10"] += plain_renames(trace, "recovery")
+    found["H10"] += clobbering_calls(trace, "recovery")
     first, second = (_recovered_tasks(a) for a in answers)
     if not same_files:
         found["H13"].append("recovery is not idempotent: the second run changed the files "
@@ -388,6 +389,28 @@ def plain_renames(trace: list[Any], where: str) -> list[str]:
     return [f"{where} issued a plain, overwrite-capable rename into user data: {ev}"
             for ev in trace if ev.op == "rename" and len(ev.paths) > 1
             and not ev.paths[1].startswith(STATE_DIR + "/")][:2]
+
+
+def truncating_creates(trace: list[Any], where: str) -> list[str]:
+    """H10 (§10.2 "跨设备文件 copy 使用排他的目标创建" — a copy uses exclusive destination
+    creation; §10.3 "任何分支都不得 … 覆盖未知路径" — no branch overwrites an unknown path):
+    an ``open`` of user data — anything outside the state directory — in a mode that
+    creates or truncates without failing on an existing name (``w``; through a mount, a
+    create without ``O_EXCL`` or an open with ``O_TRUNC``).  Judged on the call, not on
+    what happened to be at the name: a private copy created so into an empty name is as
+    wrong as one over a file an outsider just put there."""
+    from hookconf.harness.finalize.scenario import STATE_DIR
+
+    return [f"{where} created a file without exclusive creation (open mode "
+            f"{ev.mode!r}): {ev}" for ev in trace if ev.op == "open"
+            and getattr(ev, "mode", None) == "w"
+            and not ev.paths[0].startswith(STATE_DIR + "/")][:2]
+
+
+def clobbering_calls(trace: list[Any], where: str) -> list[str]:
+    """H10: every call of ``trace`` that may overwrite an unknown path —
+    :func:`plain_renames` and :func:`truncating_creates`."""
+    return plain_renames(trace, where) + truncating_creates(trace, where)
 
 
 def identity_problems(sc: FinalizeScenario, prepared: dict[str, Any]) -> list[str]:
