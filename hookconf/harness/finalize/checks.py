@@ -88,6 +88,17 @@ def _writer_kept(sc: FinalizeScenario, fired: bool, tree: UserTree, when: str) -
     return []
 
 
+def _squat_kept(sc: FinalizeScenario, tree: UserTree, when: str) -> list[str]:
+    """H10 (§10.3 "任何分支都不得 … 覆盖未知路径"; §10.1 outside changes are "绝不能当作已知
+    数据删除"): the file an outsider put at the name the candidate was about to create
+    (case ``outsideSquat``) is still there with its bytes."""
+    if "outsideSquat" not in sc.given:
+        return []
+    return [f"{when}: the outsider's file at {path}, put there just before the candidate "
+            f"created that name, is {'gone' if path not in tree else 'changed'}"
+            for path, entry in sc.placed.items() if tree.get(path) != entry][:2]
+
+
 def _unrelated(sc: FinalizeScenario, tree: UserTree, when: str) -> list[str]:
     src = sc.task["sourcePath"]
     rep = sc.replacement_path()  # the staging adapter's one mapping is the plan's, not unrelated
@@ -137,7 +148,8 @@ def before_recovery(sc: FinalizeScenario, state: dict[str, Any], tree: UserTree,
     a compensation (which may undo a phase's layout before journaling ``cancelled``, as
     §10.3 allows), and every recorded phase must name a durable layout."""
     out: dict[str, list[str]] = {"H10": _writer_kept(sc, fired, tree, "after the crash")
-                                 + _unrelated(sc, tree, "after the crash"), "H19": [],
+                                 + _unrelated(sc, tree, "after the crash")
+                                 + _squat_kept(sc, tree, "after the crash"), "H19": [],
                                  "H11": _replacement_on_top(sc, state, tree, "after the crash",
                                                             compensating=not forward)}
     phase = state.get("phase")
@@ -300,7 +312,8 @@ def after_recovery(sc: FinalizeScenario, state: dict[str, Any], tree: UserTree,
     or the error does not recur (§10.3 "retry or cancel safely")."""
     expect_completed = expect_completed or sc.environmental
     out: dict[str, list[str]] = {"H10": _writer_kept(sc, fired, tree, "after recovery")
-                                 + _unrelated(sc, tree, "after recovery"), "H13": [],
+                                 + _unrelated(sc, tree, "after recovery")
+                                 + _squat_kept(sc, tree, "after recovery"), "H13": [],
                                  "H11": _replacement_on_top(sc, state, tree, "after recovery")}
     status, phase = state.get("status"), state.get("phase")
     h13 = out["H13"]
@@ -344,7 +357,7 @@ def after_recovery(sc: FinalizeScenario, state: dict[str, Any], tree: UserTree,
     elif status in ("pending", "failed"):
         if not _restored(sc, fired, tree):
             h13.append(f"task {status} at phase {phase or 'none'} but the files changed: "
-                       f"{_diff(tree, sc.initial)} (a file action without a durable journal, "
+                       f"{_diff(tree, _rest(sc, fired)[0])} (a file action without a durable journal, "
                        "or an incomplete compensation)")
     else:
         h13.append(f"unknown task status {status!r}")

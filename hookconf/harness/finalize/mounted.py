@@ -59,6 +59,7 @@ from hookconf.harness.finalize.scenario import (
     Appender,
     OutsideWriter,
     Retype,
+    Squatter,
     Tamper,
     user_tree,
 )
@@ -188,6 +189,8 @@ class _MountRun(_Run):
                 self.sc.fired.update(fault.mutate.fired)
             elif isinstance(fault.mutate, Appender):
                 self.sc.tampered.update(fault.mutate.tampered)
+            elif isinstance(fault.mutate, Squatter):
+                self.sc.placed.update(fault.mutate.placed)
             elif isinstance(fault.mutate, Retype):
                 self.sc.renamed.update(fault.mutate.renamed)
                 self.sc.placed.update(fault.mutate.placed)

@@ -594,6 +594,56 @@ def finalize_quiesce(params: dict[str, Any], rng: random.Random) -> Iterator[Ins
                            notes=f"{_RECOVERY_READS[0]}: {_RECOVERY_READS[1]}")
 
 
+#: Routes whose first new name in the target's directory is not the target (§10.2): a
+#: private copy (a file or a tree across devices, a replacement on another device) or a
+#: hard-linked replacement, and the source renamed aside in place.
+_SQUAT_ROUTES = (("file", "cross-device", "none", "absent", "native"),
+                 ("tree", "cross-device", "none", "absent", "native"),
+                 ("file", "cross-device", "staged", "absent", "native"),
+                 ("file", "other-dir", "staged", "absent", "native", "own"),
+                 ("file", "distinct", "staged", "absent", "native"),
+                 ("file", "same", "staged", "absent", "native"))
+#: What the outsider leaves at the candidate's new name: shorter than every artifact and no
+#: prefix of one, so no size or prefix rule can take it for a copy cut short.
+_SQUAT_BYTES = "an outsider's file"
+#: §13 names no code for a private name found taken; failing closed is the answer, or a
+#: candidate may pick another name and complete.
+_SQUAT_CODES = ["plugin.finalize.file_commit_failed", "plugin.finalize.target_exists",
+                "plugin.finalize.recovery_quarantined"]
+_SQUAT = ("§10.2, §10.3", "跨设备文件 copy 使用排他的目标创建 (a copy uses exclusive destination "
+                          "creation); 任何分支都不得跟随 symlink、覆盖未知路径 (no branch overwrites "
+                          "an unknown path); §10.1: 外部变化 … 绝不能当作已知数据删除 (outside "
+                          "changes are never deleted as known data) — a name whose exclusive "
+                          "creation failed holds someone else's bytes, which no compensation "
+                          "may take for a copy cut short.")
+
+
+@template("finalize.squat", params={
+    "type": "object", "additionalProperties": False,
+    "properties": {"maxPoints": {"type": "integer", "minimum": 0, "maximum": 2000}}})
+def finalize_squat(params: dict[str, Any], rng: random.Random) -> Iterator[Instance]:
+    """For every route whose first new name in the target's directory is not the target
+    (:data:`_SQUAT_ROUTES`), an outsider puts a short file of its own at that name — the
+    candidate's invocation-private copy or link, or the name it renames the source aside
+    to, whatever it is called — just before the candidate creates it (``outsideSquat``):
+    the creation must be exclusive and the outsider's bytes survive the run, every crash
+    and recovery; the finalization fails closed (or completes under another name)."""
+    del rng
+    for dims in _SQUAT_ROUTES:
+        given, _ = _case(*dims)
+        given["outsideSquat"] = {"file": _SQUAT_BYTES}
+        if "maxPoints" in params:
+            given["explore"] = {"maxPoints": params["maxPoints"]}
+        key = ".".join(("staging-" + d) if i == 5 else d for i, d in enumerate(dims)
+                       if d not in ("none", "native", "absent", "with-source"))
+        yield Instance(key, f"{_describe(*dims).split(', crashed')[0]}: an outsider puts a short "
+                       "file of its own at the first name the candidate creates beside the "
+                       "target, just before it: created exclusively, the outsider's bytes kept",
+                       "runtime.finalize", "negative", given,
+                       {"outcome": "open", "code": list(_SQUAT_CODES)}, ("H10", "H13"),
+                       "§10.2", notes=f"{_SQUAT[0]}: {_SQUAT[1]}")
+
+
 #: Every route with a staged replacement (§10.2): replace and replace_in_place, the
 #: replacement hard-linked (same device) or copied (its own device, or the source's other one).
 _REPLACEMENT_ROUTES = (("file", "distinct", "staged", "absent", "native"),

@@ -18,7 +18,9 @@ mismatch after ``db_committed`` is quarantined too (the task stays completed).
 from __future__ import annotations
 
 import errno
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from hookconf.faultinject.host import Host, NullHost
 from hookconf.faultinject.port import FileHandle, Kind, Vfs
@@ -46,6 +48,8 @@ from hookconf.reference.finalize.plan import (
 )
 
 __all__ = ["DATABASE", "Executor", "JournalStore", "Mismatch", "Outcome"]
+
+T = TypeVar("T")
 
 #: The task database's file name in the state directory when the harness names none.
 DATABASE = "motrix.db"
@@ -209,6 +213,12 @@ class Executor:
         self.state = j.JournalState()
         #: The host port whose lease the caller holds for this plan (§10.1).
         self.host: Host = NullHost()
+        #: Private names this executor created exclusively (the create succeeded): a
+        #: shorter file there is its own copy cut short by an error.
+        self.created: set[str] = set()
+        #: Private names whose exclusive creation failed (``EEXIST``): someone else's item,
+        #: never discarded (§10.3 "任何分支都不得 … 覆盖未知路径").
+        self.refused: set[str] = set()
 
     # ---- the journal -----------------------------------------------------------------
     def record(self, event: j.Event) -> None:
@@ -326,7 +336,7 @@ class Executor:
             if self.holds(effect.path, effect.role) is not True:
                 raise Mismatch(f"{effect.path} does not hold the recorded {effect.role} identity")
         elif isinstance(effect, Link):
-            vfs.link(effect.src, effect.dst)
+            self._create(effect.dst, lambda: vfs.link(effect.src, effect.dst))
         elif isinstance(effect, CopyFile):
             self._copy(effect.src, effect.dst)
         elif isinstance(effect, CopyTree):
@@ -377,7 +387,17 @@ class Executor:
 
     def discard_private(self, path: str, role: str) -> None:
         """See :class:`~hookconf.reference.finalize.plan.DiscardPrivate`; a private
-        directory copy is discarded by :meth:`remove_tree` with partial files allowed."""
+        directory copy is discarded by :meth:`remove_tree` with partial files allowed.
+
+        Only what is known to be this finalization's own is deleted (§10.3 "只丢弃该身份";
+        §10.1 outside changes are "绝不能当作已知数据删除"): an item whose exclusive
+        creation failed here is someone else's and is left alone; a file holding ``role``'s
+        full identity goes; a shorter file goes only when this executor created it, or —
+        found after a crash — when its bytes are a prefix of the copy's origin, which still
+        holds the recorded identity (a copy cut short).  Anything else raises
+        :class:`Mismatch` (bytes kept)."""
+        if path in self.refused:
+            return  # its exclusive creation failed: never ours, left in place
         try:
             st = self.vfs.lstat(path)
         except FileNotFoundError:
@@ -386,13 +406,47 @@ class Executor:
         if st.kind is Kind.DIR and expected["kind"] == "directory":
             self.remove_tree(path, partial=True)
             return
-        # a copy a crash cut short is shorter than the recorded size; one as long or longer
-        # with other bytes is no partial copy of that identity (§10.3 "只丢弃该身份")
+        # a copy cut short is shorter than the recorded size; one as long or longer with
+        # other bytes is no partial copy of that identity (§10.3 "只丢弃该身份")
         partial = st.kind is Kind.FILE and expected["kind"] == "file" \
-            and st.size < int(expected["size"])
+            and st.size < int(expected["size"]) \
+            and (path in self.created or self.cut_copy(path, role))
         if not partial and self.holds(path, role) is not True:
             raise Mismatch(f"the private item {path} holds unknown bytes; left in place")
         self.vfs.unlink(path)
+
+    def cut_copy(self, path: str, role: str) -> bool:
+        """Whether the regular file ``path`` holds a prefix of the bytes of the copy's
+        origin (the source for ``source``, the staged file for ``replacement``) while the
+        origin still holds ``role``'s recorded identity: a private copy a crash cut
+        short."""
+        origin = self.plan.source_path if role == "source" or self.plan.replacement is None \
+            else self.plan.replacement.staged_path
+        if self.holds(origin, role) is not True:
+            return False
+        vfs = self.vfs
+        mine, theirs = vfs.open(path, "r"), vfs.open(origin, "r")
+        try:
+            offset = 0
+            while chunk := vfs.read(mine, CHUNK_BYTES, offset):
+                if vfs.read(theirs, len(chunk), offset) != chunk:
+                    return False
+                offset += len(chunk)
+            return True
+        finally:
+            vfs.close(mine)
+            vfs.close(theirs)
+
+    def _create(self, path: str, create: Callable[[], T]) -> T:
+        """Run ``create``, an exclusive creation of ``path``; note whether it made the
+        name (:attr:`created`) or found it taken (:attr:`refused`, ``EEXIST`` re-raised)."""
+        try:
+            out = create()
+        except FileExistsError:
+            self.refused.add(path)
+            raise
+        self.created.add(path)
+        return out
 
     def copy_tree(self, src: str, dst: str) -> None:
         """§10.2's private directory copy: ``dst`` and everything below it created
@@ -401,7 +455,7 @@ class Executor:
         partial copy stays private) or :class:`Mismatch` for an entry that is neither a
         regular file nor a directory."""
         vfs = self.vfs
-        vfs.mkdir(dst)
+        self._create(dst, lambda: vfs.mkdir(dst))
         for name in vfs.listdir(src):
             s, d = f"{src}/{name}", f"{dst}/{name}"
             kind = vfs.lstat(s).kind
@@ -475,7 +529,7 @@ class Executor:
         vfs = self.vfs
         fin = vfs.open(src, "r")
         try:
-            fout = vfs.open(dst, "x")
+            fout = self._create(dst, lambda: vfs.open(dst, "x"))
             try:
                 offset = 0
                 while chunk := vfs.read(fin, CHUNK_BYTES, offset):
