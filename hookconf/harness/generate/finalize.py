@@ -966,6 +966,62 @@ def finalize_casefold(params: dict[str, Any], rng: random.Random) -> Iterator[In
                                  "(Windows case-equivalent paths take the source == target "
                                  "branch); the harness's oracle holds the target at the "
                                  "source's spelling on a folding file system.")
+    yield from _casefold_relations(params)
+
+
+#: How the target's path relates to the source's: the same string, another case of it, or
+#: another name (``(source, target)`` for a file).
+_RELATIONS = {"same": ("save/movie.mkv", "save/movie.mkv"),
+              "case": ("save/movie.mkv", "save/Movie.mkv"),
+              "distinct": ("save/movie.part", "save/Movie.mkv")}
+_EQUIVALENT = ("§10.1", "Windows 大小写等价路径走 source == target 分支 (Windows case-equivalent "
+                        "paths take the source == target branch); §10.2: 有 replacement 时只安装 "
+                        "replacement 临时项，原 source 永远不会覆盖它 (with a replacement only its "
+                        "temporary item is installed) — with a replacement that branch renames "
+                        "the source aside and installs the replacement at the one entry both "
+                        "spellings name, never taking the source for an unrelated target.")
+
+
+def _casefold_relations(params: dict[str, Any]) -> Iterator[Instance]:
+    """Every §10.1–§10.2 path branch on both file-system models: the target the same path
+    as the source, another case of it, or another name × a replacement absent or staged ×
+    a case-folding or a case-sensitive file system (a tree source without a replacement
+    only: a file replacement for a directory is a type mismatch).  All complete; on a
+    folding file system a case variant is the source == target branch, its one entry
+    keeping the source's spelling when nothing is installed and taking the target's when
+    the replacement is (``targetPath`` is the final path the transaction commits, §10.2)."""
+    for folding in (True, False):
+        for relation, (src, tgt) in _RELATIONS.items():
+            for artifact, replacement in (("file", "none"), ("file", "staged"),
+                                          ("tree", "none")):
+                if relation == "case" and replacement == "none":
+                    continue  # the ``equivalent`` cases above
+                if artifact == "tree":
+                    src, tgt = src.rsplit(".", 1)[0] + ".dir" if relation == "distinct" \
+                        else src[:-4], tgt[:-4]
+                tree = [{"path": "save/keep.txt", "file": "an unrelated file of the user"},
+                        *_artifact(artifact, src)]
+                task: dict[str, Any] = {"taskId": "task-1", "saveDir": "save", "sourcePath": src,
+                                        "targetPath": tgt, "metadataOps": list(_METADATA_OPS)}
+                if replacement == "staged":
+                    staged = "staging/plugin-a/out.mkv"
+                    tree.append({"path": staged, "file": "replacement output", "repeat": 40})
+                    task["replacement"] = {"pluginId": "plugin-a", "stagedPath": staged}
+                given: dict[str, Any] = {"caseFolding": folding, "tree": tree, "task": task}
+                if "maxPoints" in params:
+                    given["explore"] = {"maxPoints": params["maxPoints"]}
+                fs = "folding" if folding else "sensitive"
+                where = "a case-folding" if folding else "a case-sensitive"
+                branch = "source == target" if relation == "same" or \
+                    (relation == "case" and folding) else "distinct paths"
+                rep = ", with a staged replacement" if replacement == "staged" else ""
+                invariants = ("H10", "H13", "H19") + (("H11",) if replacement == "staged" else ())
+                yield Instance(f"{artifact}.relation.{fs}.{relation}.{replacement}",
+                               f"finalize a {artifact}{rep} on {where} file system, the target "
+                               f"{tgt!r} and the source {src!r} ({relation}): the {branch} "
+                               "branch, completed", "runtime.finalize", "positive", given,
+                               {"outcome": "completed"}, invariants, "§10.1",
+                               notes=f"{_EQUIVALENT[0]}: {_EQUIVALENT[1]}")
 
 
 # ---- §10.1 identity discrimination (H23) -------------------------------------------------
