@@ -71,6 +71,7 @@ class FaultyVfs:
         self.crashed: Crash | None = None
         self._counts = [0] * len(self.plan.faults)
         self._sticky: set[int] = set()
+        self._gates: set[int] = set()  # faults whose ``after_op`` call has been made
         #: no fault and no probe (``plan`` and ``probe`` are fixed at construction): each
         #: port method records its call and passes it straight through, inline
         self._fast = probe is None and not self.plan.faults
@@ -85,6 +86,10 @@ class FaultyVfs:
     def _fire(self, op: str, paths: tuple[str, ...]) -> list[Fault]:
         fired = []
         for i, fault in enumerate(self.plan.faults):
+            if fault.after_op is not None and i not in self._gates:
+                if fault.opens(op, paths):
+                    self._gates.add(i)  # later calls count; this one does not
+                continue
             if not fault.matches(op, paths):
                 continue
             n = self._counts[i]

@@ -559,7 +559,9 @@ class FinalizeScenario:
     def faults(self) -> tuple[Fault, ...]:
         """The case's named faults, then the outside writer as ``mutate-tree`` faults (one
         per op it may precede).  Raises ``ValueError`` for a fault the registry refuses."""
-        named = tuple(Fault(f["name"], int(f.get("nth", 0)), op=f.get("op"), path=f.get("path"))
+        named = tuple(Fault(f["name"], int(f.get("nth", 0)), op=f.get("op"), path=f.get("path"),
+                            after_op=(f.get("after") or {}).get("op"),
+                            after_path=(f.get("after") or {}).get("path"))
                       for f in self.given.get("faults", ()))
         named += self._engine_faults() + self._tamper_faults() + self._append_faults() \
             + self._retype_faults() + self._squat_faults()

@@ -800,6 +800,99 @@ def finalize_db_faults(params: dict[str, Any], rng: random.Random) -> Iterator[I
                             f"{_ACK[0]}: {_ACK[1]}")
 
 
+#: Every route whose cleanup deletes something (§10.2: the obsolete source, the staged
+#: replacement, the rollback artifact): a file and a tree copied across devices, and each
+#: replacement route — hard-linked, copied from the source's other device or its own.  A
+#: direct rename or an in-place finalization without a replacement deletes nothing.
+_CLEANUP_ROUTES = (("file", "cross-device", "none", "absent", "native"),
+                   ("tree", "cross-device", "none", "absent", "native"),
+                   ("file", "distinct", "staged", "absent", "native"),
+                   ("file", "same", "staged", "absent", "native"),
+                   ("file", "cross-device", "staged", "absent", "native"),
+                   ("file", "other-dir", "staged", "absent", "native", "own"))
+_AFTER_COMMIT = ("§10.2, §10.3", "只有在该事务成功后，Motrix 才可以删除过期 source、staged replacement "
+                                 "与 rollback artifact (only after the transaction succeeds may "
+                                 "Motrix delete the obsolete source, the staged replacement and the "
+                                 "rollback artifact); db_committed：保留已经提交的 target 并完成幂等 "
+                                 "cleanup (db_committed: keep the committed target and finish the "
+                                 "idempotent cleanup) — an I/O error in the cleanup is no reason to "
+                                 "compensate: the task stays completed, the target in place.")
+
+
+def _cleanup_actions(dims: tuple[str, ...]) -> list[tuple[str, dict[str, Any]]]:
+    """``(name, fault)`` for each action of ``dims``' cleanup: an ``EIO`` on each deletion
+    (every file and directory of a tree; the rollback by the only name the candidate deletes
+    in the target's directory), on each directory fsync that makes a deletion durable (its
+    parent, counted from that deletion on) and an ``ENOSPC`` on the first write to the state
+    directory once the cleanup has deleted something (the journal's ``cleaned``).  Each is
+    an action §10.2 allows only after the terminal transaction."""
+    given, _ = _case(*dims)
+    task = given["task"]
+    src, tgt = task["sourcePath"], task["targetPath"]
+    staged = (task.get("replacement") or {}).get("stagedPath")
+    roots: list[tuple[str, str, str]] = []  # (name, deleted root or pattern, its delete op)
+    deletions: list[tuple[str, dict[str, Any]]] = []
+    if src != tgt:
+        below = sorted({e["path"] for e in given["tree"] if e["path"].startswith(src + "/")})
+        dirs = sorted({p.rpartition("/")[0] for p in below if p.rpartition("/")[0] != src}
+                      | {e["path"] for e in given["tree"] if e.get("dir")
+                         and e["path"].startswith(src + "/")}, reverse=True)
+        for path in below:
+            if path not in dirs:
+                deletions.append(("source" + path[len(src):].replace("/", "-").replace(".", "-"),
+                                  {"op": "unlink", "path": path}))
+        for path in dirs:
+            deletions.append(("source" + path[len(src):].replace("/", "-"),
+                              {"op": "rmdir", "path": path}))
+        op = "rmdir" if below else "unlink"
+        deletions.append(("source", {"op": op, "path": src}))
+        roots.append(("source", src, op))
+    else:  # the source renamed aside in place: the rollback, by a name of the candidate's
+        rollback = f"{posixpath.dirname(tgt)}/*"
+        deletions.append(("rollback", {"op": "unlink", "path": rollback}))
+        roots.append(("rollback", rollback, "unlink"))
+    if staged:
+        deletions.append(("replacement", {"op": "unlink", "path": staged}))
+        roots.append(("replacement", staged, "unlink"))
+    out = [(f"eio-{f['op']}-{name}", {"name": "eio-transient", **f}) for name, f in deletions]
+    for name, root, op in roots:
+        parent = posixpath.dirname(tgt if name == "rollback" else root)
+        out.append((f"eio-fsync-dir-after-{name}",
+                    {"name": "eio-transient", "op": "fsync_dir", "path": parent,
+                     "after": {"op": op, "path": root}}))
+    name, root, op = roots[0]
+    out.append(("enospc-state-write", {"name": "enospc", "op": "write", "path": "motrix-state/*",
+                                       "after": {"op": op, "path": root}}))
+    return out
+
+
+@template("finalize.cleanup-faults", params={
+    "type": "object", "additionalProperties": False,
+    "properties": {"maxPoints": {"type": "integer", "minimum": 0, "maximum": 2000}}})
+def finalize_cleanup_faults(params: dict[str, Any], rng: random.Random) -> Iterator[Instance]:
+    """For every route whose cleanup deletes something (:data:`_CLEANUP_ROUTES`), an I/O
+    error armed on each action of that cleanup (:func:`_cleanup_actions`) — after
+    ``db_committed`` by §10.2's order: the finalization answers ``completed``, the committed
+    target stays in place holding the selected artifact, and no compensation moves it;
+    crashed at every operation and recovered, every state judged."""
+    del rng
+    for dims in _CLEANUP_ROUTES:
+        key = ".".join(("staging-" + d) if i == 5 else d for i, d in enumerate(dims)
+                       if d not in ("none", "native", "absent", "with-source"))
+        for name, fault in _cleanup_actions(dims):
+            given, _ = _case(*dims)
+            given["faults"] = [fault]
+            if "maxPoints" in params:
+                given["explore"] = {"maxPoints": params["maxPoints"]}
+            yield Instance(f"{key}.{name}",
+                           f"{_describe(*dims).split(', crashed')[0]}: {fault['name']} on the "
+                           f"cleanup's {fault['op']} ({name}) after the terminal transaction: "
+                           "completed, the committed target kept, crashed at every operation",
+                           "runtime.finalize", "negative", given, {"outcome": "completed"},
+                           ("H10", "H12", "H13"), "§10.2",
+                           notes=f"{_AFTER_COMMIT[0]}: {_AFTER_COMMIT[1]}")
+
+
 def _fault_cases(params: dict[str, Any], routes: tuple[tuple[str, str, str], ...],
                  faults: dict[str, dict[str, Any]], what: str, expect: dict[str, Any],
                  invariants: tuple[str, ...], spec: str, notes: str) -> Iterator[Instance]:

@@ -12,7 +12,9 @@ rename is never issued (H10).
 On a failure before ``db_committed`` the completed stages are undone in reverse, each
 undo identity-checked, then ``cancelled`` is journaled with the §13 code; if an undo meets
 a mismatch the journal is ``quarantined`` and nothing more is touched.  A cleanup
-mismatch after ``db_committed`` is quarantined too (the task stays completed).
+mismatch after ``db_committed`` is quarantined too (the task stays completed); an I/O
+error in that cleanup leaves the journal at ``db_committed`` for start-up recovery to
+finish (the task stays completed, nothing is compensated).
 """
 
 from __future__ import annotations
@@ -284,7 +286,14 @@ class Executor:
                     if failed is not None:
                         return failed
                 else:
-                    self.record(stage.event)
+                    try:
+                        self.record(stage.event)
+                    except OSError as exc:
+                        if not self.state.committed:
+                            raise
+                        # the cleanup's phase could not be written: the task is committed
+                        return self._fail(index, ErrorCode.FILE_COMMIT_FAILED,
+                                          f"{stage.name}: {exc.strerror} ({exc.filename})")
         return Outcome("completed", self.state.phase.value if self.state.phase else None,
                        final_path=self.plan.target_path)
 
@@ -293,7 +302,19 @@ class Executor:
             # §10.2 "随后 fsync 受影响目录": the deletions made before the mismatch are durable
             # before the quarantine that ends the cleanup is recorded
             for parent in stage_parents(self.stages[index]):
-                self.vfs.fsync_dir(parent)
+                try:
+                    self.vfs.fsync_dir(parent)
+                except OSError:
+                    if code is ErrorCode.RECOVERY_QUARANTINED:
+                        raise
+            if code is not ErrorCode.RECOVERY_QUARANTINED:
+                # an I/O error is no mismatch: nothing is compensated and nothing recorded;
+                # the journal stays at db_committed and start-up recovery finishes the
+                # idempotent cleanup (§10.3 "db_committed：保留已经提交的 target 并完成幂等
+                # cleanup")
+                return Outcome("completed", self.state.phase.value if self.state.phase else None,
+                               final_path=self.plan.target_path,
+                               reason=f"cleanup left for recovery: {message}")
             self.record(j.Quarantined(str(ErrorCode.RECOVERY_QUARANTINED), message))
             return Outcome("completed", self.state.phase.value if self.state.phase else None,
                            ErrorCode.RECOVERY_QUARANTINED, self.plan.target_path, message)
