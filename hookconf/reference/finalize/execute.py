@@ -547,10 +547,13 @@ class Executor:
             raise Mismatch(f"{path} does not hold its recorded identity; left in place")
 
     def _copy(self, src: str, dst: str) -> None:
+        """Copy the file ``src`` to ``dst``, created exclusively (§10.2 "使用排他的目标创建"),
+        and fsync it; ``dst`` is noted in :attr:`created` once made, in :attr:`refused`
+        when found taken (``FileExistsError`` re-raised)."""
         vfs = self.vfs
         fin = vfs.open(src, "r")
         try:
-            fout = self._create(dst, lambda: vfs.open(dst, "x"))
+            fout = vfs.open(dst, "x")
             try:
                 offset = 0
                 while chunk := vfs.read(fin, CHUNK_BYTES, offset):
@@ -558,7 +561,11 @@ class Executor:
                     offset += len(chunk)
                 vfs.fsync(fout)
             finally:
+                self.created.add(dst)  # the exclusive create succeeded: the name is ours
                 vfs.close(fout)
+        except FileExistsError:
+            self.refused.add(dst)
+            raise
         finally:
             vfs.close(fin)
 
