@@ -23,9 +23,12 @@ before the candidate's own file/dir fsyncs is seen to lose the artifact (§10.2,
 Every instance is crash-explored by the runner; a directory across devices is copied
 privately (per-file fsync, postorder directory fsync) and crashed inside that copy and
 inside the source's deletion too.  Not in the matrix (a directory source with a
-replacement is a type mismatch; case-equivalent source and target paths are not modelled
-yet).  The entry limit has its own template, ``finalize.limits``; a full target device,
-``finalize.enospc``; the identity models, ``finalize.platform``.
+replacement is a type mismatch): case-equivalent source and target paths, with and
+without a replacement, are ``finalize.casefold``'s.  The entry limit has its own template,
+``finalize.limits``; a full target device, ``finalize.enospc``; the identity models,
+``finalize.platform``; an outsider at the candidate's first new name beside the target,
+``finalize.squat``; an I/O error on each cleanup action after the terminal transaction,
+``finalize.cleanup-faults``.
 """
 
 from __future__ import annotations
