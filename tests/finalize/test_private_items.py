@@ -146,3 +146,19 @@ def test_a_mismatch_in_the_cleanup_is_still_quarantined_and_completed():
     assert outcome.code == "plugin.finalize.recovery_quarantined"
 
 
+
+
+def test_a_persistent_fsync_error_in_the_cleanup_still_keeps_the_committed_task():
+    vfs = world(devices=("media",), files={"media/a.bin": _SOURCE})
+    fault = Fault("eio-persistent", 0, op="fsync_dir", path="media", after_op="unlink",
+                  after_path="media/a.bin")
+    outcome = finalize(FaultyVfs(vfs, FaultPlan.of(fault)), "state", _cross(vfs))
+    assert (outcome.status, outcome.phase) == ("completed", "db_committed")
+    assert _bytes(vfs, "save/a.bin") == _SOURCE
+
+
+def test_a_journal_write_that_fails_before_the_commit_is_raised_not_completed():
+    vfs = world(devices=("media",), files={"media/a.bin": _SOURCE})
+    fault = Fault("enospc", 1, op="write", path="state/finalize-*")  # target_staged's record
+    with pytest.raises(OSError):
+        finalize(FaultyVfs(vfs, FaultPlan.of(fault)), "state", _cross(vfs))
