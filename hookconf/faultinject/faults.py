@@ -150,6 +150,9 @@ class Fault:
     ``op``: an op name or ``None`` (any op the kind applies to).  ``path``: an
     ``fnmatch`` pattern matched against every path the call names, or ``None``.
     ``mutate``: the outside writer for ``mutate-tree`` (default :func:`outside_writer`).
+    ``after_op``/``after_path``: calls count only once a call of ``after_op`` naming a path
+    matching ``after_path`` (an ``fnmatch`` pattern, ``None``: any) has been made — e.g. a
+    directory fsync after the first deletion of a path only a cleanup deletes.
     Raises ``ValueError`` for an unknown name or op, or a negative ``nth``.
     """
 
@@ -158,12 +161,15 @@ class Fault:
     op: str | None = None
     path: str | None = None
     mutate: Mutator | None = field(default=None, compare=False)
+    after_op: str | None = None
+    after_path: str | None = None
 
     def __post_init__(self) -> None:
         if self.name not in FAULTS:
             raise ValueError(f"unknown fault {self.name!r}; known: {sorted(FAULTS)}")
-        if self.op is not None and self.op not in OPS:
-            raise ValueError(f"unknown op {self.op!r}")
+        for op in (self.op, self.after_op):
+            if op is not None and op not in OPS:
+                raise ValueError(f"unknown op {op!r}")
         if self.nth < 0:
             raise ValueError("nth must be >= 0")
 
@@ -181,6 +187,14 @@ class Fault:
         if self.path is not None:
             return any(fnmatch.fnmatchcase(p, self.path) for p in paths)
         return True
+
+
+    def opens(self, op: str, paths: tuple[str, ...]) -> bool:
+        """Whether a call of ``op`` on ``paths`` opens this fault's gate (``after_op``)."""
+        if op != self.after_op:
+            return False
+        return self.after_path is None or any(fnmatch.fnmatchcase(p, self.after_path)
+                                              for p in paths)
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,14 +27,18 @@ _event = tuple.__new__
 
 class TraceEvent(NamedTuple):
     """One traced call: 0-based ``index``, ``op`` name, the ``paths`` it names, whether it
-    may mutate, and the errno it failed with (``None``: it succeeded or never finished).
-    Immutable (a named tuple: the recorder makes one per call of every traced run)."""
+    may mutate, the errno it failed with (``None``: it succeeded or never finished) and,
+    for ``open``, the mode asked for (:data:`~hookconf.faultinject.port.OPEN_MODES`: ``x``
+    an exclusive create, ``w`` a create that truncates whatever is there; ``None`` for
+    every other op).  Immutable (a named tuple: the recorder makes one per call of every
+    traced run)."""
 
     index: int
     op: str
     paths: tuple[str, ...]
     mutating: bool
     errno: int | None = None
+    mode: str | None = None
 
     def __str__(self) -> str:
         err = "" if self.errno is None else f" -> {errno.errorcode.get(self.errno)}"
@@ -67,6 +71,7 @@ class FaultyVfs:
         self.crashed: Crash | None = None
         self._counts = [0] * len(self.plan.faults)
         self._sticky: set[int] = set()
+        self._gates: set[int] = set()  # faults whose ``after_op`` call has been made
         #: no fault and no probe (``plan`` and ``probe`` are fixed at construction): each
         #: port method records its call and passes it straight through, inline
         self._fast = probe is None and not self.plan.faults
@@ -74,12 +79,17 @@ class FaultyVfs:
     def _failed(self, index: int, exc: OSError) -> None:
         """Mark the traced call at ``index`` as failed with ``exc.errno``."""
         ev = self.trace[index]
-        self.trace[index] = _event(TraceEvent, (index, ev.op, ev.paths, ev.mutating, exc.errno))
+        self.trace[index] = _event(TraceEvent, (index, ev.op, ev.paths, ev.mutating, exc.errno,
+                                                 ev.mode))
 
     # ---- the one interception point ----------------------------------------------------
     def _fire(self, op: str, paths: tuple[str, ...]) -> list[Fault]:
         fired = []
         for i, fault in enumerate(self.plan.faults):
+            if fault.after_op is not None and i not in self._gates:
+                if fault.opens(op, paths):
+                    self._gates.add(i)  # later calls count; this one does not
+                continue
             if not fault.matches(op, paths):
                 continue
             n = self._counts[i]
@@ -91,11 +101,11 @@ class FaultyVfs:
         return fired
 
     def _call(self, op: str, paths: tuple[str, ...], fn: Callable[[], T],
-              fallback: Callable[[], T] | None = None) -> T:
+              fallback: Callable[[], T] | None = None, mode: str | None = None) -> T:
         if self.crashed is not None:
             raise Crash(self.crashed.index, self.crashed.when)
         index = len(self.trace)
-        self.trace.append(_event(TraceEvent, (index, op, paths, op in MUTATING_OPS, None)))
+        self.trace.append(_event(TraceEvent, (index, op, paths, op in MUTATING_OPS, None, mode)))
         fired = self._fire(op, paths)
         names = {f.name for f in fired}
         for fault in fired:
@@ -140,7 +150,7 @@ class FaultyVfs:
             return self._call(op, paths, lambda: fn(*args, **kwargs))
         trace = self.trace
         index = len(trace)
-        trace.append(_event(TraceEvent, (index, op, paths, op in MUTATING_OPS, None)))
+        trace.append(_event(TraceEvent, (index, op, paths, op in MUTATING_OPS, None, None)))
         try:
             return fn(*args, **kwargs)
         except OSError as exc:
@@ -155,17 +165,23 @@ class FaultyVfs:
     def open_dir(self, path: str, *, at: DirHandle | None = None) -> DirHandle:
         return self._traced("open_dir", (path,), self.inner.open_dir, path, at=at)
 
-    def open(self, path: str, mode: str = "r", *, at: DirHandle | None = None) -> FileHandle:
+    def open(self, path: str, mode: str = "r", *, at: DirHandle | None = None,
+             traced_as: str | None = None) -> FileHandle:
+        """The port's ``open``, traced with its mode — or with ``traced_as``: the mode the
+        caller asked for when it is not the one carried out (a mount's create without
+        ``O_EXCL`` is carried out as ``x`` on an absent name, traced as ``w``)."""
         if self._fast:
             trace = self.trace
             index = len(trace)
-            trace.append(_event(TraceEvent, (index, "open", (path,), True, None)))
+            trace.append(_event(TraceEvent, (index, "open", (path,), True, None,
+                                             traced_as or mode)))
             try:
                 return self.inner.open(path, mode, at=at)
             except OSError as exc:
                 self._failed(index, exc)
                 raise
-        return self._call("open", (path,), lambda: self.inner.open(path, mode, at=at))
+        return self._call("open", (path,), lambda: self.inner.open(path, mode, at=at),
+                          mode=traced_as or mode)
 
     def close(self, handle: FileHandle | DirHandle) -> None:
         self.inner.close(handle)
@@ -174,7 +190,7 @@ class FaultyVfs:
         if self._fast:
             trace = self.trace
             index = len(trace)
-            trace.append(_event(TraceEvent, (index, "read", (fh.path,), False, None)))
+            trace.append(_event(TraceEvent, (index, "read", (fh.path,), False, None, None)))
             try:
                 return self.inner.read(fh, size, offset)
             except OSError as exc:
@@ -186,7 +202,7 @@ class FaultyVfs:
         if self._fast:
             trace = self.trace
             index = len(trace)
-            trace.append(_event(TraceEvent, (index, "write", (fh.path,), True, None)))
+            trace.append(_event(TraceEvent, (index, "write", (fh.path,), True, None, None)))
             try:
                 return self.inner.write(fh, data, offset)
             except OSError as exc:
@@ -201,7 +217,7 @@ class FaultyVfs:
         if self._fast:
             trace = self.trace
             index = len(trace)
-            trace.append(_event(TraceEvent, (index, "fstat", (handle.path,), False, None)))
+            trace.append(_event(TraceEvent, (index, "fstat", (handle.path,), False, None, None)))
             try:
                 return self.inner.fstat(handle)
             except OSError as exc:
@@ -219,7 +235,7 @@ class FaultyVfs:
         if self._fast:
             trace = self.trace
             index = len(trace)
-            trace.append(_event(TraceEvent, (index, "lstat", (path,), False, None)))
+            trace.append(_event(TraceEvent, (index, "lstat", (path,), False, None, None)))
             try:
                 return self.inner.lstat(path, at=at)
             except OSError as exc:

@@ -217,3 +217,38 @@ def test_every_port_call_is_traced_as_mutating_exactly_when_its_op_is(armed):
     assert {ev.op for ev in vfs.trace} == OPS | {"lease_acquire"}
     assert all(ev.mutating == (ev.op in MUTATING_OPS) for ev in vfs.trace)
     assert [ev.errno for ev in vfs.trace].count(None) == len(vfs.trace) - 1
+
+
+def test_a_gated_fault_counts_only_calls_after_its_gate():
+    inner = ModelVfs()
+    inner.mkdir("d")
+    put(inner, "d/a", b"a")
+    put(inner, "d/b", b"b")
+    vfs = wrapped(Fault("eio-transient", 0, op="fsync_dir", path="d", after_op="unlink",
+                        after_path="d/b"), inner=inner)
+    vfs.fsync_dir("d")  # before the gate: not counted
+    vfs.unlink("d/a")  # not the gate's path
+    vfs.fsync_dir("d")
+    vfs.unlink("d/b")  # opens the gate; it is not counted itself
+    with pytest.raises(OSError) as exc:
+        vfs.fsync_dir("d")
+    assert exc.value.errno == errno.EIO
+    vfs.fsync_dir("d")  # transient: once
+    assert vfs.injected == [(4, "eio-transient")]
+    with pytest.raises(ValueError):
+        Fault("eio-transient", after_op="frobnicate")
+
+
+def test_the_trace_records_each_opens_mode_fast_and_faulted():
+    for vfs in (wrapped(), wrapped(Fault("eio-transient", 0, op="rmdir"))):
+        vfs.mkdir("d")
+        vfs.close(vfs.open("d/a", "x"))
+        vfs.close(vfs.open("d/a", "w"))
+        vfs.close(vfs.open("d/a", "r+"))
+        vfs.close(vfs.open("d/b", "x", traced_as="w"))
+        with pytest.raises(FileExistsError):
+            vfs.open("d/a", "x")
+        opens = [(ev.paths[0], ev.mode, ev.errno) for ev in vfs.trace if ev.op == "open"]
+        assert opens == [("d/a", "x", None), ("d/a", "w", None), ("d/a", "r+", None),
+                         ("d/b", "w", None), ("d/a", "x", errno.EEXIST)]
+        assert all(ev.mode is None for ev in vfs.trace if ev.op != "open")

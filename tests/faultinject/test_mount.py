@@ -259,3 +259,19 @@ def test_a_device_root_is_a_mount_of_its_own_over_the_same_model():
         assert ("fsync", ("media/b",)) in [(ev.op, ev.paths) for ev in trace]
         assert mounted(media)
     assert not mounted(media) and not mounted(mount.path)
+
+
+@needs_fuse
+def test_a_create_is_traced_exclusive_only_with_o_excl_and_o_trunc_truncates(mount):
+    mount.load(_model())
+    p = mount.path
+    os.close(os.open(f"{p}/d/a", os.O_CREAT | os.O_EXCL | os.O_RDWR, 0o644))
+    fd = os.open(f"{p}/d/b", os.O_CREAT | os.O_RDWR, 0o644)
+    os.write(fd, b"bytes")
+    os.close(fd)
+    os.close(os.open(f"{p}/d/b", os.O_CREAT | os.O_TRUNC | os.O_RDWR, 0o644))
+    model, trace, _ = mount.take()
+    opens = [(ev.paths[0], ev.mode) for ev in trace if ev.op == "open"]
+    assert ("d/a", "x") in opens and ("d/b", "w") in opens
+    assert [m for path, m in opens if path == "d/b"] == ["w", "w"]
+    assert model.snapshot()["d/b"][:2] == ("file", b"")

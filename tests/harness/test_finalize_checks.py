@@ -443,3 +443,44 @@ def test_explore_max_points_zero_chooses_no_crash_point_and_never_divides_by_it(
     assert _spread(points, 0) == []
     assert _spread(points, 3) == [points[0], points[3], points[6]]
     assert _spread(points, 20) == points
+
+
+def test_an_open_of_user_data_that_may_truncate_fails_h10_the_state_directory_is_the_candidates():
+    trace = [TraceEvent(0, "open", ("save/.private",), True, None, "x"),
+             TraceEvent(1, "open", ("motrix-state/motrix.db",), True, None, "w"),
+             TraceEvent(2, "open", ("save/.private",), True, None, "r+"),
+             TraceEvent(3, "open", ("save/.other",), True, None, "w")]
+    assert checks.truncating_creates(trace[:3], "the run") == []
+    [problem] = checks.clobbering_calls(trace, "recovery")
+    assert problem.startswith("recovery created a file without exclusive creation") \
+        and "save/.other" in problem
+
+
+def test_the_squatter_takes_only_the_first_new_name_beside_the_target():
+    from hookconf.faultinject.model import ModelVfs
+    from hookconf.harness.finalize.scenario import Squatter
+
+    vfs = ModelVfs()
+    for d in ("save", "elsewhere"):
+        vfs.mkdir(d)
+    fh = vfs.open("save/taken", "x")
+    vfs.close(fh)
+    placed: dict = {}
+    squat = Squatter("save", frozenset({"save/movie.mkv"}), b"theirs", 1, placed)
+    for paths in ((), ("a", "elsewhere/x"), ("a", "save/movie.mkv"), ("a", "save/taken"),
+                  ("a", "motrix-state/x")):
+        squat(vfs, paths)
+    assert placed == {}
+    squat(vfs, ("staging/out.mkv", "save/.private"))
+    squat(vfs, ("staging/out.mkv", "save/.second"))
+    assert placed == {"save/.private": ("file", b"theirs")}
+    assert vfs.lstat("save/.private").size == len(b"theirs")
+    given = {"tree": [{"path": "save/a.part", "file": "mine"}], "outsideSquat": {"file": "x"},
+             "task": {"taskId": "t", "saveDir": "save", "sourcePath": "save/a.part",
+                      "targetPath": "save/a.mkv"}}
+    sc = FinalizeScenario.from_given(given)
+    assert {f.op for f in sc.faults()} == {"open", "mkdir", "link", "rename_noreplace"}
+    sc.placed["save/.p"] = ("file", b"x")
+    assert sc.disturbed(False) and sc.environmental
+    assert checks.before_recovery(sc, {}, {"save/a.part": ("file", b"mine")}, False,
+                                  False)["H10"]

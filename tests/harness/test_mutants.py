@@ -148,6 +148,16 @@ FINALIZE_MUTANTS = [
     ("tests.mutants.finalize.lease_busy_ignored:factory", "H8", ("fin.refuse.lease-held.file.*",)),
     ("tests.mutants.finalize.journal_write_ignored:factory", "H13",
      ("fin.refuse.state-unwritable.file.*",)),
+    # a private copy created with truncation (the trace's open mode); compensation deleting
+    # an outsider's file whose name its exclusive create found taken (§10.2, §10.3)
+    ("tests.mutants.finalize.copy_truncating_create:factory", "H10", ("fin.matrix.file.cross-device",)),
+    ("tests.mutants.finalize.private_discard_foreign:factory", "H10", ("fin.squat.file.cross-device",)),
+    # case-equivalent paths with a replacement take the distinct-path route (§10.1)
+    ("tests.mutants.finalize.case_equivalent_replacement_moved:factory", "H13",
+     ("fin.casefold.file.relation.folding.case.staged",)),
+    # an I/O error in the cleanup after db_committed compensated (§10.2, §10.3)
+    ("tests.mutants.finalize.cleanup_error_compensates:factory", "H12",
+     ("fin.cleanup-faults.file.same.staged.*",)),
 ]
 
 #: Shell mutants (§16) run the shell cases: symmetry, the generated step order, incomplete assemblies.

@@ -9,7 +9,8 @@ FUSE request               Vfs call (trace op)
 =========================  ==================================================================
 getattr                    ``lstat`` (``fstat`` on an open file)
 readdir                    ``listdir``
-open / create              ``open`` (``r``, ``r+``; create: ``x``, or ``w``/``r+`` without
+open / create              ``open`` (``r``, ``r+``, ``w`` with ``O_TRUNC``; create: ``x``,
+                           traced as ``w`` without ``O_EXCL``; ``w``/``r+`` without
                            ``O_EXCL`` when the name appeared since the kernel looked)
 read / write / truncate    ``read`` / ``write`` / ``truncate``
 fsync / fsyncdir           ``fsync`` / ``fsync_dir`` (what they make durable is the model's)
@@ -283,6 +284,8 @@ class ModelOperations(mfusepy.Operations):
         if self._host_parts(path) is not None:
             raise fs_error(errno.EPERM, path)  # the host's files are names, not contents
         mode = "r" if flags & os.O_ACCMODE == os.O_RDONLY else "r+"
+        if flags & os.O_TRUNC and mode == "r+":
+            mode = "w"  # the kernel leaves O_TRUNC of an existing file to the open
         handle = self._do("open", lambda: self.vfs.open(self._rel(path), mode))
         with self.mutex:
             return self._keep(handle)
@@ -291,8 +294,11 @@ class ModelOperations(mfusepy.Operations):
         rel = self._rel(path)
         if (not stat_mod.S_ISREG(mode) and stat_mod.S_IFMT(mode)) or self._host_parts(path) is not None:
             raise fs_error(errno.EPERM, rel)
+        # traced as asked: without O_EXCL the create would truncate or open a file that
+        # appeared meanwhile, so it is no exclusive create even where the name is absent
+        asked = "x" if flags & os.O_EXCL else "w"
         try:
-            handle = self._do("open", lambda: self.vfs.open(rel, "x"))
+            handle = self._do("open", lambda: self.vfs.open(rel, "x", traced_as=asked))
         except FileExistsError:
             if flags & os.O_EXCL:
                 raise

@@ -28,7 +28,8 @@ from typing import Any
 from hookconf.faultinject.host import HOST_OPS
 from hookconf.harness.finalize.scenario import FinalizeScenario, UserTree
 
-__all__ = ["after_recovery", "before_recovery", "identity_problems", "outcome_problems"]
+__all__ = ["after_recovery", "before_recovery", "clobbering_calls", "identity_problems",
+           "outcome_problems", "truncating_creates"]
 
 _OPEN = ("prepared", "target_staged", "source_preserved", "target_installed")
 
@@ -87,6 +88,17 @@ def _writer_kept(sc: FinalizeScenario, fired: bool, tree: UserTree, when: str) -
     return []
 
 
+def _squat_kept(sc: FinalizeScenario, tree: UserTree, when: str) -> list[str]:
+    """H10 (§10.3 "任何分支都不得 … 覆盖未知路径"; §10.1 outside changes are "绝不能当作已知
+    数据删除"): the file an outsider put at the name the candidate was about to create
+    (case ``outsideSquat``) is still there with its bytes."""
+    if "outsideSquat" not in sc.given:
+        return []
+    return [f"{when}: the outsider's file at {path}, put there just before the candidate "
+            f"created that name, is {'gone' if path not in tree else 'changed'}"
+            for path, entry in sc.placed.items() if tree.get(path) != entry][:2]
+
+
 def _unrelated(sc: FinalizeScenario, tree: UserTree, when: str) -> list[str]:
     src = sc.task["sourcePath"]
     rep = sc.replacement_path()  # the staging adapter's one mapping is the plan's, not unrelated
@@ -136,7 +148,8 @@ def before_recovery(sc: FinalizeScenario, state: dict[str, Any], tree: UserTree,
     a compensation (which may undo a phase's layout before journaling ``cancelled``, as
     §10.3 allows), and every recorded phase must name a durable layout."""
     out: dict[str, list[str]] = {"H10": _writer_kept(sc, fired, tree, "after the crash")
-                                 + _unrelated(sc, tree, "after the crash"), "H19": [],
+                                 + _unrelated(sc, tree, "after the crash")
+                                 + _squat_kept(sc, tree, "after the crash"), "H19": [],
                                  "H11": _replacement_on_top(sc, state, tree, "after the crash",
                                                             compensating=not forward)}
     phase = state.get("phase")
@@ -270,7 +283,7 @@ def recovered_state(sc: FinalizeScenario, after: dict[str, Any], tree: UserTree,
     found = after_recovery(sc, after, tree, fired, expect_completed)
     found["H12"] = transaction_problems(sc, after, tree, "after recovery")
     found["H8"] = tamper_kept(sc, tree, "after recovery")
-    found["H10"] += plain_renames(trace, "recovery")
+    found["H10"] += clobbering_calls(trace, "recovery")
     first, second = (_recovered_tasks(a) for a in answers)
     if not same_files:
         found["H13"].append("recovery is not idempotent: the second run changed the files "
@@ -299,7 +312,8 @@ def after_recovery(sc: FinalizeScenario, state: dict[str, Any], tree: UserTree,
     or the error does not recur (§10.3 "retry or cancel safely")."""
     expect_completed = expect_completed or sc.environmental
     out: dict[str, list[str]] = {"H10": _writer_kept(sc, fired, tree, "after recovery")
-                                 + _unrelated(sc, tree, "after recovery"), "H13": [],
+                                 + _unrelated(sc, tree, "after recovery")
+                                 + _squat_kept(sc, tree, "after recovery"), "H13": [],
                                  "H11": _replacement_on_top(sc, state, tree, "after recovery")}
     status, phase = state.get("status"), state.get("phase")
     h13 = out["H13"]
@@ -343,7 +357,7 @@ def after_recovery(sc: FinalizeScenario, state: dict[str, Any], tree: UserTree,
     elif status in ("pending", "failed"):
         if not _restored(sc, fired, tree):
             h13.append(f"task {status} at phase {phase or 'none'} but the files changed: "
-                       f"{_diff(tree, sc.initial)} (a file action without a durable journal, "
+                       f"{_diff(tree, _rest(sc, fired)[0])} (a file action without a durable journal, "
                        "or an incomplete compensation)")
     else:
         h13.append(f"unknown task status {status!r}")
@@ -388,6 +402,28 @@ def plain_renames(trace: list[Any], where: str) -> list[str]:
     return [f"{where} issued a plain, overwrite-capable rename into user data: {ev}"
             for ev in trace if ev.op == "rename" and len(ev.paths) > 1
             and not ev.paths[1].startswith(STATE_DIR + "/")][:2]
+
+
+def truncating_creates(trace: list[Any], where: str) -> list[str]:
+    """H10 (§10.2 "跨设备文件 copy 使用排他的目标创建" — a copy uses exclusive destination
+    creation; §10.3 "任何分支都不得 … 覆盖未知路径" — no branch overwrites an unknown path):
+    an ``open`` of user data — anything outside the state directory — in a mode that
+    creates or truncates without failing on an existing name (``w``; through a mount, a
+    create without ``O_EXCL`` or an open with ``O_TRUNC``).  Judged on the call, not on
+    what happened to be at the name: a private copy created so into an empty name is as
+    wrong as one over a file an outsider just put there."""
+    from hookconf.harness.finalize.scenario import STATE_DIR
+
+    return [f"{where} created a file without exclusive creation (open mode "
+            f"{ev.mode!r}): {ev}" for ev in trace if ev.op == "open"
+            and getattr(ev, "mode", None) == "w"
+            and not ev.paths[0].startswith(STATE_DIR + "/")][:2]
+
+
+def clobbering_calls(trace: list[Any], where: str) -> list[str]:
+    """H10: every call of ``trace`` that may overwrite an unknown path —
+    :func:`plain_renames` and :func:`truncating_creates`."""
+    return plain_renames(trace, where) + truncating_creates(trace, where)
 
 
 def identity_problems(sc: FinalizeScenario, prepared: dict[str, Any]) -> list[str]:

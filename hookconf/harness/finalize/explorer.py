@@ -243,7 +243,7 @@ class _Run:
             second = self.conn.call("finalize.recover", ask)
         except CandidateReplyError as exc:
             self.note({"H13": [f"recovery failed: {exc.code}: {exc.message}"[:300]],
-                       "H10": checks.plain_renames(traced.trace, "recovery")}, at, unit, key)
+                       "H10": checks.clobbering_calls(traced.trace, "recovery")}, at, unit, key)
             return
         self.note({"H8": checks.recovery_lease_problems(traced.trace[start:]),
                    "H19": checks.postorder_problems(self.sc, traced.trace[start:], "recovery")},
@@ -348,7 +348,7 @@ def run_finalize(case: Case, conn: Connection, obs: Any, *, replay: bool = False
     run.forward = answer is not None and answer.get("status") == "completed"
     outcome = checks.outcome_problems(sc, case.expect, prepared, answer)
     run.note({"H11": checks.source_installed(sc, trace) if prepared.get("planned") else [],
-              "H10": checks.plain_renames(trace, "the run"),
+              "H10": checks.clobbering_calls(trace, "the run"),
               "H8": checks.lease_problems(sc, trace, fail_closed=bool(
                   sc.host and (sc.host.stop_fails or sc.host.unaccounted))
                   or bool(sc.given.get("leaseHeld"))),
@@ -659,7 +659,7 @@ def _replay(run: _Run, faults: tuple[Fault, ...], trace: list[Any],
         outsiders = _Outsiders.of(sc, vfs.trace[:k + (when == "after")])
         if when == "before" and k in stops:
             stopped[k] = (model.clone(), outsiders)
-        run.note({"H10": checks.plain_renames(vfs.trace, "the run")}, label, unit)
+        run.note({"H10": checks.clobbering_calls(vfs.trace, "the run")}, label, unit)
         in_db = all(p.startswith(DATABASE) for p in trace[k].paths)
         for variant, state in model.crash_states(explore=variants == "all"):
             if in_db and variant not in ("durable", "all"):

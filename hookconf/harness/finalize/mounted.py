@@ -59,6 +59,7 @@ from hookconf.harness.finalize.scenario import (
     Appender,
     OutsideWriter,
     Retype,
+    Squatter,
     Tamper,
     user_tree,
 )
@@ -188,6 +189,8 @@ class _MountRun(_Run):
                 self.sc.fired.update(fault.mutate.fired)
             elif isinstance(fault.mutate, Appender):
                 self.sc.tampered.update(fault.mutate.tampered)
+            elif isinstance(fault.mutate, Squatter):
+                self.sc.placed.update(fault.mutate.placed)
             elif isinstance(fault.mutate, Retype):
                 self.sc.renamed.update(fault.mutate.renamed)
                 self.sc.placed.update(fault.mutate.placed)
@@ -238,7 +241,7 @@ class _MountRun(_Run):
         except CandidateReplyError as exc:
             trace = self.mount.take()[1]
             self.note({"H13": [f"recovery failed: {exc.code}: {exc.message}"[:300]],
-                       "H10": checks.plain_renames(trace, "recovery")}, at, unit, key)
+                       "H10": checks.clobbering_calls(trace, "recovery")}, at, unit, key)
             return
         model, trace, _ = self.mount.take()
         self.note({"H8": checks.recovery_lease_problems(trace),
@@ -331,7 +334,7 @@ def _explore(run: _MountRun, case: Case, obs: Any) -> None:
     outcome = checks.outcome_problems(sc, case.expect, prepared, answer)
     host = sc.host_spec()
     run.note({"H11": checks.source_installed(sc, trace) if prepared.get("planned") else [],
-              "H10": checks.plain_renames(trace, "the run"),
+              "H10": checks.clobbering_calls(trace, "the run"),
               "H8": checks.lease_problems(sc, trace, fail_closed=host[1] or bool(host[2])),
               "H9": checks.planning_problems(trace[:run.prepare_end])
               + checks.selection_problems(sc, prepared),
@@ -358,7 +361,7 @@ def _explore(run: _MountRun, case: Case, obs: Any) -> None:
             continue
         fired = bool(sc.fired)
         sc.installed_from = checks.install_sources(sc, crash_trace)
-        run.note({"H10": checks.plain_renames(crash_trace, "the run")}, label, unit)
+        run.note({"H10": checks.clobbering_calls(crash_trace, "the run")}, label, unit)
         in_db = all(p.startswith(DATABASE) for p in mutating[n].paths)
         for variant, state in crashed.crash_states(explore=variants == "all"):
             if in_db and variant not in ("durable", "all"):

@@ -34,7 +34,7 @@ from hookconf.faultinject.port import Vfs
 from hookconf.faultinject.snapshot import snapshot
 
 __all__ = ["DATABASE", "ROOT", "STATE_DIR", "Appender", "FinalizeScenario", "OutsideWriter", "Retype",
-           "Tamper", "UserTree", "user_part", "user_tree"]
+           "Squatter", "Tamper", "UserTree", "user_part", "user_tree"]
 
 #: The name under which the harness hands its file system to an in-process candidate.
 ROOT = "hookconf-scenario"
@@ -281,6 +281,42 @@ class Retype:
 
 
 @dataclass
+class Squatter:
+    """The case's ``outsideSquat``, a ``mutate-tree-each`` mutator: just before the
+    candidate's first call creating a name in the target's directory ``dir`` — an ``open``
+    or ``mkdir`` of that name, a ``link`` or no-replace rename to it (``at``: the index of
+    the created name among the call's paths) — other than the target and the scenario's own ``known`` paths,
+    while nothing is there, an outsider creates a file of its own there with ``data``,
+    durably, once: whatever name the candidate picked for its invocation-private item
+    (§10.2 "使用排他的目标创建"; §10.3 "任何分支都不得 … 覆盖未知路径").  ``placed`` (the
+    scenario's dict) records the file.  A plain value, like :class:`OutsideWriter`."""
+
+    dir: str
+    known: frozenset[str]
+    data: bytes
+    at: int
+    placed: dict[str, tuple]
+
+    def __call__(self, vfs: Vfs, paths: tuple[str, ...]) -> None:
+        if self.placed or len(paths) <= self.at:
+            return
+        name = paths[self.at]
+        if _parent(name) != self.dir or name in self.known or name.startswith(STATE_DIR + "/"):
+            return
+        try:
+            vfs.lstat(name)
+            return  # a name already taken: no create the outsider can pre-empt
+        except FileNotFoundError:
+            pass
+        fh = vfs.open(name, "x")
+        vfs.write(fh, self.data, 0)
+        vfs.fsync(fh)
+        vfs.close(fh)
+        vfs.fsync_dir(self.dir)
+        self.placed[name] = ("file", self.data)
+
+
+@dataclass
 class FinalizeScenario:
     """Everything the runner and the checks need, derived once from the case's ``given``."""
 
@@ -319,7 +355,9 @@ class FinalizeScenario:
     #: cases: the original must never reach the target, §10.2)
     source_ino: int | None = None
     #: what the outsider of ``outsideRetype`` put in place of what it moved aside
-    #: (:class:`Retype`), user-tree entries, once it acted in the current run
+    #: (:class:`Retype`), or the file the outsider of ``outsideSquat`` put at the
+    #: candidate's new name (:class:`Squatter`): user-tree entries, once it acted in the
+    #: current run
     placed: UserTree = field(default_factory=dict)
 
     @classmethod
@@ -521,10 +559,12 @@ class FinalizeScenario:
     def faults(self) -> tuple[Fault, ...]:
         """The case's named faults, then the outside writer as ``mutate-tree`` faults (one
         per op it may precede).  Raises ``ValueError`` for a fault the registry refuses."""
-        named = tuple(Fault(f["name"], int(f.get("nth", 0)), op=f.get("op"), path=f.get("path"))
+        named = tuple(Fault(f["name"], int(f.get("nth", 0)), op=f.get("op"), path=f.get("path"),
+                            after_op=(f.get("after") or {}).get("op"),
+                            after_path=(f.get("after") or {}).get("path"))
                       for f in self.given.get("faults", ()))
         named += self._engine_faults() + self._tamper_faults() + self._append_faults() \
-            + self._retype_faults()
+            + self._retype_faults() + self._squat_faults()
         if self.writer is None:
             return named
         path, data = self.writer
@@ -604,6 +644,22 @@ class FinalizeScenario:
                     "before-fsync": ("fsync", f"{src}/*"),
                     "before-delete": ("unlink", None)}[when]
         return (Fault("mutate-tree", 0, op=op, path=path, mutate=retype),)
+
+    def _squat_faults(self) -> tuple[Fault, ...]:
+        """The case's ``outsideSquat`` (:class:`Squatter`): before each of the candidate's
+        ``open``, ``mkdir``, ``link`` and ``rename_noreplace`` calls naming a path in the
+        target's directory; it acts once, at the first new name."""
+        spec = self.given.get("outsideSquat")
+        if not spec:
+            return ()
+        tgt = self.task["targetPath"]
+        tdir = _parent(tgt)
+        known = frozenset({tgt, self.target_in_tree, *self.initial})
+        data = _content(spec)
+        return tuple(Fault("mutate-tree-each", 0, op=op, path=f"{tdir}/*" if tdir != "." else "*",
+                           mutate=Squatter(tdir, known, data, at, self.placed))
+                     for op, at in (("open", 0), ("mkdir", 0), ("link", 1),
+                                    ("rename_noreplace", 1)))
 
     def request(self) -> dict[str, Any]:
         """The case's ``request``: fields of ``finalize.prepare``'s request sent as given,
@@ -768,7 +824,8 @@ class FinalizeScenario:
     def environmental(self) -> bool:
         """Whether the run's failure comes from outside (a writer, an injected error)."""
         return self.writer is not None or bool(self.given.get("faults")) or self.tamper_early \
-            or "outsideAppend" in self.given or "outsideRetype" in self.given
+            or "outsideAppend" in self.given or "outsideRetype" in self.given \
+            or "outsideSquat" in self.given
 
     def holds_selected(self, tree: UserTree) -> bool:
         """Whether the target holds exactly the selected artifact."""

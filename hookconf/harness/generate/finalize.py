@@ -23,9 +23,12 @@ before the candidate's own file/dir fsyncs is seen to lose the artifact (§10.2,
 Every instance is crash-explored by the runner; a directory across devices is copied
 privately (per-file fsync, postorder directory fsync) and crashed inside that copy and
 inside the source's deletion too.  Not in the matrix (a directory source with a
-replacement is a type mismatch; case-equivalent source and target paths are not modelled
-yet).  The entry limit has its own template, ``finalize.limits``; a full target device,
-``finalize.enospc``; the identity models, ``finalize.platform``.
+replacement is a type mismatch): case-equivalent source and target paths, with and
+without a replacement, are ``finalize.casefold``'s.  The entry limit has its own template,
+``finalize.limits``; a full target device, ``finalize.enospc``; the identity models,
+``finalize.platform``; an outsider at the candidate's first new name beside the target,
+``finalize.squat``; an I/O error on each cleanup action after the terminal transaction,
+``finalize.cleanup-faults``.
 """
 
 from __future__ import annotations
@@ -594,6 +597,56 @@ def finalize_quiesce(params: dict[str, Any], rng: random.Random) -> Iterator[Ins
                            notes=f"{_RECOVERY_READS[0]}: {_RECOVERY_READS[1]}")
 
 
+#: Routes whose first new name in the target's directory is not the target (§10.2): a
+#: private copy (a file or a tree across devices, a replacement on another device) or a
+#: hard-linked replacement, and the source renamed aside in place.
+_SQUAT_ROUTES = (("file", "cross-device", "none", "absent", "native"),
+                 ("tree", "cross-device", "none", "absent", "native"),
+                 ("file", "cross-device", "staged", "absent", "native"),
+                 ("file", "other-dir", "staged", "absent", "native", "own"),
+                 ("file", "distinct", "staged", "absent", "native"),
+                 ("file", "same", "staged", "absent", "native"))
+#: What the outsider leaves at the candidate's new name: shorter than every artifact and no
+#: prefix of one, so no size or prefix rule can take it for a copy cut short.
+_SQUAT_BYTES = "an outsider's file"
+#: §13 names no code for a private name found taken; failing closed is the answer, or a
+#: candidate may pick another name and complete.
+_SQUAT_CODES = ["plugin.finalize.file_commit_failed", "plugin.finalize.target_exists",
+                "plugin.finalize.recovery_quarantined"]
+_SQUAT = ("§10.2, §10.3", "跨设备文件 copy 使用排他的目标创建 (a copy uses exclusive destination "
+                          "creation); 任何分支都不得跟随 symlink、覆盖未知路径 (no branch overwrites "
+                          "an unknown path); §10.1: 外部变化 … 绝不能当作已知数据删除 (outside "
+                          "changes are never deleted as known data) — a name whose exclusive "
+                          "creation failed holds someone else's bytes, which no compensation "
+                          "may take for a copy cut short.")
+
+
+@template("finalize.squat", params={
+    "type": "object", "additionalProperties": False,
+    "properties": {"maxPoints": {"type": "integer", "minimum": 0, "maximum": 2000}}})
+def finalize_squat(params: dict[str, Any], rng: random.Random) -> Iterator[Instance]:
+    """For every route whose first new name in the target's directory is not the target
+    (:data:`_SQUAT_ROUTES`), an outsider puts a short file of its own at that name — the
+    candidate's invocation-private copy or link, or the name it renames the source aside
+    to, whatever it is called — just before the candidate creates it (``outsideSquat``):
+    the creation must be exclusive and the outsider's bytes survive the run, every crash
+    and recovery; the finalization fails closed (or completes under another name)."""
+    del rng
+    for dims in _SQUAT_ROUTES:
+        given, _ = _case(*dims)
+        given["outsideSquat"] = {"file": _SQUAT_BYTES}
+        if "maxPoints" in params:
+            given["explore"] = {"maxPoints": params["maxPoints"]}
+        key = ".".join(("staging-" + d) if i == 5 else d for i, d in enumerate(dims)
+                       if d not in ("none", "native", "absent", "with-source"))
+        yield Instance(key, f"{_describe(*dims).split(', crashed')[0]}: an outsider puts a short "
+                       "file of its own at the first name the candidate creates beside the "
+                       "target, just before it: created exclusively, the outsider's bytes kept",
+                       "runtime.finalize", "negative", given,
+                       {"outcome": "open", "code": list(_SQUAT_CODES)}, ("H10", "H13"),
+                       "§10.2", notes=f"{_SQUAT[0]}: {_SQUAT[1]}")
+
+
 #: Every route with a staged replacement (§10.2): replace and replace_in_place, the
 #: replacement hard-linked (same device) or copied (its own device, or the source's other one).
 _REPLACEMENT_ROUTES = (("file", "distinct", "staged", "absent", "native"),
@@ -748,6 +801,99 @@ def finalize_db_faults(params: dict[str, Any], rng: random.Random) -> Iterator[I
                             "completed or failed, the database, the journal and the files "
                             "agree in every state", either, ("H12", "H13", "H19"), "§10.2",
                             f"{_ACK[0]}: {_ACK[1]}")
+
+
+#: Every route whose cleanup deletes something (§10.2: the obsolete source, the staged
+#: replacement, the rollback artifact): a file and a tree copied across devices, and each
+#: replacement route — hard-linked, copied from the source's other device or its own.  A
+#: direct rename or an in-place finalization without a replacement deletes nothing.
+_CLEANUP_ROUTES = (("file", "cross-device", "none", "absent", "native"),
+                   ("tree", "cross-device", "none", "absent", "native"),
+                   ("file", "distinct", "staged", "absent", "native"),
+                   ("file", "same", "staged", "absent", "native"),
+                   ("file", "cross-device", "staged", "absent", "native"),
+                   ("file", "other-dir", "staged", "absent", "native", "own"))
+_AFTER_COMMIT = ("§10.2, §10.3", "只有在该事务成功后，Motrix 才可以删除过期 source、staged replacement "
+                                 "与 rollback artifact (only after the transaction succeeds may "
+                                 "Motrix delete the obsolete source, the staged replacement and the "
+                                 "rollback artifact); db_committed：保留已经提交的 target 并完成幂等 "
+                                 "cleanup (db_committed: keep the committed target and finish the "
+                                 "idempotent cleanup) — an I/O error in the cleanup is no reason to "
+                                 "compensate: the task stays completed, the target in place.")
+
+
+def _cleanup_actions(dims: tuple[str, ...]) -> list[tuple[str, dict[str, Any]]]:
+    """``(name, fault)`` for each action of ``dims``' cleanup: an ``EIO`` on each deletion
+    (every file and directory of a tree; the rollback by the only name the candidate deletes
+    in the target's directory), on each directory fsync that makes a deletion durable (its
+    parent, counted from that deletion on) and an ``ENOSPC`` on the first write to the state
+    directory once the cleanup has deleted something (the journal's ``cleaned``).  Each is
+    an action §10.2 allows only after the terminal transaction."""
+    given, _ = _case(*dims)
+    task = given["task"]
+    src, tgt = task["sourcePath"], task["targetPath"]
+    staged = (task.get("replacement") or {}).get("stagedPath")
+    roots: list[tuple[str, str, str]] = []  # (name, deleted root or pattern, its delete op)
+    deletions: list[tuple[str, dict[str, Any]]] = []
+    if src != tgt:
+        below = sorted({e["path"] for e in given["tree"] if e["path"].startswith(src + "/")})
+        dirs = sorted({p.rpartition("/")[0] for p in below if p.rpartition("/")[0] != src}
+                      | {e["path"] for e in given["tree"] if e.get("dir")
+                         and e["path"].startswith(src + "/")}, reverse=True)
+        for path in below:
+            if path not in dirs:
+                deletions.append(("source" + path[len(src):].replace("/", "-").replace(".", "-"),
+                                  {"op": "unlink", "path": path}))
+        for path in dirs:
+            deletions.append(("source" + path[len(src):].replace("/", "-"),
+                              {"op": "rmdir", "path": path}))
+        op = "rmdir" if below else "unlink"
+        deletions.append(("source", {"op": op, "path": src}))
+        roots.append(("source", src, op))
+    else:  # the source renamed aside in place: the rollback, by a name of the candidate's
+        rollback = f"{posixpath.dirname(tgt)}/*"
+        deletions.append(("rollback", {"op": "unlink", "path": rollback}))
+        roots.append(("rollback", rollback, "unlink"))
+    if staged:
+        deletions.append(("replacement", {"op": "unlink", "path": staged}))
+        roots.append(("replacement", staged, "unlink"))
+    out = [(f"eio-{f['op']}-{name}", {"name": "eio-transient", **f}) for name, f in deletions]
+    for name, root, op in roots:
+        parent = posixpath.dirname(tgt if name == "rollback" else root)
+        out.append((f"eio-fsync-dir-after-{name}",
+                    {"name": "eio-transient", "op": "fsync_dir", "path": parent,
+                     "after": {"op": op, "path": root}}))
+    name, root, op = roots[0]
+    out.append(("enospc-state-write", {"name": "enospc", "op": "write", "path": "motrix-state/*",
+                                       "after": {"op": op, "path": root}}))
+    return out
+
+
+@template("finalize.cleanup-faults", params={
+    "type": "object", "additionalProperties": False,
+    "properties": {"maxPoints": {"type": "integer", "minimum": 0, "maximum": 2000}}})
+def finalize_cleanup_faults(params: dict[str, Any], rng: random.Random) -> Iterator[Instance]:
+    """For every route whose cleanup deletes something (:data:`_CLEANUP_ROUTES`), an I/O
+    error armed on each action of that cleanup (:func:`_cleanup_actions`) — after
+    ``db_committed`` by §10.2's order: the finalization answers ``completed``, the committed
+    target stays in place holding the selected artifact, and no compensation moves it;
+    crashed at every operation and recovered, every state judged."""
+    del rng
+    for dims in _CLEANUP_ROUTES:
+        key = ".".join(("staging-" + d) if i == 5 else d for i, d in enumerate(dims)
+                       if d not in ("none", "native", "absent", "with-source"))
+        for name, fault in _cleanup_actions(dims):
+            given, _ = _case(*dims)
+            given["faults"] = [fault]
+            if "maxPoints" in params:
+                given["explore"] = {"maxPoints": params["maxPoints"]}
+            yield Instance(f"{key}.{name}",
+                           f"{_describe(*dims).split(', crashed')[0]}: {fault['name']} on the "
+                           f"cleanup's {fault['op']} ({name}) after the terminal transaction: "
+                           "completed, the committed target kept, crashed at every operation",
+                           "runtime.finalize", "negative", given, {"outcome": "completed"},
+                           ("H10", "H12", "H13"), "§10.2",
+                           notes=f"{_AFTER_COMMIT[0]}: {_AFTER_COMMIT[1]}")
 
 
 def _fault_cases(params: dict[str, Any], routes: tuple[tuple[str, str, str], ...],
@@ -916,6 +1062,62 @@ def finalize_casefold(params: dict[str, Any], rng: random.Random) -> Iterator[In
                                  "(Windows case-equivalent paths take the source == target "
                                  "branch); the harness's oracle holds the target at the "
                                  "source's spelling on a folding file system.")
+    yield from _casefold_relations(params)
+
+
+#: How the target's path relates to the source's: the same string, another case of it, or
+#: another name (``(source, target)`` for a file).
+_RELATIONS = {"same": ("save/movie.mkv", "save/movie.mkv"),
+              "case": ("save/movie.mkv", "save/Movie.mkv"),
+              "distinct": ("save/movie.part", "save/Movie.mkv")}
+_EQUIVALENT = ("§10.1", "Windows 大小写等价路径走 source == target 分支 (Windows case-equivalent "
+                        "paths take the source == target branch); §10.2: 有 replacement 时只安装 "
+                        "replacement 临时项，原 source 永远不会覆盖它 (with a replacement only its "
+                        "temporary item is installed) — with a replacement that branch renames "
+                        "the source aside and installs the replacement at the one entry both "
+                        "spellings name, never taking the source for an unrelated target.")
+
+
+def _casefold_relations(params: dict[str, Any]) -> Iterator[Instance]:
+    """Every §10.1–§10.2 path branch on both file-system models: the target the same path
+    as the source, another case of it, or another name × a replacement absent or staged ×
+    a case-folding or a case-sensitive file system (a tree source without a replacement
+    only: a file replacement for a directory is a type mismatch).  All complete; on a
+    folding file system a case variant is the source == target branch, its one entry
+    keeping the source's spelling when nothing is installed and taking the target's when
+    the replacement is (``targetPath`` is the final path the transaction commits, §10.2)."""
+    for folding in (True, False):
+        for relation, (src, tgt) in _RELATIONS.items():
+            for artifact, replacement in (("file", "none"), ("file", "staged"),
+                                          ("tree", "none")):
+                if relation == "case" and replacement == "none":
+                    continue  # the ``equivalent`` cases above
+                if artifact == "tree":
+                    src, tgt = src.rsplit(".", 1)[0] + ".dir" if relation == "distinct" \
+                        else src[:-4], tgt[:-4]
+                tree = [{"path": "save/keep.txt", "file": "an unrelated file of the user"},
+                        *_artifact(artifact, src)]
+                task: dict[str, Any] = {"taskId": "task-1", "saveDir": "save", "sourcePath": src,
+                                        "targetPath": tgt, "metadataOps": list(_METADATA_OPS)}
+                if replacement == "staged":
+                    staged = "staging/plugin-a/out.mkv"
+                    tree.append({"path": staged, "file": "replacement output", "repeat": 40})
+                    task["replacement"] = {"pluginId": "plugin-a", "stagedPath": staged}
+                given: dict[str, Any] = {"caseFolding": folding, "tree": tree, "task": task}
+                if "maxPoints" in params:
+                    given["explore"] = {"maxPoints": params["maxPoints"]}
+                fs = "folding" if folding else "sensitive"
+                where = "a case-folding" if folding else "a case-sensitive"
+                branch = "source == target" if relation == "same" or \
+                    (relation == "case" and folding) else "distinct paths"
+                rep = ", with a staged replacement" if replacement == "staged" else ""
+                invariants = ("H10", "H13", "H19") + (("H11",) if replacement == "staged" else ())
+                yield Instance(f"{artifact}.relation.{fs}.{relation}.{replacement}",
+                               f"finalize a {artifact}{rep} on {where} file system, the target "
+                               f"{tgt!r} and the source {src!r} ({relation}): the {branch} "
+                               "branch, completed", "runtime.finalize", "positive", given,
+                               {"outcome": "completed"}, invariants, "§10.1",
+                               notes=f"{_EQUIVALENT[0]}: {_EQUIVALENT[1]}")
 
 
 # ---- §10.1 identity discrimination (H23) -------------------------------------------------

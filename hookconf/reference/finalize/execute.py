@@ -12,13 +12,17 @@ rename is never issued (H10).
 On a failure before ``db_committed`` the completed stages are undone in reverse, each
 undo identity-checked, then ``cancelled`` is journaled with the §13 code; if an undo meets
 a mismatch the journal is ``quarantined`` and nothing more is touched.  A cleanup
-mismatch after ``db_committed`` is quarantined too (the task stays completed).
+mismatch after ``db_committed`` is quarantined too (the task stays completed); an I/O
+error in that cleanup leaves the journal at ``db_committed`` for start-up recovery to
+finish (the task stays completed, nothing is compensated).
 """
 
 from __future__ import annotations
 
 import errno
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from hookconf.faultinject.host import Host, NullHost
 from hookconf.faultinject.port import FileHandle, Kind, Vfs
@@ -46,6 +50,8 @@ from hookconf.reference.finalize.plan import (
 )
 
 __all__ = ["DATABASE", "Executor", "JournalStore", "Mismatch", "Outcome"]
+
+T = TypeVar("T")
 
 #: The task database's file name in the state directory when the harness names none.
 DATABASE = "motrix.db"
@@ -209,6 +215,12 @@ class Executor:
         self.state = j.JournalState()
         #: The host port whose lease the caller holds for this plan (§10.1).
         self.host: Host = NullHost()
+        #: Private names this executor created exclusively (the create succeeded): a
+        #: shorter file there is its own copy cut short by an error.
+        self.created: set[str] = set()
+        #: Private names whose exclusive creation failed (``EEXIST``): someone else's item,
+        #: never discarded (§10.3 "任何分支都不得 … 覆盖未知路径").
+        self.refused: set[str] = set()
 
     # ---- the journal -----------------------------------------------------------------
     def record(self, event: j.Event) -> None:
@@ -274,7 +286,14 @@ class Executor:
                     if failed is not None:
                         return failed
                 else:
-                    self.record(stage.event)
+                    try:
+                        self.record(stage.event)
+                    except OSError as exc:
+                        if not self.state.committed:
+                            raise
+                        # the cleanup's phase could not be written: the task is committed
+                        return self._fail(index, ErrorCode.FILE_COMMIT_FAILED,
+                                          f"{stage.name}: {exc.strerror} ({exc.filename})")
         return Outcome("completed", self.state.phase.value if self.state.phase else None,
                        final_path=self.plan.target_path)
 
@@ -283,7 +302,19 @@ class Executor:
             # §10.2 "随后 fsync 受影响目录": the deletions made before the mismatch are durable
             # before the quarantine that ends the cleanup is recorded
             for parent in stage_parents(self.stages[index]):
-                self.vfs.fsync_dir(parent)
+                try:
+                    self.vfs.fsync_dir(parent)
+                except OSError:
+                    if code is ErrorCode.RECOVERY_QUARANTINED:
+                        raise
+            if code is not ErrorCode.RECOVERY_QUARANTINED:
+                # an I/O error is no mismatch: nothing is compensated and nothing recorded;
+                # the journal stays at db_committed and start-up recovery finishes the
+                # idempotent cleanup (§10.3 "db_committed：保留已经提交的 target 并完成幂等
+                # cleanup")
+                return Outcome("completed", self.state.phase.value if self.state.phase else None,
+                               final_path=self.plan.target_path,
+                               reason=f"cleanup left for recovery: {message}")
             self.record(j.Quarantined(str(ErrorCode.RECOVERY_QUARANTINED), message))
             return Outcome("completed", self.state.phase.value if self.state.phase else None,
                            ErrorCode.RECOVERY_QUARANTINED, self.plan.target_path, message)
@@ -326,7 +357,7 @@ class Executor:
             if self.holds(effect.path, effect.role) is not True:
                 raise Mismatch(f"{effect.path} does not hold the recorded {effect.role} identity")
         elif isinstance(effect, Link):
-            vfs.link(effect.src, effect.dst)
+            self._create(effect.dst, lambda: vfs.link(effect.src, effect.dst))
         elif isinstance(effect, CopyFile):
             self._copy(effect.src, effect.dst)
         elif isinstance(effect, CopyTree):
@@ -377,7 +408,17 @@ class Executor:
 
     def discard_private(self, path: str, role: str) -> None:
         """See :class:`~hookconf.reference.finalize.plan.DiscardPrivate`; a private
-        directory copy is discarded by :meth:`remove_tree` with partial files allowed."""
+        directory copy is discarded by :meth:`remove_tree` with partial files allowed.
+
+        Only what is known to be this finalization's own is deleted (§10.3 "只丢弃该身份";
+        §10.1 outside changes are "绝不能当作已知数据删除"): an item whose exclusive
+        creation failed here is someone else's and is left alone; a file holding ``role``'s
+        full identity goes; a shorter file goes only when this executor created it, or —
+        found after a crash — when its bytes are a prefix of the copy's origin, which still
+        holds the recorded identity (a copy cut short).  Anything else raises
+        :class:`Mismatch` (bytes kept)."""
+        if path in self.refused:
+            return  # its exclusive creation failed: never ours, left in place
         try:
             st = self.vfs.lstat(path)
         except FileNotFoundError:
@@ -386,13 +427,47 @@ class Executor:
         if st.kind is Kind.DIR and expected["kind"] == "directory":
             self.remove_tree(path, partial=True)
             return
-        # a copy a crash cut short is shorter than the recorded size; one as long or longer
-        # with other bytes is no partial copy of that identity (§10.3 "只丢弃该身份")
+        # a copy cut short is shorter than the recorded size; one as long or longer with
+        # other bytes is no partial copy of that identity (§10.3 "只丢弃该身份")
         partial = st.kind is Kind.FILE and expected["kind"] == "file" \
-            and st.size < int(expected["size"])
+            and st.size < int(expected["size"]) \
+            and (path in self.created or self.cut_copy(path, role))
         if not partial and self.holds(path, role) is not True:
             raise Mismatch(f"the private item {path} holds unknown bytes; left in place")
         self.vfs.unlink(path)
+
+    def cut_copy(self, path: str, role: str) -> bool:
+        """Whether the regular file ``path`` holds a prefix of the bytes of the copy's
+        origin (the source for ``source``, the staged file for ``replacement``) while the
+        origin still holds ``role``'s recorded identity: a private copy a crash cut
+        short."""
+        origin = self.plan.source_path if role == "source" or self.plan.replacement is None \
+            else self.plan.replacement.staged_path
+        if self.holds(origin, role) is not True:
+            return False
+        vfs = self.vfs
+        mine, theirs = vfs.open(path, "r"), vfs.open(origin, "r")
+        try:
+            offset = 0
+            while chunk := vfs.read(mine, CHUNK_BYTES, offset):
+                if vfs.read(theirs, len(chunk), offset) != chunk:
+                    return False
+                offset += len(chunk)
+            return True
+        finally:
+            vfs.close(mine)
+            vfs.close(theirs)
+
+    def _create(self, path: str, create: Callable[[], T]) -> T:
+        """Run ``create``, an exclusive creation of ``path``; note whether it made the
+        name (:attr:`created`) or found it taken (:attr:`refused`, ``EEXIST`` re-raised)."""
+        try:
+            out = create()
+        except FileExistsError:
+            self.refused.add(path)
+            raise
+        self.created.add(path)
+        return out
 
     def copy_tree(self, src: str, dst: str) -> None:
         """§10.2's private directory copy: ``dst`` and everything below it created
@@ -401,7 +476,7 @@ class Executor:
         partial copy stays private) or :class:`Mismatch` for an entry that is neither a
         regular file nor a directory."""
         vfs = self.vfs
-        vfs.mkdir(dst)
+        self._create(dst, lambda: vfs.mkdir(dst))
         for name in vfs.listdir(src):
             s, d = f"{src}/{name}", f"{dst}/{name}"
             kind = vfs.lstat(s).kind
@@ -472,6 +547,9 @@ class Executor:
             raise Mismatch(f"{path} does not hold its recorded identity; left in place")
 
     def _copy(self, src: str, dst: str) -> None:
+        """Copy the file ``src`` to ``dst``, created exclusively (§10.2 "使用排他的目标创建"),
+        and fsync it; ``dst`` is noted in :attr:`created` once made, in :attr:`refused`
+        when found taken (``FileExistsError`` re-raised)."""
         vfs = self.vfs
         fin = vfs.open(src, "r")
         try:
@@ -483,7 +561,11 @@ class Executor:
                     offset += len(chunk)
                 vfs.fsync(fout)
             finally:
+                self.created.add(dst)  # the exclusive create succeeded: the name is ours
                 vfs.close(fout)
+        except FileExistsError:
+            self.refused.add(dst)
+            raise
         finally:
             vfs.close(fin)
 
