@@ -43,6 +43,7 @@ from hookconf.harness.protocol import (
     CandidateSpecError,
     CandidateUnreachable,
     Hello,
+    check_spec,
     connect,
     load_candidate_object,
 )
@@ -412,6 +413,10 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
+    if args.candidate.startswith("cmd:"):
+        print("hookconf serve: takes 'reference' or 'module:factory' (an in-process candidate to serve "
+              "over stdio), not a cmd: command line", file=sys.stderr)
+        return EXIT_USAGE
     try:
         candidate = load_candidate_object(args.candidate)
     except CandidateSpecError as exc:
@@ -720,6 +725,12 @@ def _verify_cert(args: argparse.Namespace) -> int:
     if not folder.is_dir():
         _say(errors, f"usage: {folder}:", "is not a folder" if folder.exists() else "no such folder")
         return EXIT_USAGE
+    if args.candidate is not None:
+        try:
+            check_spec(args.candidate)
+        except CandidateSpecError as exc:
+            _say(errors, "usage:", str(exc))
+            return EXIT_USAGE
     found = verify_certificate(folder)
     if found.matches and args.candidate is not None:
         try:

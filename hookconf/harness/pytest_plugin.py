@@ -125,6 +125,12 @@ class HookconfCase(pytest.Item):
 def pytest_configure(config: pytest.Config) -> None:
     spec = config.getoption("hookconf_candidate")
     if spec:
+        from hookconf.harness.protocol import CandidateSpecError, check_spec
+
+        try:
+            check_spec(spec)
+        except CandidateSpecError as exc:
+            raise pytest.UsageError(f"--hookconf-candidate: {exc}") from exc
         config.stash[_KEY] = _Candidate(spec, config.getoption("hookconf_timeout"))
 
 

@@ -1,0 +1,35 @@
+"""What a first run meets: malformed ``--candidate`` values are usage errors wherever they are
+parsed, a run leaves the current folder as it found it, unmatched ``--case`` globs are named."""
+
+from __future__ import annotations
+
+import pytest
+
+from hookconf.harness.cli import main
+
+UNSPLITTABLE = ['cmd:sh -c "echo unterminated', "cmd:sh -c 'x", "cmd:x \\"]
+
+
+@pytest.mark.parametrize("spec", UNSPLITTABLE)
+@pytest.mark.parametrize("command", [["run", "-q"], ["run", "-q", "-j", "2"], ["certify", "-q"]])
+def test_a_command_line_shell_rules_cannot_split_is_a_usage_error(tmp_path, capsys, spec, command):
+    if command[0] == "certify":
+        command = [*command, "--out", str(tmp_path / "cert")]
+    code = main([*command, "--candidate", spec, "--case", "perm.ipv6.1"])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert "usage: --candidate" in err and "cannot be split with shell rules" in err
+
+
+def test_verify_cert_checks_the_candidates_form_before_the_certificate(tmp_path, capsys):
+    assert main(["verify-cert", str(tmp_path), "--candidate", UNSPLITTABLE[0]]) == 2
+    assert "cannot be split with shell rules" in capsys.readouterr().err
+    assert main(["verify-cert", str(tmp_path), "--candidate", "nocolon"]) == 2
+    assert "expected 'reference', 'module:factory'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("spec", ["cmd:foo", "cmd:hookconf serve reference"])
+def test_serve_says_it_takes_an_in_process_candidate_not_a_command(capsys, spec):
+    assert main(["serve", spec]) == 2
+    err = capsys.readouterr().err
+    assert "takes 'reference' or 'module:factory'" in err and "not a cmd: command line" in err
