@@ -3,6 +3,9 @@ parsed, a run leaves the current folder as it found it, unmatched ``--case`` glo
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 from hookconf.harness.cli import main
@@ -33,3 +36,12 @@ def test_serve_says_it_takes_an_in_process_candidate_not_a_command(capsys, spec)
     assert main(["serve", spec]) == 2
     err = capsys.readouterr().err
     assert "takes 'reference' or 'module:factory'" in err and "not a cmd: command line" in err
+
+
+def test_a_race_run_leaves_an_empty_current_folder_empty(tmp_path):
+    # a process of its own: Hypothesis resolves its storage folder once per process
+    done = subprocess.run([sys.executable, "-m", "hookconf.harness", "run", "-q", "--case",
+                           "race.activation.concurrent.1"], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert "1 passed" in done.stdout, done.stdout + done.stderr
+    assert list(tmp_path.iterdir()) == []
