@@ -19,6 +19,7 @@ import json
 import math
 import os
 import re
+import shlex
 import sys
 import time
 import traceback
@@ -61,7 +62,7 @@ from hookconf.harness.report.certificate import (
 from hookconf.harness.report.identity import candidate_files, digest_of
 from hookconf.harness.report.merge import MergeError, merge_reports, read_report
 from hookconf.harness.report.text import clip, visible
-from hookconf.harness.selection import in_shard, select
+from hookconf.harness.selection import in_shard, select, unmatched
 
 __all__ = ["main"]
 
@@ -371,12 +372,35 @@ def _report_problems(corpus: Corpus, console: Console) -> None:
     console.print(Text(f"{len(corpus.problems)} corpus problem(s)", style="red"))
 
 
-def _no_match(patterns: Sequence[str], console: Console, profile: str | None = None) -> int:
-    what = " ".join(patterns)
+def _glob(pattern: str) -> str:
+    """A ``--case`` glob as it would be typed (quoted when empty or holding spaces)."""
+    return pattern if pattern and pattern == pattern.strip() and " " not in pattern else shlex.quote(pattern)
+
+
+def _no_match(args: argparse.Namespace, corpus: Corpus, console: Console) -> int:
+    """Say why nothing is selected (no case loaded, or which filters matched nothing): exit 2."""
+    patterns, profile = args.case, args.profile
+    if not corpus.cases:
+        if args.no_embedded and not args.corpus:
+            _say(console, "no cases to run:", "--no-embedded and no --corpus")
+        else:
+            _say(console, "no cases to run:", "the corpus holds no case")
+        return EXIT_USAGE
+    if patterns and not any(patterns):
+        _say(console, "--case '' matches no case:", "an empty glob matches no case id")
+        return EXIT_USAGE
+    what = " ".join(_glob(p) for p in patterns)
     if profile:
         what = f"{what} in profile {profile}" if what else f"profile {profile}"
     _say(console, "no case matches", what)
     return EXIT_USAGE
+
+
+def _warn_unmatched(args: argparse.Namespace, corpus: Corpus, console: Console) -> None:
+    """A warning line (stderr) for each ``--case`` glob that matched no case while another did."""
+    where = f" in profile {args.profile}" if args.profile else ""
+    for pattern in unmatched(corpus.cases, args.case, args.profile):
+        _say(console, "warning:", f"--case {_glob(pattern)} matches no case{where}", style="yellow")
 
 
 def _lint(args: argparse.Namespace) -> int:
@@ -397,7 +421,8 @@ def _list(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     cases = select(corpus.cases, args.case, args.profile)
     if not cases:
-        return _no_match(args.case, errors, args.profile)
+        return _no_match(args, corpus, errors)
+    _warn_unmatched(args, corpus, errors)
     shard = args.shard
     if shard is not None:
         cases = [c for c in cases if in_shard(c.id, *shard) or splittable(c)]
@@ -574,7 +599,8 @@ def _execute(args: argparse.Namespace, errors: Console) -> tuple[Report, dict[st
         return EXIT_USAGE
     cases = select(corpus.cases, args.case, args.profile)
     if not cases:
-        return _no_match(args.case, errors, args.profile)
+        return _no_match(args, corpus, errors)
+    _warn_unmatched(args, corpus, errors)
     shard = getattr(args, "shard", None)
     other_shards: list[Case] = []
     if shard is not None:

@@ -45,3 +45,30 @@ def test_a_race_run_leaves_an_empty_current_folder_empty(tmp_path):
                           timeout=120, check=False)
     assert "1 passed" in done.stdout, done.stdout + done.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_glob_that_matches_nothing_beside_one_that_does_is_named(hookconf, capsys):
+    code, report = hookconf("run", "--case", "perm.ipv6.1", "--case", "perm.ipv66.*", "--case", "a b")
+    err = capsys.readouterr().err
+    assert code == 1 and [c["id"] for c in report["cases"]] == ["perm.ipv6.1"]
+    assert "warning: --case perm.ipv66.* matches no case" in err and "warning: --case 'a b' matches no case" in err
+    assert "perm.ipv6.1 matches" not in err
+    assert main(["list", "--case", "perm.ipv6.1", "--case", "nope.*"]) == 0
+    assert "warning: --case nope.* matches no case" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("argv", "said"), [
+    (["--no-embedded"], "no cases to run: --no-embedded and no --corpus"),
+    (["--case", ""], "--case '' matches no case"),
+    (["--case", "", "--case", " "], "no case matches '' ' '"),
+])
+def test_nothing_to_run_says_why(hookconf, capsys, argv, said):
+    code, _ = hookconf("run", *argv)
+    assert code == 2
+    assert said in capsys.readouterr().err
+
+
+def test_an_empty_corpus_says_it_holds_no_case(tmp_path, capsys):
+    (tmp_path / "cases.json").write_text("[]", encoding="utf-8")
+    assert main(["list", "--no-embedded", "--corpus", str(tmp_path / "cases.json")]) == 2
+    assert "no cases to run: the corpus holds no case" in capsys.readouterr().err
