@@ -37,6 +37,7 @@ from hookconf.harness.corpus import Case, Corpus, load_corpus
 from hookconf.harness.engine import CaseResult, run_cases
 from hookconf.harness.expect import ExpectError, load_expectations
 from hookconf.harness.finalize.mounted import MOUNT_OFF, MOUNT_ON
+from hookconf.harness.kinds import FAMILIES, unknown_families
 from hookconf.harness.ledger import splittable
 from hookconf.harness.parallel import MAX_JOBS, WorkersUnreachable, run_parallel
 from hookconf.harness.profiles import PROFILES
@@ -676,6 +677,7 @@ def _run_all(args: argparse.Namespace, conn: Any, cases: list[Case], shard: tupl
         except WorkersUnreachable as exc:
             _say(errors, "candidate unreachable:", exc.reason)
             return EXIT_UNREACHABLE
+        _warn_unknown_families(hello, errors)
     else:
         try:
             hello = conn.open()
@@ -683,10 +685,19 @@ def _run_all(args: argparse.Namespace, conn: Any, cases: list[Case], shard: tupl
             _say(errors, "candidate unreachable:", exc.reason)
             return EXIT_UNREACHABLE
         try:
+            _warn_unknown_families(hello, errors)
             _, results = _run_with_progress(cases, conn, hello, errors, quiet=args.quiet, shard=shard)
         finally:
             conn.close()
     return hello, results
+
+
+def _warn_unknown_families(hello: Hello, errors: Console) -> None:
+    """One warning line (stderr) naming the hello's families hookconf does not know."""
+    unknown = unknown_families(hello.families)
+    if unknown:
+        _say(errors, "warning:", f"the candidate declares unknown families {', '.join(map(json.dumps, unknown))} "
+             f"(ignored; known: {', '.join(FAMILIES)})", style="yellow")
 
 
 def _out_problem(folder: Path) -> str | None:

@@ -9,6 +9,7 @@ import sys
 import pytest
 
 from hookconf.harness.cli import main
+from hookconf.reference.candidate import ReferenceCandidate
 
 UNSPLITTABLE = ['cmd:sh -c "echo unterminated', "cmd:sh -c 'x", "cmd:x \\"]
 
@@ -72,3 +73,27 @@ def test_an_empty_corpus_says_it_holds_no_case(tmp_path, capsys):
     (tmp_path / "cases.json").write_text("[]", encoding="utf-8")
     assert main(["list", "--no-embedded", "--corpus", str(tmp_path / "cases.json")]) == 2
     assert "no cases to run: the corpus holds no case" in capsys.readouterr().err
+
+
+class _TypoFamilies(ReferenceCandidate):
+    families = ("permissions", "bogus", "permisions")
+
+
+def typo_families() -> ReferenceCandidate:
+    """A ``module:factory`` candidate whose hello declares two families hookconf does not know."""
+    return _TypoFamilies()
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_unknown_families_in_the_hello_are_named_once(hookconf, capsys, jobs):
+    code, report = hookconf("run", "--candidate", f"{__name__}:typo_families", "-j", jobs, "--case", "perm.ipv6.1")
+    err = capsys.readouterr().err
+    assert code == 1 and report["cases"][0]["status"] == "passed"
+    assert err.count("warning: the candidate declares unknown families") == 1, err
+    assert '"bogus", "permisions" (ignored; known: builtins, delivery, dto, guest, permissions, runtime, shell)' in err
+
+
+def test_the_terminal_report_notes_unknown_families(hookconf, capsys):
+    assert main(["run", "--candidate", f"{__name__}:typo_families", "--case", "perm.ipv6.1"]) == 1
+    out = capsys.readouterr().out
+    assert "note: unknown families ignored: bogus, permisions (known: builtins," in out

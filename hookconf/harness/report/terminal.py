@@ -15,7 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from hookconf.harness.engine import CaseResult
-from hookconf.harness.kinds import families_of
+from hookconf.harness.kinds import FAMILIES, families_of, unknown_families
 from hookconf.harness.profiles import ProfileResult
 from hookconf.harness.report.model import STATUSES, InvariantResult, Report, _cases
 from hookconf.harness.report.text import clip, plural, preview, visible
@@ -57,6 +57,10 @@ def render_terminal(report: Report, console: Console, *, allow_not_covered: bool
                         _untrusted(f"{hello.name} {hello.version}", 200, "cyan"),
                         " (", _untrusted(report.candidate_spec, 300), "); families: ",
                         _untrusted(", ".join(hello.families) or "none")))
+    unknown = unknown_families(hello.families)
+    if unknown:
+        console.print(_line(("note: ", "yellow"), "unknown families ignored: ", _untrusted(", ".join(unknown), 500),
+                            f" (known: {', '.join(FAMILIES)})"))
     if not report.profile_only:
         console.print(_table(report, console.width))
         _print_not_covered(report, console)
