@@ -125,6 +125,15 @@ def _say(console: Console, label: str, text: str, style: str = "red") -> None:
     console.print(Text.assemble((label, style), " ", visible(clip(text, 2000))), soft_wrap=True)
 
 
+def _say_lines(console: Console, label: str, text: str) -> None:
+    """:func:`_say` for a text that may span lines (a crash's stderr tail after its headline):
+    the first line after ``label``, each further line indented below it."""
+    head, *rest = clip(text, 4000).split("\n")
+    _say(console, label, head)
+    for line in rest:
+        console.print(Text.assemble("  ", visible(line)), soft_wrap=True)
+
+
 def _timeout(value: str) -> float:
     """``--timeout``: a finite number of seconds, 0 < SECONDS ≤ :data:`MAX_TIMEOUT_S`."""
     try:
@@ -614,7 +623,7 @@ def _execute(args: argparse.Namespace, errors: Console) -> tuple[Report, dict[st
         _say(errors, "usage:", str(exc))
         return EXIT_USAGE
     except CandidateUnreachable as exc:
-        _say(errors, "candidate unreachable:", exc.reason)
+        _say_lines(errors, "candidate unreachable:", exc.reason)
         return EXIT_UNREACHABLE
     started_at = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
     started = time.perf_counter()
@@ -675,14 +684,14 @@ def _run_all(args: argparse.Namespace, conn: Any, cases: list[Case], shard: tupl
                                                 parallel=(args.candidate, args.jobs, args.timeout),
                                                 shard=shard)
         except WorkersUnreachable as exc:
-            _say(errors, "candidate unreachable:", exc.reason)
+            _say_lines(errors, "candidate unreachable:", exc.reason)
             return EXIT_UNREACHABLE
         _warn_unknown_families(hello, errors)
     else:
         try:
             hello = conn.open()
         except CandidateUnreachable as exc:
-            _say(errors, "candidate unreachable:", exc.reason)
+            _say_lines(errors, "candidate unreachable:", exc.reason)
             return EXIT_UNREACHABLE
         try:
             _warn_unknown_families(hello, errors)
@@ -776,7 +785,7 @@ def _verify_cert(args: argparse.Namespace) -> int:
             _say(errors, "usage:", str(exc))
             return EXIT_USAGE
         except CandidateUnreachable as exc:
-            _say(errors, "candidate unreachable:", exc.reason)
+            _say_lines(errors, "candidate unreachable:", exc.reason)
             return EXIT_UNREACHABLE
         recorded = found.certificate["candidate"]
         given = digest_of(args.candidate, candidate_files(args.candidate, getattr(conn, "candidate", None)))

@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 
 import pytest
 
 from hookconf.harness.cli import main
+from hookconf.harness.protocol import CandidateError, CandidateUnreachable, SubprocessConnection
 from hookconf.reference.candidate import ReferenceCandidate
+from tests.conftest import MINI, fake
 
 UNSPLITTABLE = ['cmd:sh -c "echo unterminated', "cmd:sh -c 'x", "cmd:x \\"]
 
@@ -97,3 +100,50 @@ def test_the_terminal_report_notes_unknown_families(hookconf, capsys):
     assert main(["run", "--candidate", f"{__name__}:typo_families", "--case", "perm.ipv6.1"]) == 1
     out = capsys.readouterr().out
     assert "note: unknown families ignored: bogus, permisions (known: builtins," in out
+
+
+def _handshake_failure(command: str) -> str:
+    conn = SubprocessConnection(command, timeout_s=5)
+    with pytest.raises(CandidateUnreachable) as failed:
+        conn.open()
+    return failed.value.reason
+
+
+def test_a_one_line_stderr_is_shown_once_on_one_line(capsys):
+    for _ in range(3):  # whether it dies before or after the request is written
+        reason = _handshake_failure("sh -c 'echo fatal: db locked >&2; exit 4'")
+        assert reason.startswith("handshake failed: candidate exited with status 4 before ")
+        assert reason.endswith(": fatal: db locked") and reason.count("db locked") == 1
+    assert main(["run", "-q", "--candidate", "cmd:sh -c 'echo fatal: db locked >&2; exit 4'",
+                 "--case", "perm.ipv6.1"]) == 3
+    err = capsys.readouterr().err
+    assert err.count("db locked") == 1 and "\\n" not in err
+
+
+def test_a_longer_stderr_tail_is_shown_as_lines_not_escapes(capsys):
+    command = "cmd:sh -c 'read x; echo noise >&2; echo fatal: db locked >&2; exit 4'"
+    assert main(["run", "-q", "--candidate", command, "--case", "perm.ipv6.1"]) == 3
+    err = capsys.readouterr().err
+    assert "\\n" not in err
+    assert err.splitlines()[1:] == ["  --- candidate stderr (last 4096 bytes) ---", "  noise", "  fatal: db locked"]
+
+
+def test_an_errored_cases_stderr_tail_is_shown_as_lines_in_the_terminal_report(capsys):
+    assert main(["run", "--candidate", fake("crash-loud"), "--no-embedded", "--corpus", str(MINI)]) == 1
+    out = capsys.readouterr().out
+    error = next(line for line in out.splitlines() if line.lstrip().startswith("error "))
+    assert "before replying" in error and "\\n" not in error
+    assert "--- candidate stderr (last 4096 bytes) ---" in out
+
+
+def test_a_candidate_that_prints_a_line_and_exits_says_so():
+    conn = SubprocessConnection("echo '{}'", timeout_s=5)
+    conn._start()
+    time.sleep(0.5)  # it has printed and exited before the request is written
+    try:
+        with pytest.raises(CandidateError) as failed:
+            conn._exchange({"id": 0, "op": "hello", "protocol": 1}, 0, "hello")
+    finally:
+        conn._kill()
+    assert failed.value.reason == ("candidate exited with status 0 before reading the hello request "
+                                   "(it printed 1 line first, not a reply to it: '{}')")

@@ -310,7 +310,7 @@ def _print_case(report: Report, result: CaseResult, console: Console, label: Tex
     _detail(console, "given", preview(case.given, _VALUE_CHARS))
     if result.status == "errored":
         _detail(console, "expected", preview(case.expect, _VALUE_CHARS))
-        _detail(console, "error", _untrusted(result.reason, _REASON_CHARS))
+        _detail_lines(console, "error", result.reason)
     # one block per distinct finding, named by the invariants it fails (a finding judged
     # under several invariants is printed once)
     blocks: dict[tuple[str, str, str], list[str]] = {}
@@ -326,6 +326,15 @@ def _print_case(report: Report, result: CaseResult, console: Console, label: Tex
         if detail:
             _detail(console, "  detail", _untrusted(detail, _REASON_CHARS))
     _detail(console, "re-run", _untrusted(report.rerun(case.id)))
+
+
+def _detail_lines(console: Console, label: str, reason: str) -> None:
+    """A reason that may span lines (a crash's stderr tail after its headline): the first
+    line as a detail, each further line indented below it, never an escaped ``\\n``."""
+    head, *rest = clip(reason, _REASON_CHARS).split("\n")
+    _detail(console, label, _untrusted(head))
+    for line in rest:
+        console.print(_line("          ", _untrusted(line)), soft_wrap=True)
 
 
 def _detail(console: Console, label: str, value: str | Text) -> None:
