@@ -377,6 +377,9 @@ def _load(args: argparse.Namespace, extra: Sequence[Path] = ()) -> Corpus:
 
 
 def _report_problems(corpus: Corpus, console: Console) -> None:
+    """A heading line saying this is a corpus error, each problem (file#pointer: what), a count."""
+    count = len(corpus.problems)
+    console.print(Text(f"corpus error: {count} problem{'s' if count != 1 else ''} in the case files", style="red"))
     for problem in corpus.problems:
         console.print(Text(visible(clip(str(problem), 2000))), soft_wrap=True)
     console.print(Text(f"{len(corpus.problems)} corpus problem(s)", style="red"))

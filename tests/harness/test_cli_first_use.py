@@ -3,14 +3,17 @@ parsed, a run leaves the current folder as it found it, unmatched ``--case`` glo
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import time
 
+import jsonschema
 import pytest
 
 from hookconf.harness.cli import main
 from hookconf.harness.protocol import CandidateError, CandidateUnreachable, SubprocessConnection
+from hookconf.harness.schemacheck import json_message
 from hookconf.reference.candidate import ReferenceCandidate
 from tests.conftest import MINI, fake
 
@@ -147,3 +150,25 @@ def test_a_candidate_that_prints_a_line_and_exits_says_so():
         conn._kill()
     assert failed.value.reason == ("candidate exited with status 0 before reading the hello request "
                                    "(it printed 1 line first, not a reply to it: '{}')")
+
+
+def test_corpus_errors_say_so_first_and_quote_values_as_json(tmp_path, capsys):
+    case = {"id": "x.y.1", "kind": "permissions.match", "title": "t", "spec": "§7", "source": "§7",
+            "invariants": ["H5"], "polarity": "positive", "given": {"crash": True, "url": None}, "expect": "yes"}
+    other = {**case, "id": "x.y.2", "given": True, "expect": {}}
+    (tmp_path / "cases.json").write_text(json.dumps([case, other]), encoding="utf-8")
+    assert main(["run", "-q", "--no-embedded", "--corpus", str(tmp_path)]) == 2
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0] == f"corpus error: {len(lines) - 2} problems in the case files"
+    assert lines[-1] == f"{len(lines) - 2} corpus problem(s)"
+    body = "\n".join(lines[1:-1])
+    assert '/expect: "yes" is not of type "object"' in body and '/given: true is not of type "object"' in body
+    assert '("crash" was unexpected)' in body and "/given/url: null is not of type" in body
+    assert "True" not in body and "'" not in body and "None" not in body
+    assert len(set(lines)) == len(lines)  # two schema branches saying the same thing: once
+
+
+def test_json_message_leaves_values_json_cannot_spell_as_they_are():
+    error = jsonschema.ValidationError("{1} is not of type 'object'", instance={1}, validator="type",
+                                       validator_value="object")
+    assert json_message(error) == '{1} is not of type "object"'
