@@ -362,7 +362,10 @@ def _distinct_roots(paths: Sequence[Path], *, embedded_corpus: bool) -> list[Pat
     kept: list[Path] = []
     loaded = [embedded.CASES.resolve()] if embedded_corpus else []
     for path in paths:
-        resolved = path.resolve()
+        try:
+            resolved = path.resolve()
+        except (OSError, RuntimeError):  # a symlink loop (RuntimeError before Python 3.13)
+            resolved = path.absolute()
         if path.exists() and any(resolved == root or root in resolved.parents for root in loaded):
             continue
         kept.append(path)

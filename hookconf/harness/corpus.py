@@ -189,7 +189,8 @@ def _load_roots(roots: Sequence[Path], seed: int) -> Corpus:
     budget = MarkerBudget()
     for root in roots:
         if not root.exists():
-            result.problems.append(Problem(str(root), "", "no such file or folder"))
+            what = "a symbolic link to nothing (or a loop)" if root.is_symlink() else "no such file or folder"
+            result.problems.append(Problem(str(root), "", what))
         elif root.is_dir() and root is not embedded.CASES and not _case_files([root]):
             result.problems.append(Problem(str(root), "", "folder holds no *.json case file"))
     fixtures: dict[Path, Path] = {}  # every plugins/ folder the cases may use, once each

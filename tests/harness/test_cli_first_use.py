@@ -172,3 +172,10 @@ def test_json_message_leaves_values_json_cannot_spell_as_they_are():
     error = jsonschema.ValidationError("{1} is not of type 'object'", instance={1}, validator="type",
                                        validator_value="object")
     assert json_message(error) == '{1} is not of type "object"'
+
+
+def test_a_corpus_path_that_is_a_symlink_loop_is_a_corpus_error(tmp_path, capsys):
+    (tmp_path / "loop").symlink_to(tmp_path / "loop")
+    assert main(["list", "--corpus", str(tmp_path / "loop")]) == 2
+    err = capsys.readouterr().err
+    assert "loop#/: a symbolic link to nothing (or a loop)" in err and "Traceback" not in err
