@@ -179,3 +179,8 @@ def test_a_corpus_path_that_is_a_symlink_loop_is_a_corpus_error(tmp_path, capsys
     assert main(["list", "--corpus", str(tmp_path / "loop")]) == 2
     err = capsys.readouterr().err
     assert "loop#/: a symbolic link to nothing (or a loop)" in err and "Traceback" not in err
+
+
+def test_serve_refuses_a_value_of_no_accepted_form(capsys):
+    assert main(["serve", "nocolon"]) == 2
+    assert "expected 'reference', 'module:factory'" in capsys.readouterr().err
