@@ -73,6 +73,13 @@ def test_a_malformed_candidate_is_a_usage_error_not_a_failed_case(tmp_path, caps
     assert "--hookconf-candidate: --candidate" in out + err and "Traceback" not in out + err
 
 
+def test_a_case_glob_that_matches_nothing_is_a_warning(tmp_path, capsys):
+    code, out = inner(tmp_path, capsys, "--hookconf-candidate=reference", "--hookconf-case", "perm.ipv6.1",
+                      "--hookconf-case", "perm.ipv66.*")
+    assert code == 0 and "1 passed" in out
+    assert "--hookconf-case 'perm.ipv66.*' matches no case" in out and "'perm.ipv6.1' matches" not in out
+
+
 def test_without_the_option_nothing_is_added(tmp_path, capsys):
     code, out = inner(tmp_path, capsys)
     assert code == pytest.ExitCode.NO_TESTS_COLLECTED
