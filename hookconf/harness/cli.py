@@ -19,6 +19,7 @@ import json
 import math
 import os
 import re
+import shlex
 import sys
 import time
 import traceback
@@ -36,6 +37,7 @@ from hookconf.harness.corpus import Case, Corpus, load_corpus
 from hookconf.harness.engine import CaseResult, run_cases
 from hookconf.harness.expect import ExpectError, load_expectations
 from hookconf.harness.finalize.mounted import MOUNT_OFF, MOUNT_ON
+from hookconf.harness.kinds import FAMILIES, unknown_families
 from hookconf.harness.ledger import splittable
 from hookconf.harness.parallel import MAX_JOBS, WorkersUnreachable, run_parallel
 from hookconf.harness.profiles import PROFILES
@@ -43,6 +45,7 @@ from hookconf.harness.protocol import (
     CandidateSpecError,
     CandidateUnreachable,
     Hello,
+    check_spec,
     connect,
     load_candidate_object,
 )
@@ -60,7 +63,7 @@ from hookconf.harness.report.certificate import (
 from hookconf.harness.report.identity import candidate_files, digest_of
 from hookconf.harness.report.merge import MergeError, merge_reports, read_report
 from hookconf.harness.report.text import clip, visible
-from hookconf.harness.selection import in_shard, select
+from hookconf.harness.selection import in_shard, select, unmatched
 
 __all__ = ["main"]
 
@@ -120,6 +123,15 @@ def _console(*, stderr: bool = False) -> Console:
 def _say(console: Console, label: str, text: str, style: str = "red") -> None:
     """Print ``label`` (styled) then untrusted ``text`` literally, on one line."""
     console.print(Text.assemble((label, style), " ", visible(clip(text, 2000))), soft_wrap=True)
+
+
+def _say_lines(console: Console, label: str, text: str) -> None:
+    """:func:`_say` for a text that may span lines (a crash's stderr tail after its headline):
+    the first line after ``label``, each further line indented below it."""
+    head, *rest = clip(text, 4000).split("\n")
+    _say(console, label, head)
+    for line in rest:
+        console.print(Text.assemble("  ", visible(line)), soft_wrap=True)
 
 
 def _timeout(value: str) -> float:
@@ -350,7 +362,10 @@ def _distinct_roots(paths: Sequence[Path], *, embedded_corpus: bool) -> list[Pat
     kept: list[Path] = []
     loaded = [embedded.CASES.resolve()] if embedded_corpus else []
     for path in paths:
-        resolved = path.resolve()
+        try:
+            resolved = path.resolve()
+        except (OSError, RuntimeError):  # a symlink loop (RuntimeError before Python 3.13)
+            resolved = path.absolute()
         if path.exists() and any(resolved == root or root in resolved.parents for root in loaded):
             continue
         kept.append(path)
@@ -365,17 +380,43 @@ def _load(args: argparse.Namespace, extra: Sequence[Path] = ()) -> Corpus:
 
 
 def _report_problems(corpus: Corpus, console: Console) -> None:
+    """A heading line saying this is a corpus error, each problem (file#pointer: what), a count."""
+    count = len(corpus.problems)
+    console.print(Text(f"corpus error: {count} problem{'s' if count != 1 else ''} in the case files", style="red"))
     for problem in corpus.problems:
         console.print(Text(visible(clip(str(problem), 2000))), soft_wrap=True)
     console.print(Text(f"{len(corpus.problems)} corpus problem(s)", style="red"))
 
 
-def _no_match(patterns: Sequence[str], console: Console, profile: str | None = None) -> int:
-    what = " ".join(patterns)
+def _glob(pattern: str) -> str:
+    """A ``--case`` glob as it would be typed (quoted when empty or holding spaces)."""
+    return pattern if pattern and pattern == pattern.strip() and " " not in pattern else shlex.quote(pattern)
+
+
+def _no_match(args: argparse.Namespace, corpus: Corpus, console: Console) -> int:
+    """Say why nothing is selected (no case loaded, or which filters matched nothing): exit 2."""
+    patterns, profile = args.case, args.profile
+    if not corpus.cases:
+        if args.no_embedded and not args.corpus:
+            _say(console, "no cases to run:", "--no-embedded and no --corpus")
+        else:
+            _say(console, "no cases to run:", "the corpus holds no case")
+        return EXIT_USAGE
+    if patterns and not any(patterns):
+        _say(console, "--case '' matches no case:", "an empty glob matches no case id")
+        return EXIT_USAGE
+    what = " ".join(_glob(p) for p in patterns)
     if profile:
         what = f"{what} in profile {profile}" if what else f"profile {profile}"
     _say(console, "no case matches", what)
     return EXIT_USAGE
+
+
+def _warn_unmatched(args: argparse.Namespace, corpus: Corpus, console: Console) -> None:
+    """A warning line (stderr) for each ``--case`` glob that matched no case while another did."""
+    where = f" in profile {args.profile}" if args.profile else ""
+    for pattern in unmatched(corpus.cases, args.case, args.profile):
+        _say(console, "warning:", f"--case {_glob(pattern)} matches no case{where}", style="yellow")
 
 
 def _lint(args: argparse.Namespace) -> int:
@@ -396,7 +437,8 @@ def _list(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     cases = select(corpus.cases, args.case, args.profile)
     if not cases:
-        return _no_match(args.case, errors, args.profile)
+        return _no_match(args, corpus, errors)
+    _warn_unmatched(args, corpus, errors)
     shard = args.shard
     if shard is not None:
         cases = [c for c in cases if in_shard(c.id, *shard) or splittable(c)]
@@ -412,6 +454,10 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
+    if args.candidate.startswith("cmd:"):
+        print("hookconf serve: takes 'reference' or 'module:factory' (an in-process candidate to serve "
+              "over stdio), not a cmd: command line", file=sys.stderr)
+        return EXIT_USAGE
     try:
         candidate = load_candidate_object(args.candidate)
     except CandidateSpecError as exc:
@@ -569,7 +615,8 @@ def _execute(args: argparse.Namespace, errors: Console) -> tuple[Report, dict[st
         return EXIT_USAGE
     cases = select(corpus.cases, args.case, args.profile)
     if not cases:
-        return _no_match(args.case, errors, args.profile)
+        return _no_match(args, corpus, errors)
+    _warn_unmatched(args, corpus, errors)
     shard = getattr(args, "shard", None)
     other_shards: list[Case] = []
     if shard is not None:
@@ -582,7 +629,7 @@ def _execute(args: argparse.Namespace, errors: Console) -> tuple[Report, dict[st
         _say(errors, "usage:", str(exc))
         return EXIT_USAGE
     except CandidateUnreachable as exc:
-        _say(errors, "candidate unreachable:", exc.reason)
+        _say_lines(errors, "candidate unreachable:", exc.reason)
         return EXIT_UNREACHABLE
     started_at = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
     started = time.perf_counter()
@@ -643,19 +690,29 @@ def _run_all(args: argparse.Namespace, conn: Any, cases: list[Case], shard: tupl
                                                 parallel=(args.candidate, args.jobs, args.timeout),
                                                 shard=shard)
         except WorkersUnreachable as exc:
-            _say(errors, "candidate unreachable:", exc.reason)
+            _say_lines(errors, "candidate unreachable:", exc.reason)
             return EXIT_UNREACHABLE
+        _warn_unknown_families(hello, errors)
     else:
         try:
             hello = conn.open()
         except CandidateUnreachable as exc:
-            _say(errors, "candidate unreachable:", exc.reason)
+            _say_lines(errors, "candidate unreachable:", exc.reason)
             return EXIT_UNREACHABLE
         try:
+            _warn_unknown_families(hello, errors)
             _, results = _run_with_progress(cases, conn, hello, errors, quiet=args.quiet, shard=shard)
         finally:
             conn.close()
     return hello, results
+
+
+def _warn_unknown_families(hello: Hello, errors: Console) -> None:
+    """One warning line (stderr) naming the hello's families hookconf does not know."""
+    unknown = unknown_families(hello.families)
+    if unknown:
+        _say(errors, "warning:", f"the candidate declares unknown families {', '.join(map(json.dumps, unknown))} "
+             f"(ignored; known: {', '.join(FAMILIES)})", style="yellow")
 
 
 def _out_problem(folder: Path) -> str | None:
@@ -720,6 +777,12 @@ def _verify_cert(args: argparse.Namespace) -> int:
     if not folder.is_dir():
         _say(errors, f"usage: {folder}:", "is not a folder" if folder.exists() else "no such folder")
         return EXIT_USAGE
+    if args.candidate is not None:
+        try:
+            check_spec(args.candidate)
+        except CandidateSpecError as exc:
+            _say(errors, "usage:", str(exc))
+            return EXIT_USAGE
     found = verify_certificate(folder)
     if found.matches and args.candidate is not None:
         try:
@@ -728,7 +791,7 @@ def _verify_cert(args: argparse.Namespace) -> int:
             _say(errors, "usage:", str(exc))
             return EXIT_USAGE
         except CandidateUnreachable as exc:
-            _say(errors, "candidate unreachable:", exc.reason)
+            _say_lines(errors, "candidate unreachable:", exc.reason)
             return EXIT_UNREACHABLE
         recorded = found.certificate["candidate"]
         given = digest_of(args.candidate, candidate_files(args.candidate, getattr(conn, "candidate", None)))

@@ -32,7 +32,7 @@ from hookconf.harness import generate, tables
 from hookconf.harness.fixtures import FixtureError, load_fixture, plugin_folders, plugin_ids
 from hookconf.harness.kinds import KINDS
 from hookconf.harness.markers import MarkerBudget, MarkerError, expand_markers
-from hookconf.harness.schemacheck import Schema
+from hookconf.harness.schemacheck import Schema, json_message
 
 __all__ = ["MAX_CASE_FILE_BYTES", "Case", "Corpus", "Problem", "load_corpus"]
 
@@ -189,7 +189,8 @@ def _load_roots(roots: Sequence[Path], seed: int) -> Corpus:
     budget = MarkerBudget()
     for root in roots:
         if not root.exists():
-            result.problems.append(Problem(str(root), "", "no such file or folder"))
+            what = "a symbolic link to nothing (or a loop)" if root.is_symlink() else "no such file or folder"
+            result.problems.append(Problem(str(root), "", what))
         elif root.is_dir() and root is not embedded.CASES and not _case_files([root]):
             result.problems.append(Problem(str(root), "", "folder holds no *.json case file"))
     fixtures: dict[Path, Path] = {}  # every plugins/ folder the cases may use, once each
@@ -283,9 +284,10 @@ def _expand_template(
     are located at the template entry (an instance's own pointer cannot be in the file)."""
     errors = sorted(template_validator.iter_errors(entry), key=lambda e: list(e.absolute_path))
     if errors:
-        for error in errors:
-            pointer = base + "".join(f"/{p}" for p in error.absolute_path)
-            problems.append(Problem(name, pointer, _message(error)))
+        # two branches of a schema may say the same thing at the same place: said once
+        problems.extend(dict.fromkeys(
+            Problem(name, base + "".join(f"/{p}" for p in error.absolute_path), _message(error))
+            for error in errors))
         return []
     try:
         instances = generate.expand(entry["template"], entry.get("params", {}), seed=seed,
@@ -333,9 +335,10 @@ def _load_case(
 ) -> Case | None:
     errors = sorted(validator.iter_errors(entry), key=lambda e: list(e.absolute_path))
     if errors:
-        for error in errors:
-            pointer = base + "".join(f"/{p}" for p in error.absolute_path)
-            problems.append(Problem(name, pointer, _message(error)))
+        # two branches of a schema may say the same thing at the same place: said once
+        problems.extend(dict.fromkeys(
+            Problem(name, base + "".join(f"/{p}" for p in error.absolute_path), _message(error))
+            for error in errors))
         return None
     try:
         given = expand_markers(entry["given"], base + "/given", budget=budget)
@@ -415,7 +418,5 @@ def _fixture_problem(plugin_id: str, folders: tuple[Path, ...]) -> str:
 
 def _message(error: jsonschema.ValidationError) -> str:
     """A schema error in one line, preferring the most specific sub-error of a combinator."""
-    message = error.message
-    if error.context:
-        message = max(error.context, key=lambda e: len(e.absolute_path)).message
+    message = json_message(max(error.context, key=lambda e: len(e.absolute_path)) if error.context else error)
     return message if len(message) <= _MAX_MESSAGE_CHARS else message[:_MAX_MESSAGE_CHARS] + "…"

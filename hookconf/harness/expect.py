@@ -23,6 +23,7 @@ from typing import Any
 import jsonschema
 
 from hookconf import boundedjson
+from hookconf.harness.schemacheck import json_message
 
 __all__ = ["EXPECT_SCHEMA", "ExpectError", "Expectation", "load_expectations", "match_expectation",
            "unexpected_passes"]
@@ -87,7 +88,7 @@ def check_entries(entries: Any, where: str) -> None:
     error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(EXPECT_SCHEMA).iter_errors(entries))
     if error is not None:
         pointer = boundedjson.pointer_of(list(error.absolute_path)) or "(top level)"
-        raise ExpectError(f"{where}: not an expect file: at {pointer}: {error.message[:300]}")
+        raise ExpectError(f"{where}: not an expect file: at {pointer}: {json_message(error)[:300]}")
 
 
 def match_expectation(case_id: str, entries: Mapping[str, Mapping[str, str]]) -> Expectation | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["KINDS", "KindSpec", "families_of"]
+__all__ = ["FAMILIES", "KINDS", "KindSpec", "families_of", "unknown_families"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +52,16 @@ KINDS: dict[str, KindSpec] = {
         KindSpec("runtime.diagnostics", "runtime", ("H17",)),
     )
 }
+
+
+#: Every protocol family a hello may declare (``docs/protocol.md``), sorted.
+FAMILIES: tuple[str, ...] = tuple(sorted({k.family for k in KINDS.values()}))
+
+
+def unknown_families(declared: tuple[str, ...] | list[str]) -> list[str]:
+    """The families of a hello that are none of :data:`FAMILIES`, each once, in the order given
+    (a typo'd family would otherwise only show as its cases skipped)."""
+    return [f for f in dict.fromkeys(declared) if f not in FAMILIES]
 
 
 def families_of(invariant_id: str, default: str = "") -> str:

@@ -10,12 +10,14 @@ Advisory cases (the spec does not decide them) are skipped when they differ, nev
 
 Options: ``--hookconf-candidate SPEC`` (as ``hookconf run --candidate``), ``--hookconf-corpus
 PATH`` (repeatable), ``--hookconf-no-embedded``, ``--hookconf-case GLOB`` (repeatable),
-``--hookconf-seed N``, ``--hookconf-timeout SECONDS``.  The H1–H25 verdict is ``hookconf
+``--hookconf-seed N``, ``--hookconf-timeout SECONDS``.  A malformed candidate is a pytest usage
+error; a ``--hookconf-case`` glob that matches no case is a warning naming it.  The H1–H25 verdict is ``hookconf
 run``'s: a pytest run reports cases, not invariants.
 """
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -125,6 +127,12 @@ class HookconfCase(pytest.Item):
 def pytest_configure(config: pytest.Config) -> None:
     spec = config.getoption("hookconf_candidate")
     if spec:
+        from hookconf.harness.protocol import CandidateSpecError, check_spec
+
+        try:
+            check_spec(spec)
+        except CandidateSpecError as exc:
+            raise pytest.UsageError(f"--hookconf-candidate: {exc}") from exc
         config.stash[_KEY] = _Candidate(spec, config.getoption("hookconf_timeout"))
 
 
@@ -132,14 +140,17 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     if _KEY not in config.stash:
         return
     from hookconf.harness.corpus import load_corpus
-    from hookconf.harness.selection import select
+    from hookconf.harness.selection import select, unmatched
 
     corpus = load_corpus([Path(p) for p in config.getoption("hookconf_corpus")],
                          embedded_corpus=not config.getoption("hookconf_no_embedded"),
                          seed=config.getoption("hookconf_seed"))
     if corpus.problems:
         raise pytest.UsageError("hookconf corpus problems:\n" + "\n".join(str(p) for p in corpus.problems[:20]))
-    for case in select(corpus.cases, config.getoption("hookconf_case")):
+    patterns = config.getoption("hookconf_case")
+    for pattern in unmatched(corpus.cases, patterns):  # a typo'd glob must not pass unnoticed
+        warnings.warn(pytest.PytestWarning(f"--hookconf-case {pattern!r} matches no case"), stacklevel=1)
+    for case in select(corpus.cases, patterns):
         items.append(HookconfCase.from_parent(session, name=case.id, nodeid=f"hookconf::{case.id}", case=case))
 
 

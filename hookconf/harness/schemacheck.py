@@ -18,6 +18,7 @@ on every case and template entry of the corpus and on values that break each sch
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from functools import cached_property
 from typing import Any
@@ -25,7 +26,7 @@ from typing import Any
 import jsonschema
 import jsonschema_rs
 
-__all__ = ["NATIVE_DEPTH", "Schema"]
+__all__ = ["NATIVE_DEPTH", "Schema", "json_message"]
 
 #: The deepest nesting (containers) handed to ``jsonschema-rs``; anything deeper is
 #: ``jsonschema``'s alone.  Protocol messages are bounded at 128 before they are parsed.
@@ -85,3 +86,33 @@ class Schema:
     def best_error(self, value: Any) -> jsonschema.ValidationError | None:
         """``jsonschema``'s ``best_match`` among the errors of ``value`` (``None``: valid)."""
         return jsonschema.exceptions.best_match(self.iter_errors(value))
+
+
+def _spellings(value: Any) -> Iterator[tuple[str, str]]:
+    """``(Python repr, JSON text)`` of ``value`` and of its items and keys one level down."""
+    values = [value]
+    if isinstance(value, dict):
+        values += list(value)
+    elif isinstance(value, list):
+        values += value
+    for item in values:
+        try:
+            text = json.dumps(item, ensure_ascii=False)
+        except (TypeError, ValueError):
+            continue
+        spelled = repr(item)
+        if spelled != text:
+            yield spelled, text
+
+
+def json_message(error: jsonschema.ValidationError) -> str:
+    """``error.message`` with the values it quotes spelled as JSON, as a case or reply holds
+    them (``true``, ``"yes"``, ``null``, ``{"a": 1}``) instead of Python (``True``, ``'yes'``,
+    ``None``): the instance, the schema keyword's value and their keys and items."""
+    message = error.message
+    found = dict(_spellings(error.instance))
+    found.update(_spellings(error.validator_value))
+    for spelled in sorted(found, key=len, reverse=True):
+        if spelled in message:
+            message = message.replace(spelled, found[spelled])
+    return message

@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 from typing import TypeVar
 
-__all__ = ["in_shard", "natural_key", "select"]
+__all__ = ["in_shard", "natural_key", "select", "unmatched"]
 
 T = TypeVar("T")
 
@@ -31,6 +31,13 @@ def select(cases: Sequence[T], patterns: Sequence[str], profile: str | None = No
               if (not patterns or any(fnmatch.fnmatchcase(c.id, p) for p in patterns))  # type: ignore[attr-defined]
               and (not profile or c.profile == profile)]  # type: ignore[attr-defined]
     return sorted(chosen, key=lambda c: natural_key(c.id))  # type: ignore[attr-defined]
+
+
+def unmatched(cases: Sequence[T], patterns: Sequence[str], profile: str | None = None) -> list[str]:
+    """The globs of ``patterns`` that match no case id (of ``profile``, when given), in the
+    order given, each once: a typo'd ``--case`` beside one that matches would go unnoticed."""
+    ids = [c.id for c in cases if not profile or c.profile == profile]  # type: ignore[attr-defined]
+    return [p for p in dict.fromkeys(patterns) if not any(fnmatch.fnmatchcase(i, p) for i in ids)]
 
 
 def in_shard(case_id: str, index: int, count: int) -> bool:

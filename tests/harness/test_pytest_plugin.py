@@ -63,6 +63,23 @@ def test_an_unreachable_candidate_fails_every_case_with_the_reason(tmp_path, cap
     assert code == 1 and "candidate unreachable" in out and "3 failed" in out
 
 
+@pytest.mark.parametrize("spec", ['cmd:sh -c "echo unterminated', "cmd:", "nocolon"])
+def test_a_malformed_candidate_is_a_usage_error_not_a_failed_case(tmp_path, capsys, spec):
+    (tmp_path / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+    code = pytest.main(["-c", str(tmp_path / "pytest.ini"), "--rootdir", str(tmp_path), "-p", "no:cacheprovider",
+                        str(tmp_path), f"--hookconf-candidate={spec}", "--hookconf-case", "perm.ipv6.1"])
+    out, err = capsys.readouterr()
+    assert code == pytest.ExitCode.USAGE_ERROR, out + err
+    assert "--hookconf-candidate: --candidate" in out + err and "Traceback" not in out + err
+
+
+def test_a_case_glob_that_matches_nothing_is_a_warning(tmp_path, capsys):
+    code, out = inner(tmp_path, capsys, "--hookconf-candidate=reference", "--hookconf-case", "perm.ipv6.1",
+                      "--hookconf-case", "perm.ipv66.*")
+    assert code == 0 and "1 passed" in out
+    assert "--hookconf-case 'perm.ipv66.*' matches no case" in out and "'perm.ipv6.1' matches" not in out
+
+
 def test_without_the_option_nothing_is_added(tmp_path, capsys):
     code, out = inner(tmp_path, capsys)
     assert code == pytest.ExitCode.NO_TESTS_COLLECTED

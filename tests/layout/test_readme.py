@@ -63,3 +63,30 @@ def test_contributors_are_told_to_install_in_editable_mode():
 def test_readme_says_where_to_read_the_spec():
     assert re.search(r"Where to read the spec\.\*\* .*documentation \(`docs`\) of the Motrix\s+repository",
                      README, re.S)
+
+
+def test_readme_exit_codes_are_those_of_the_help():
+    from hookconf.harness.cli import EXIT_CODES
+
+    said = " ".join(README.split())
+    codes = re.search(r"Exit codes \(also in `hookconf --help`\): (.*?)\. Options are checked", said)
+    assert codes, "the README lists the exit codes"
+    for code in re.findall(r"^ {2}(\d+) ", EXIT_CODES, re.M):
+        assert re.search(rf"(^|[ (,]){code} ", codes.group(1)), f"exit code {code} is not in the README"
+    assert "130 interrupted" in codes.group(1)
+    assert "3 candidate unreachable," in codes.group(1)  # the --expect remark belongs to 0 and 1
+
+
+def test_readme_says_which_hookconf_mount_values_are_accepted():
+    from hookconf.harness.finalize.mounted import MOUNT_OFF, MOUNT_ON
+
+    said = " ".join(README.split())
+    for value in (*MOUNT_OFF, *MOUNT_ON):
+        assert f"`{value}`" in said[said.index("`HOOKCONF_MOUNT` takes"):][:400]
+    assert "an empty or unset variable leaves the default" in said
+
+
+def test_readme_says_the_tests_need_the_test_extra():
+    said = " ".join(README.split())
+    assert ("Running the tests directly with `python -m pytest` needs the `test` extra "
+            "(`pip install -e '.[test]'`") in said

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import shlex
 import sys
 from typing import Any, Protocol
 
@@ -43,6 +44,7 @@ __all__ = [
     "InProcessConnection",
     "ProtocolViolation",
     "SubprocessConnection",
+    "check_spec",
     "connect",
     "load_candidate_object",
 ]
@@ -91,10 +93,41 @@ def load_candidate_object(spec: str) -> CandidateObject:
         raise CandidateUnreachable(f"cannot load {target}: {type(exc).__name__}: {exc}") from exc
 
 
+def check_spec(spec: str) -> None:
+    """Check the form of a ``--candidate`` value without loading or starting anything.
+
+    Raises:
+        CandidateSpecError: ``spec`` is none of ``reference``, ``module:factory`` or
+            ``cmd:<command line>``, or its command line is empty or cannot be split with
+            POSIX shell rules (an unclosed quote, a trailing backslash).
+    """
+    if not spec.startswith("cmd:"):
+        module_name, sep, attr = (REFERENCE if spec == "reference" else spec).partition(":")
+        if not sep or not module_name or not attr:
+            raise CandidateSpecError(
+                f"--candidate {spec!r}: expected 'reference', 'module:factory' or 'cmd:<command line>'"
+            )
+        return
+    try:
+        words = shlex.split(spec[4:])
+    except ValueError as exc:
+        raise CandidateSpecError(
+            f"--candidate {spec!r}: the command line cannot be split with shell rules ({exc})"
+        ) from exc
+    if not words:
+        raise CandidateSpecError("--candidate 'cmd:' needs a command line after the colon")
+
+
 def connect(spec: str, *, timeout_s: float = 10.0) -> Connection:
-    """Build (not yet open) the connection named by a ``--candidate`` value."""
+    """Build (not yet open) the connection named by a ``--candidate`` value.
+
+    Raises:
+        CandidateSpecError: ``spec`` is none of the accepted forms, or its ``cmd:`` command
+            line is empty or cannot be split with POSIX shell rules (an unclosed quote, a
+            trailing backslash).
+        CandidateUnreachable: an in-process candidate cannot be loaded.
+    """
+    check_spec(spec)
     if spec.startswith("cmd:"):
-        if not spec[4:].strip():
-            raise CandidateSpecError("--candidate 'cmd:' needs a command line after the colon")
         return SubprocessConnection(spec[4:], timeout_s=timeout_s, label=spec)
     return InProcessConnection(load_candidate_object(spec), label=spec)

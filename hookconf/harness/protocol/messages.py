@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from hookconf.boundedjson import escape_surrogates
-from hookconf.harness.schemacheck import Schema
+from hookconf.harness.schemacheck import Schema, json_message
 
 __all__ = [
     "OPS",
@@ -151,7 +151,7 @@ def _first_error(validator: Schema, value: Any,
     found = None
     if error is not None:
         where = "/" + "/".join(str(p) for p in error.absolute_path)
-        found = f"{where}: {error.message}"
+        found = f"{where}: {json_message(error)}"
     if key is not None:
         if len(_MEMO) >= _MEMO_SIZE:
             _MEMO.clear()

@@ -270,11 +270,30 @@ class SubprocessConnection:
                 code = _wait_unreaped(proc, 1.0)  # a candidate that exits at once: say how
                 if code is not None:
                     raise CandidateError(
-                        f"candidate {_exit_words(code)} before reading its input{self._why()}") from exc
+                        f"candidate {_exit_words(code)} before reading the {op} request"
+                        f"{self._printed()}{self._why()}") from exc
                 raise CandidateError(f"candidate stopped reading its input ({exc}){self._why()}") from exc
 
+    def _printed(self) -> str:
+        """``" (it printed 1 line first, not a reply to it: …)"`` for a candidate that wrote to
+        its stdout and exited without reading the request, or ``""``."""
+        for pump in self._pumps:  # what it wrote (stdout and stderr) before exiting
+            pump.join(timeout=1.0)
+        lines: list[Any] = []
+        while True:
+            try:
+                lines.append(self._lines.get_nowait())
+            except queue.Empty:
+                break
+        printed = [line for line in lines if isinstance(line, bytes)]
+        if not printed:
+            return ""
+        count = f"{len(printed)} line{'s' if len(printed) > 1 else ''}"
+        return f" (it printed {count} first, not a reply to it: {_shown(printed[0])!r})"
+
     def _why(self) -> str:
-        """``"; <the line that says what went wrong> — stderr (last 4 KiB): …"`` or ``""``."""
+        """``": <the line that says what went wrong>"``, then (on the next lines) the stderr
+        tail (last 4 KiB) when it holds more than that line; ``""`` when stderr is empty."""
         with self._stderr_lock:
             tail = bytes(self._stderr)
         text = boundedjson.escape_surrogates(tail.decode("utf-8", "replace")).strip()
@@ -283,6 +302,8 @@ class SubprocessConnection:
         lines = [line.strip() for line in text.splitlines() if line.strip()]
         key = next((line for line in reversed(lines) if any(w in line.lower() for w in _TROUBLE)),
                    lines[-1])
+        if lines == [key]:  # the one line says it all: not shown twice
+            return f": {key}"
         return f": {key}\n--- candidate stderr (last {STDERR_KEEP_BYTES} bytes) ---\n{text}"
 
 

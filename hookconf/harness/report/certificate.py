@@ -44,6 +44,7 @@ from hookconf import boundedjson
 from hookconf.harness import __version__
 from hookconf.harness.report.identity import canonical_json, digest_of, hookconf_files, sha256_bytes
 from hookconf.harness.report.model import Report
+from hookconf.harness.schemacheck import json_message
 
 __all__ = ["CERTIFICATE", "CERTIFICATE_SCHEMA", "FORMAT", "REPORT_FILES", "Verification",
            "build_certificate", "verify_certificate", "write_certificate"]
@@ -213,7 +214,7 @@ def _schema_problem(cert: Any) -> str | None:
     if error is None:
         return None
     pointer = boundedjson.pointer_of(list(error.absolute_path)) or "(top level)"
-    return f"{CERTIFICATE} is not a hookconf certificate: at {pointer}: {error.message[:300]}"
+    return f"{CERTIFICATE} is not a hookconf certificate: at {pointer}: {json_message(error)[:300]}"
 
 
 def verify_certificate(folder: Path) -> Verification:

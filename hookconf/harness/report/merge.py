@@ -28,6 +28,7 @@ from hookconf.harness.parts import merge_results
 from hookconf.harness.protocol import Hello
 from hookconf.harness.report.model import Report, build_report
 from hookconf.harness.runners import Observation
+from hookconf.harness.schemacheck import json_message
 from hookconf.harness.selection import in_shard, natural_key
 
 __all__ = ["MergeError", "merge_reports", "read_report", "read_shard"]
@@ -82,7 +83,7 @@ def read_report(path: Path) -> dict[str, Any]:
     error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(schema).iter_errors(report))
     if error is not None:
         pointer = boundedjson.pointer_of(list(error.absolute_path)) or "(top level)"
-        raise MergeError(f"{path}: not a hookconf report: at {pointer}: {error.message[:300]}")
+        raise MergeError(f"{path}: not a hookconf report: at {pointer}: {json_message(error)[:300]}")
     for number, entry in enumerate(report["cases"]):
         if entry["kind"] not in KINDS:
             raise MergeError(f"{path}: at /cases/{number}/kind: unknown kind {entry['kind']!r}")

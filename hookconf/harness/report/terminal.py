@@ -15,7 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from hookconf.harness.engine import CaseResult
-from hookconf.harness.kinds import families_of
+from hookconf.harness.kinds import FAMILIES, families_of, unknown_families
 from hookconf.harness.profiles import ProfileResult
 from hookconf.harness.report.model import STATUSES, InvariantResult, Report, _cases
 from hookconf.harness.report.text import clip, plural, preview, visible
@@ -57,6 +57,10 @@ def render_terminal(report: Report, console: Console, *, allow_not_covered: bool
                         _untrusted(f"{hello.name} {hello.version}", 200, "cyan"),
                         " (", _untrusted(report.candidate_spec, 300), "); families: ",
                         _untrusted(", ".join(hello.families) or "none")))
+    unknown = unknown_families(hello.families)
+    if unknown:
+        console.print(_line(("note: ", "yellow"), "unknown families ignored: ", _untrusted(", ".join(unknown), 500),
+                            f" (known: {', '.join(FAMILIES)})"))
     if not report.profile_only:
         console.print(_table(report, console.width))
         _print_not_covered(report, console)
@@ -306,7 +310,7 @@ def _print_case(report: Report, result: CaseResult, console: Console, label: Tex
     _detail(console, "given", preview(case.given, _VALUE_CHARS))
     if result.status == "errored":
         _detail(console, "expected", preview(case.expect, _VALUE_CHARS))
-        _detail(console, "error", _untrusted(result.reason, _REASON_CHARS))
+        _detail_lines(console, "error", result.reason)
     # one block per distinct finding, named by the invariants it fails (a finding judged
     # under several invariants is printed once)
     blocks: dict[tuple[str, str, str], list[str]] = {}
@@ -322,6 +326,15 @@ def _print_case(report: Report, result: CaseResult, console: Console, label: Tex
         if detail:
             _detail(console, "  detail", _untrusted(detail, _REASON_CHARS))
     _detail(console, "re-run", _untrusted(report.rerun(case.id)))
+
+
+def _detail_lines(console: Console, label: str, reason: str) -> None:
+    """A reason that may span lines (a crash's stderr tail after its headline): the first
+    line as a detail, each further line indented below it, never an escaped ``\\n``."""
+    head, *rest = clip(reason, _REASON_CHARS).split("\n")
+    _detail(console, label, _untrusted(head))
+    for line in rest:
+        console.print(_line("          ", _untrusted(line)), soft_wrap=True)
 
 
 def _detail(console: Console, label: str, value: str | Text) -> None:

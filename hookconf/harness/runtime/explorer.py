@@ -11,7 +11,10 @@ violation.
 
 Picks come from Hypothesis when it is installed (``st.data()``; it chooses and, on a
 violation, shrinks to a minimal pick list), otherwise from a seeded ``random.Random`` with a
-greedy shrink (each pick lowered towards 0 while the violation persists).  The budget is
+greedy shrink (each pick lowered towards 0 while the violation persists).  Hypothesis
+keeps no example database (a seeded run never replays examples found by an earlier one) and
+its storage folder is a throwaway temporary one for the exploration, so a run writes no
+``.hypothesis/`` folder into the current folder.  The budget is
 ``given.explore.interleavings`` (default 20) runs of at most ``maxSteps`` (default 400)
 steps, seeded by ``given.explore.seed`` (default 0); with ``given.explore.stateAfterEndings``
 the explorer also reads ``runtime.state`` right after every step that ends an invocation and
@@ -29,7 +32,10 @@ The record (``obs.extra["race"]``, also ``obs.metrics``)::
 
 from __future__ import annotations
 
+import contextlib
 import random
+import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -192,7 +198,31 @@ def _shrink(once: Any, failing: Run) -> Run:
     return best
 
 
+@contextlib.contextmanager
+def _throwaway_hypothesis_home() -> Iterator[None]:
+    """Point Hypothesis's storage folder (its caches) at a temporary folder for the duration,
+    then back to where it was: a run must not write ``.hypothesis/`` into the user's folder."""
+    from hypothesis import configuration
+
+    setter = getattr(configuration, "set_hypothesis_home_dir", None)
+    if setter is None:  # pragma: no cover - a Hypothesis without the setter: its default
+        yield
+        return
+    before = vars(configuration).get("__hypothesis_home_directory")
+    with tempfile.TemporaryDirectory(prefix="hookconf-hypothesis-") as home:
+        setter(home)
+        try:
+            yield
+        finally:
+            setter(before)
+
+
 def _with_hypothesis(once: Any, race: dict[str, Any], budget: int, seed: int) -> None:
+    with _throwaway_hypothesis_home():
+        _explore_with_hypothesis(once, race, budget, seed)
+
+
+def _explore_with_hypothesis(once: Any, race: dict[str, Any], budget: int, seed: int) -> None:
     from hypothesis import HealthCheck, Phase, given, settings
     from hypothesis import seed as fix_seed
     from hypothesis import strategies as st
