@@ -201,11 +201,13 @@ def _print_explorer(report: Report, console: Console) -> None:
     if not explored:
         return
     total = sum(r.observation.metrics["interleavings"] for r in explored)
-    console.print(f"race explorer: {total} interleavings over {_scenarios(len(explored))} "
+    noun = "interleaving" if total == 1 else "interleavings"
+    console.print(f"race explorer: {total} {noun} over {_scenarios(len(explored))} "
                   "(bounded and seeded per case: given.explore)", markup=False, emoji=False)
     for result in explored:
         m = result.observation.metrics
-        console.print(f"  {result.case.id}: {m['interleavings']} interleavings "
+        each = "interleaving" if m["interleavings"] == 1 else "interleavings"
+        console.print(f"  {result.case.id}: {m['interleavings']} {each} "
                       f"({m.get('distinct', '?')} distinct, {m.get('steps', '?')} steps, "
                       f"{m.get('engine', '?')}, seed {m.get('seed', 0)}) — {result.status}",
                       markup=False, highlight=False, emoji=False)
