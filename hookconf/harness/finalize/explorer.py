@@ -364,6 +364,9 @@ def run_finalize(case: Case, conn: Connection, obs: Any, *, replay: bool = False
 
     points = [(ev.index, when) for ev in trace if ev.mutating for when in ("before", "after")]
     chosen = _spread(points, limit)
+    if sc.guard_at is not None:  # the window after the outsider, point by point
+        start = sc.guard_start(trace)
+        chosen = [p for p in points if p[0] >= start][:limit]
     for unit in range(len(chosen)):  # a unit of work: one crash point
         if run.ledger.takes(unit):
             run.ledger.tally(unit, crashPoints=1)

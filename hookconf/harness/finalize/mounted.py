@@ -358,6 +358,9 @@ def _explore(run: _MountRun, case: Case, obs: Any) -> None:
     mutating = [ev for ev in trace if ev.mutating]
     points = [(n, when) for n in range(len(mutating)) for when in ("before", "after")]
     chosen = _spread(points, _points_cap(explore))
+    if sc.guard_at is not None:  # the window after the outsider, point by point
+        start = sc.guard_start(trace)
+        chosen = [p for p in points if mutating[p[0]].index >= start][:_points_cap(explore)]
     ledger = run.ledger
     ledger.part = getattr(obs, "part", None)
     for unit, (n, when) in enumerate(chosen):  # a unit of work: one crash point

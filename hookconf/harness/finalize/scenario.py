@@ -759,10 +759,21 @@ class FinalizeScenario:
                                  if e[0] == "file"), "")
         if at is None or at >= len(ok) or not ok[at].paths:
             return f"the run made no call to place an outsider before {phase}"
-        ev = ok[at]
-        nth = sum(1 for e in ok[:at] if e.op == ev.op and ev.paths[0] in e.paths)
+        ev = ok[at]  # a fault counts every matching call, failed ones too
+        nth = sum(1 for e in trace if e.index < ev.index and e.op == ev.op
+                  and any(fnmatch.fnmatchcase(p, _glob_literal(ev.paths[0])) for p in e.paths))
         self.guard_at = (ev.op, ev.paths[0], nth, victim)
         return None
+
+    def guard_start(self, trace: list[Any]) -> int:
+        """The trace index of the call the ``outsideGuard`` outsider acted before (0 when
+        it has none): crash points of such a case start there, the window in which a
+        phase could be recorded over the changed item."""
+        if self.guard_at is None:
+            return 0
+        op, path, nth, _ = self.guard_at
+        seen = [ev.index for ev in trace if ev.op == op and path in ev.paths]
+        return seen[nth] if nth < len(seen) else 0
 
     def _squat_faults(self) -> tuple[Fault, ...]:
         """The case's ``outsideSquat`` (:class:`Squatter`): before each of the candidate's
@@ -924,6 +935,12 @@ class FinalizeScenario:
         """The initial tree as the outsiders left it (their rewrites, renames and file)."""
         tree = {p: e for p, e in self.initial.items()
                 if not (e[0] == "file" and e[1] in self.clobbered)}
+        tgt = self.task["targetPath"]
+        if self.guard_at and self.guard_at[3].startswith(tgt + "/") \
+                and self.guard_at[3] in self.tampered:
+            # the guard's outsider changed a file inside the installed tree: the tree stays
+            # as it is (its other entries cannot be told from the changed one's by moving)
+            tree.update({tgt + rel: e for rel, e in self.selected.items()})
         for path, data in self.tampered.items():
             tree[path] = ("file", data)
         for old, new in self.renamed.items():
