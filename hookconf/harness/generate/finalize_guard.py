@@ -73,7 +73,7 @@ def finalize_guard(params: dict[str, Any], rng: random.Random) -> Iterator[Insta
             for shape, act in _SHAPES.items():
                 given, _ = _case(artifact, placement, replacement, "absent", "native")
                 given["outsideGuard"] = {"phase": phase, "shape": shape}
-                given["explore"] = {"maxPoints": int(params.get("maxPoints", 12))}
+                given["explore"] = {"maxPoints": int(params.get("maxPoints", 24 if artifact == "tree" else 12))}
                 yield Instance(f"{name}.{phase}.{shape}",
                                f"finalize a {artifact} ({name.split('.', 1)[1]} route): an "
                                f"outsider {act} {_WHAT[phase]}: fail closed, no phase over "
