@@ -123,3 +123,17 @@ def test_every_route_and_phase_is_generated():
     assert all(i.expect["outcome"] == "failed" for i in finalize_guard({}, random.Random(0)))
     same = list(finalize_identical_target({"maxPoints": 1}, random.Random(0)))
     assert len(same) == 9 and {i.expect["code"] for i in same} == {"plugin.finalize.target_exists"}
+
+
+def test_an_outsiders_bytes_on_the_installed_replacement_are_no_h11_problem():
+    given = {"tree": [{"path": "save/a.part", "file": "data"},
+                      {"path": "staging/p/out", "file": "new"}],
+             "task": {**TASK, "sourcePath": "save/a.part",
+                      "replacement": {"pluginId": "p", "stagedPath": "staging/p/out"}},
+             "outsideGuard": {"phase": "db_committed"}}
+    sc = FinalizeScenario.from_given(given)
+    state = {"phase": "target_installed", "status": "pending"}
+    tree = {"save/a.mkv": ("file", b"new+")}
+    assert checks.before_recovery(sc, state, tree, False, True)["H11"]
+    sc.tampered["save/a.mkv"] = b"new+"
+    assert checks.before_recovery(sc, state, tree, False, True)["H11"] == []

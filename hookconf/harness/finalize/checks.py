@@ -132,6 +132,9 @@ def _replacement_on_top(sc: FinalizeScenario, state: dict[str, Any], tree: UserT
         kept = any(e == sc.initial[rep] for e in tree.values())
         if kept and (got is None or (got == original and sc.task["sourcePath"] == sc.task["targetPath"])):
             return []
+    tgt = sc.target_in_tree or sc.task["targetPath"]
+    if got is not None and got[0] == "file" and sc.tampered.get(tgt) == got[1]:
+        return []  # the bytes an outsider wrote over the installed target (outsideGuard)
     if installed and got != sc.initial[rep]:
         src = sc.initial.get(sc.task["sourcePath"])
         what = "the original source" if got is not None and got == src else \
