@@ -337,3 +337,28 @@ def test_the_inode_judgement_and_the_after_crash_outsider_reach_the_mount_route(
     assert reference["cases"][0]["metrics"]["crashRoute"] == "mount"
     _, report = hookconf(*args, served(f"tests.mutants.finalize.{mutant}:factory"))
     assert status(report, invariant) == "fail"
+
+
+@needs_fuse
+def test_guard_outsiders_through_the_mount_get_the_in_process_verdicts(hookconf, monkeypatch):
+    """The outsider between an identity-checked action and its phase write (§10.1, §10.2),
+    its point learnt from the mounted run's own trace, and an unrelated identical target."""
+    monkeypatch.setenv("HOOKCONF_MOUNT_POINTS", "3")
+    cases = ("mnt.guard.*", "mnt.identical-target.*")
+    in_process = run_mount_corpus(hookconf, "reference", *cases)
+    mounted = run_mount_corpus(hookconf, served("reference"), *cases)
+    assert verdicts(mounted) == verdicts(in_process)
+    assert {c["status"] for c in mounted["cases"]} == {"passed"}
+    assert len(mounted["cases"]) == 4
+
+
+@needs_fuse
+@pytest.mark.parametrize(("mutant", "case", "invariant"), [
+    ("install_unverified", "mnt.guard.file.copy.target_installed.append", "H8"),
+    ("staged_unverified", "mnt.guard.file.copy.target_staged.same-size", "H23"),
+])
+def test_a_phase_over_a_changed_item_is_caught_through_the_mount(hookconf, monkeypatch, mutant,
+                                                                 case, invariant):
+    monkeypatch.setenv("HOOKCONF_MOUNT_POINTS", "8")
+    report = run_mount_corpus(hookconf, served(f"tests.mutants.finalize.{mutant}:factory"), case)
+    assert status(report, invariant) == "fail"

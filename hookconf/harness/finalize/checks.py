@@ -132,6 +132,9 @@ def _replacement_on_top(sc: FinalizeScenario, state: dict[str, Any], tree: UserT
         kept = any(e == sc.initial[rep] for e in tree.values())
         if kept and (got is None or (got == original and sc.task["sourcePath"] == sc.task["targetPath"])):
             return []
+    tgt = sc.target_in_tree or sc.task["targetPath"]
+    if got is not None and got[0] == "file" and sc.tampered.get(tgt) == got[1]:
+        return []  # the bytes an outsider wrote over the installed target (outsideGuard)
     if installed and got != sc.initial[rep]:
         src = sc.initial.get(sc.task["sourcePath"])
         what = "the original source" if got is not None and got == src else \
@@ -271,7 +274,32 @@ def crashed_state(sc: FinalizeScenario, before: dict[str, Any], tree: UserTree, 
     found = before_recovery(sc, before, tree, fired, forward)
     found["H12"] = transaction_problems(sc, before, tree, "after the crash")
     found["H8"] = tamper_kept(sc, tree, "after the crash")
+    for inv, items in guarded_phase(sc, before).items():
+        found[inv] = found.get(inv, []) + items
     return found
+
+
+#: The phases of a finalization in the order they are recorded (§10.2).
+_ORDER = ("prepared", "target_staged", "source_preserved", "target_installed", "db_committed",
+          "cleaned")
+
+
+def guarded_phase(sc: FinalizeScenario, state: dict[str, Any]) -> dict[str, list[str]]:
+    """No phase is recorded over an item that changed before it (case ``outsideGuard``):
+    once the outsider changed the guarded file, ``finalize.state`` may not name the guarded
+    phase or a later one — §10.2 (H23) "recomputes the complete ArtifactIdentity … and
+    durably records target_staged"; §10.1 (H8) "matches it before writing
+    target_installed，并在 db_committed transaction 紧前再次匹配"."""
+    spec = sc.given.get("outsideGuard")
+    if not spec or sc.guard_at is None or sc.guard_at[3] not in sc.tampered:
+        return {}
+    guarded, phase = spec["phase"], state.get("phase")
+    if phase not in _ORDER or _ORDER.index(phase) < _ORDER.index(guarded):
+        return {}
+    inv = "H23" if guarded == "target_staged" else "H8"
+    return {inv: [f"journal at {phase} although an outsider changed {sc.guard_at[3]} after "
+                  f"the identity-checked action and before {guarded} was recorded: the phase "
+                  "was written over a mismatching item"]}
 
 
 def recovered_state(sc: FinalizeScenario, after: dict[str, Any], tree: UserTree, fired: bool,

@@ -329,6 +329,8 @@ def run_finalize(case: Case, conn: Connection, obs: Any, *, replay: bool = False
     variants = explore.get("variants", "all")
     limit = int(explore.get("maxPoints", _MAX_POINTS))
     sc = run.sc
+    if "outsideGuard" in case.given:
+        _aim_guard(run)
     faults = sc.faults()
 
     model = sc.fresh()
@@ -362,6 +364,9 @@ def run_finalize(case: Case, conn: Connection, obs: Any, *, replay: bool = False
 
     points = [(ev.index, when) for ev in trace if ev.mutating for when in ("before", "after")]
     chosen = _spread(points, limit)
+    if sc.guard_at is not None:  # the window after the outsider, point by point
+        start = sc.guard_start(trace)
+        chosen = [p for p in points if p[0] >= start][:limit]
     for unit in range(len(chosen)):  # a unit of work: one crash point
         if run.ledger.takes(unit):
             run.ledger.tally(unit, crashPoints=1)
@@ -379,6 +384,21 @@ def run_finalize(case: Case, conn: Connection, obs: Any, *, replay: bool = False
         record["part"] = run.ledger.as_json()
     obs.extra["finalize"] = record
     obs.metrics.update(metrics)
+
+
+def _aim_guard(run: _Run) -> None:
+    """Run the case once without its ``outsideGuard`` and aim that outsider at the point
+    the trace shows (:meth:`FinalizeScenario.aim_guard`); raises :class:`CaseSkipped` when
+    the run offers no such point (the candidate never reached the guarded phase)."""
+    sc = run.sc
+    vfs = FaultyVfs(sc.fresh(), FaultPlan(sc.faults()))
+    try:
+        run.drive(vfs)
+    except CandidateReplyError as exc:
+        raise CaseSkipped(f"the undisturbed run failed: {exc.code}: {exc.message}"[:300]) from exc
+    why = sc.aim_guard(list(vfs.trace))
+    if why:
+        raise CaseSkipped(why)
 
 
 def _record(base: dict[str, Any], ledger: Ledger) -> tuple[dict[str, Any], dict[str, Any]]:

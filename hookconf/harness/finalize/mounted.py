@@ -189,6 +189,7 @@ class _MountRun(_Run):
                 self.sc.fired.update(fault.mutate.fired)
             elif isinstance(fault.mutate, Appender):
                 self.sc.tampered.update(fault.mutate.tampered)
+                self.sc.clobbered.update(fault.mutate.clobbered or ())
             elif isinstance(fault.mutate, Squatter):
                 self.sc.placed.update(fault.mutate.placed)
             elif isinstance(fault.mutate, Retype):
@@ -315,6 +316,16 @@ def _explore(run: _MountRun, case: Case, obs: Any) -> None:
         _identity_pair(run, obs)
         obs.extra["finalize"]["route"] = "mount"
         return
+    if "outsideGuard" in case.given:  # learn the outsider's point from an undisturbed run
+        try:
+            run.drive(sc.fresh())
+        except CandidateReplyError as exc:
+            raise CaseSkipped(f"the undisturbed run failed: {exc.code}: "
+                              f"{exc.message}"[:300]) from exc
+        why = sc.aim_guard(list(run.mount.take()[1]))
+        if why:
+            raise CaseSkipped(why)
+        run.plan = FaultPlan(sc.faults())
     explore = case.given.get("explore", {})
     variants = explore.get("variants", "all")
     fresh = sc.fresh()
@@ -347,6 +358,9 @@ def _explore(run: _MountRun, case: Case, obs: Any) -> None:
     mutating = [ev for ev in trace if ev.mutating]
     points = [(n, when) for n in range(len(mutating)) for when in ("before", "after")]
     chosen = _spread(points, _points_cap(explore))
+    if sc.guard_at is not None:  # the window after the outsider, point by point
+        start = sc.guard_start(trace)
+        chosen = [p for p in points if mutating[p[0]].index >= start][:_points_cap(explore)]
     ledger = run.ledger
     ledger.part = getattr(obs, "part", None)
     for unit, (n, when) in enumerate(chosen):  # a unit of work: one crash point

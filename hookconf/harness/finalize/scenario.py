@@ -23,6 +23,7 @@ A user tree is ``{path: entry}`` with ``entry`` one of ``("file", bytes)``,
 from __future__ import annotations
 
 import copy
+import fnmatch
 import hashlib
 from dataclasses import dataclass, field
 from typing import Any
@@ -192,7 +193,8 @@ class Appender:
     期间的变更").  ``mode``: ``append`` adds ``data``; ``truncate`` cuts the file to half
     its size (keeping ``size``, the old one); ``restore`` — armed after its ``peer``
     truncated — writes the old size back with other bytes (``data`` repeated), so the
-    file ends as long as it began.  ``tampered`` (the scenario's dict) records the file's
+    file ends as long as it began; ``same-size`` writes as many other bytes over it
+    (``outsideGuard``).  ``tampered`` (the scenario's dict) records the file's
     new bytes.  A plain value, like :class:`OutsideWriter`."""
 
     path: str
@@ -201,6 +203,9 @@ class Appender:
     mode: str = "append"
     peer: Appender | None = None
     size: int = -1
+    #: with ``outsideGuard``: the scenario's set of original bytes this writer destroyed —
+    #: the file's old bytes when no other file (another inode) held them any more
+    clobbered: set[bytes] | None = None
 
     def __call__(self, vfs: Vfs, paths: tuple[str, ...]) -> None:
         # what this run did so far lives in ``tampered`` alone (cleared before each run)
@@ -213,11 +218,16 @@ class Appender:
             st = vfs.lstat(self.path)
         except FileNotFoundError:
             return
+        if self.clobbered is not None:
+            self._note_last_copy(vfs, st.ino)
         fh = vfs.open(self.path, "r+")
         old = vfs.read(fh, st.size, 0)
         if self.mode == "truncate":
             self.size, new = st.size, old[:st.size // 2]
             vfs.truncate(fh, len(new))
+        elif self.mode == "same-size":
+            new = _other(old)
+            vfs.write(fh, new, 0)
         elif self.mode == "restore":
             size = self.peer.size if self.peer else st.size
             new = (self.data * (size // max(len(self.data), 1) + 1))[:size]
@@ -227,14 +237,46 @@ class Appender:
             vfs.write(fh, self.data, st.size)
         vfs.fsync(fh)
         vfs.close(fh)
+        if self.clobbered is not None:  # the guard's outsider: its whole change is durable
+            for d in _ancestors(self.path):
+                vfs.fsync_dir(d)
         self.tampered[self.path] = new
+
+    def _note_last_copy(self, vfs: Vfs, ino: int) -> None:
+        old = _last_copy(vfs, self.path, ino)
+        if old is not None and self.clobbered is not None:
+            self.clobbered.add(old)
+
+
+def _ancestors(path: str) -> list[str]:
+    """The directories above ``path``, nearest first (``.`` the root)."""
+    out = []
+    while path not in (".", ""):
+        path = _parent(path)
+        out.append(path)
+    return out
+
+
+def _glob_literal(path: str) -> str:
+    """``path`` as an ``fnmatch`` pattern matching only itself."""
+    return "".join(f"[{c}]" if c in "*?[" else c for c in path)
+
+
+def _last_copy(vfs: Vfs, path: str, ino: int) -> bytes | None:
+    """The bytes of the file ``path`` (inode ``ino``) when no other inode in the user tree
+    holds them, else ``None``."""
+    tree = user_tree(vfs)
+    entry = tree.get(path)
+    if not entry or entry[0] != "file":
+        return None
+    twins = [p for p, e in tree.items() if e == entry and p != path and vfs.lstat(p).ino != ino]
+    return None if twins else entry[1]
 
 
 #: What :class:`Appender` adds to a file.
 _APPENDED = b"+bytes an outsider appended"
 #: What :class:`Appender` writes back over a file it cut to half (other bytes, same size).
 _REWRITTEN = b"#other bytes an outsider wrote back"
-
 
 @dataclass
 class Retype:
@@ -359,6 +401,13 @@ class FinalizeScenario:
     #: candidate's new name (:class:`Squatter`): user-tree entries, once it acted in the
     #: current run
     placed: UserTree = field(default_factory=dict)
+    #: where the outsider of ``outsideGuard`` acts, learnt from an undisturbed run's trace
+    #: (:meth:`aim_guard`): ``(op, path, nth, victim)`` — before the candidate's ``nth``
+    #: call of ``op`` naming ``path`` it changes the file ``victim``
+    guard_at: tuple[str, str, int, str] | None = None
+    #: original bytes the outsider of ``outsideGuard`` destroyed in the current run (it
+    #: changed their last copy, e.g. the source renamed onto the target): gone by its hand
+    clobbered: set[bytes] = field(default_factory=set)
 
     @classmethod
     def from_given(cls, given: dict[str, Any]) -> FinalizeScenario:
@@ -554,6 +603,7 @@ class FinalizeScenario:
         self.renamed.clear()
         self.planted.clear()
         self.placed.clear()
+        self.clobbered.clear()
         return self._build(self.given)
 
     def faults(self) -> tuple[Fault, ...]:
@@ -564,7 +614,7 @@ class FinalizeScenario:
                             after_path=(f.get("after") or {}).get("path"))
                       for f in self.given.get("faults", ()))
         named += self._engine_faults() + self._tamper_faults() + self._append_faults() \
-            + self._retype_faults() + self._squat_faults()
+            + self._retype_faults() + self._squat_faults() + self._guard_faults()
         if self.writer is None:
             return named
         path, data = self.writer
@@ -644,6 +694,86 @@ class FinalizeScenario:
                     "before-fsync": ("fsync", f"{src}/*"),
                     "before-delete": ("unlink", None)}[when]
         return (Fault("mutate-tree", 0, op=op, path=path, mutate=retype),)
+
+    def _guard_faults(self) -> tuple[Fault, ...]:
+        """The case's ``outsideGuard`` once aimed (:meth:`aim_guard`): one ``mutate-tree``
+        fault at the learnt point, changing the guarded file as ``shape`` says."""
+        spec = self.given.get("outsideGuard")
+        if not spec or self.guard_at is None:
+            return ()
+        op, path, nth, victim = self.guard_at
+        mode = "same-size" if spec.get("shape") == "same-size" else "append"
+        return (Fault("mutate-tree", nth, op=op, path=_glob_literal(path),
+                      mutate=Appender(victim, _APPENDED if mode == "append" else _REWRITTEN,
+                                      self.tampered, mode, clobbered=self.clobbered)),)
+
+    def aim_guard(self, trace: list[Any]) -> str | None:
+        """Learn where the outsider of ``outsideGuard`` acts from ``trace``, the calls of a
+        run without it (§10.1 "After install it recomputes the complete target
+        ArtifactIdentity and matches it before writing target_installed … 并在 db_committed
+        transaction 紧前再次匹配"; §10.2 "recomputes the complete ArtifactIdentity … and
+        durably records target_staged").  ``phase`` picks the guarded window:
+
+        - ``target_staged``: right after the last write into the candidate's private copy
+          (the first new file beside the target), before anything else;
+        - ``target_installed``: right after the rename (or link) that installs the target;
+        - ``db_committed``: right after the last state-directory call following the
+          install (its journal write and syncs), before the database transaction.
+
+        Sets :attr:`guard_at`; returns why no point exists (the run made no such call —
+        the case then cannot judge this candidate), else ``None``."""
+        spec = self.given.get("outsideGuard") or {}
+        phase, tgt = spec.get("phase"), self.task["targetPath"]
+        tdir = _parent(tgt)
+        ok = [ev for ev in trace if ev.errno is None]
+        installs = [i for i, ev in enumerate(ok) if ev.op in ("rename_noreplace", "rename", "link")
+                    and ev.paths and ev.paths[-1] == tgt]
+        at: int | None = None
+        victim = tgt
+        if phase == "target_staged":
+            roots = [ev.paths[0] for ev in ok if ev.op == "mkdir" and ev.paths
+                     and _parent(ev.paths[0]) == tdir and ev.paths[0] not in self.initial]
+            made = [ev.paths[-1] for ev in ok if ev.paths and ev.paths[-1] != tgt
+                    and ev.paths[-1] not in self.initial
+                    and (ev.op == "link" or ev.op == "open" and ev.mode in ("x", "w"))
+                    and (_parent(ev.paths[-1]) == tdir
+                         or any(ev.paths[-1].startswith(r + "/") for r in roots))]
+            if made:
+                victim = made[0]
+                writes = [i for i, ev in enumerate(ok) if set(made) & set(ev.paths)
+                          and ev.op in ("write", "link")]
+                at = writes[-1] + 1 if writes else None
+        elif phase == "target_installed" and installs:
+            at = installs[0] + 1
+        elif phase == "db_committed" and installs:
+            k = installs[0] + 1
+            while k < len(ok) and not any(fnmatch.fnmatchcase(p, _JOURNAL_GLOB) or p == STATE_DIR
+                                          for p in ok[k].paths):
+                k += 1
+            while k < len(ok) and ok[k].paths and all(
+                    fnmatch.fnmatchcase(p, _JOURNAL_GLOB) or p == STATE_DIR for p in ok[k].paths):
+                k += 1
+            at = k
+        if victim == tgt:  # a tree's target: its first file
+            victim = tgt + next((rel for rel, e in sorted(self.selected.items())
+                                 if e[0] == "file"), "")
+        if at is None or at >= len(ok) or not ok[at].paths:
+            return f"the run made no call to place an outsider before {phase}"
+        ev = ok[at]  # a fault counts every matching call, failed ones too
+        nth = sum(1 for e in trace if e.index < ev.index and e.op == ev.op
+                  and any(fnmatch.fnmatchcase(p, _glob_literal(ev.paths[0])) for p in e.paths))
+        self.guard_at = (ev.op, ev.paths[0], nth, victim)
+        return None
+
+    def guard_start(self, trace: list[Any]) -> int:
+        """The trace index of the call the ``outsideGuard`` outsider acted before (0 when
+        it has none): crash points of such a case start there, the window in which a
+        phase could be recorded over the changed item."""
+        if self.guard_at is None:
+            return 0
+        op, path, nth, _ = self.guard_at
+        seen = [ev.index for ev in trace if ev.op == op and path in ev.paths]
+        return seen[nth] if nth < len(seen) else 0
 
     def _squat_faults(self) -> tuple[Fault, ...]:
         """The case's ``outsideSquat`` (:class:`Squatter`): before each of the candidate's
@@ -794,7 +924,8 @@ class FinalizeScenario:
         before the commit — the tamper after planning, a ``whenAbsent`` writer filling a
         path the candidate emptied, or the outsider at the private copy (:meth:`interlope`):
         failing closed (quarantine, every byte kept) is then the answer, not a crash-made layout (§10.1, §10.3)."""
-        early = (self.tamper_early or "outsideAppend" in self.given) \
+        early = (self.tamper_early or "outsideAppend" in self.given
+                 or "outsideGuard" in self.given) \
             and bool(self.tampered or self.renamed)
         early = early or bool(self.placed)
         absent = bool((self.given.get("outsideWriter") or {}).get("whenAbsent"))
@@ -802,7 +933,14 @@ class FinalizeScenario:
 
     def disturbed_initial(self, fired: bool) -> UserTree:
         """The initial tree as the outsiders left it (their rewrites, renames and file)."""
-        tree = dict(self.initial)
+        tree = {p: e for p, e in self.initial.items()
+                if not (e[0] == "file" and e[1] in self.clobbered)}
+        tgt = self.task["targetPath"]
+        if self.guard_at and self.guard_at[3].startswith(tgt + "/") \
+                and self.guard_at[3] in self.tampered:
+            # the guard's outsider changed a file inside the installed tree: the tree stays
+            # as it is (its other entries cannot be told from the changed one's by moving)
+            tree.update({tgt + rel: e for rel, e in self.selected.items()})
         for path, data in self.tampered.items():
             tree[path] = ("file", data)
         for old, new in self.renamed.items():
@@ -815,9 +953,10 @@ class FinalizeScenario:
         return tree
 
     def overwritten(self) -> frozenset[bytes]:
-        """The original bytes the outside tamper rewrote (gone by the outsider's hand)."""
+        """The original bytes the outside tamper rewrote, and those whose last copy the
+        guard's outsider changed (gone by the outsider's hand)."""
         return frozenset(self.initial[p][1] for p in self.tampered
-                         if self.initial.get(p, ("",))[0] == "file")
+                         if self.initial.get(p, ("",))[0] == "file") | frozenset(self.clobbered)
 
     # ---- expectations ------------------------------------------------------------------
     @property
@@ -825,7 +964,7 @@ class FinalizeScenario:
         """Whether the run's failure comes from outside (a writer, an injected error)."""
         return self.writer is not None or bool(self.given.get("faults")) or self.tamper_early \
             or "outsideAppend" in self.given or "outsideRetype" in self.given \
-            or "outsideSquat" in self.given
+            or "outsideSquat" in self.given or "outsideGuard" in self.given
 
     def holds_selected(self, tree: UserTree) -> bool:
         """Whether the target holds exactly the selected artifact."""

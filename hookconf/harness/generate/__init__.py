@@ -53,6 +53,7 @@ _AREAS = (
     "hookconf.harness.generate.bridge",
     "hookconf.harness.generate.finalize",
     "hookconf.harness.generate.finalize_refusals",
+    "hookconf.harness.generate.finalize_guard",
     "hookconf.harness.generate.shells",
     "hookconf.harness.generate.delivery",
     "hookconf.harness.generate.builtins",
