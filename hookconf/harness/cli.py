@@ -35,7 +35,7 @@ from hookconf import corpus as embedded
 from hookconf.harness import __version__
 from hookconf.harness.corpus import Case, Corpus, load_corpus
 from hookconf.harness.engine import CaseResult, run_cases
-from hookconf.harness.expect import ExpectError, load_expectations
+from hookconf.harness.expect import ExpectError, load_expectations, matching_no_case
 from hookconf.harness.finalize.mounted import MOUNT_OFF, MOUNT_ON
 from hookconf.harness.kinds import FAMILIES, unknown_families
 from hookconf.harness.ledger import splittable
@@ -617,6 +617,10 @@ def _execute(args: argparse.Namespace, errors: Console) -> tuple[Report, dict[st
     if not cases:
         return _no_match(args, corpus, errors)
     _warn_unmatched(args, corpus, errors)
+    if expectations:
+        for pattern in matching_no_case(expectations, [c.id for c in corpus.cases]):
+            _say(errors, "warning:", f"--expect entry {_glob(pattern)} names no case of the corpus "
+                 "(renamed, removed or mistyped?)", style="yellow")
     shard = getattr(args, "shard", None)
     other_shards: list[Case] = []
     if shard is not None:

@@ -26,7 +26,7 @@ from hookconf import boundedjson
 from hookconf.harness.schemacheck import json_message
 
 __all__ = ["EXPECT_SCHEMA", "ExpectError", "Expectation", "load_expectations", "match_expectation",
-           "unexpected_passes"]
+           "matching_no_case", "unexpected_passes"]
 
 #: Largest expect file read, in bytes.
 MAX_EXPECT_BYTES = 4 * 1024 * 1024
@@ -99,6 +99,15 @@ def match_expectation(case_id: str, entries: Mapping[str, Mapping[str, str]]) ->
         return None
     entry = entries[key]
     return Expectation(key, entry["reason"], entry.get("link", ""))
+
+
+def matching_no_case(entries: Mapping[str, Mapping[str, str]], case_ids: Sequence[str]) -> list[str]:
+    """The entries (exact ids or globs, in file order) that name none of ``case_ids`` — the
+    whole corpus's, not only the selected ones': a stale entry (a renamed or removed case, a
+    typo'd glob) would otherwise hide silently."""
+    ids = set(case_ids)
+    return [pattern for pattern in entries
+            if pattern not in ids and not any(fnmatch.fnmatchcase(i, pattern) for i in ids)]
 
 
 def unexpected_passes(outcomes: Sequence[tuple[str, str, Expectation | None]]) -> list[dict[str, Any]]:

@@ -67,6 +67,18 @@ def test_an_entry_whose_cases_pass_is_flagged(tmp_path, capsys):
     assert "UNEXPECTED PASS perm.ipv6.1: perm.ipv6.1 passed; expected to fail: zone ids" in capsys.readouterr().out
 
 
+def test_an_entry_naming_no_case_of_the_corpus_is_warned_and_changes_nothing(tmp_path, capsys):
+    gone = {**KNOWN, "perm.zzz.*": {"reason": "renamed since"}, "perm.ipv6.999": {"reason": "removed"}}
+    code, report = run(tmp_path, "--case", "perm.credentials.*", "--expect", str(write(tmp_path, "x.json", gone)),
+                       "--allow-not-covered")
+    assert code == 0 and report["totals"]["expected-fail"] > 0
+    err = capsys.readouterr().err
+    assert "warning: --expect entry perm.zzz.* names no case of the corpus" in err
+    assert "warning: --expect entry perm.ipv6.999 names no case of the corpus" in err
+    # an entry outside the --case selection names cases of the corpus: no warning
+    assert "perm.credentials" not in err
+
+
 def test_shards_with_expectations_merge_into_the_whole_run(tmp_path):
     expect = str(write(tmp_path, "x.json", {**KNOWN, "perm.ipv6.1*": {"reason": "stale"}}))
     selection = ["--case", "perm.credentials.*", "--case", "perm.ipv6.1*", "--expect", expect]
