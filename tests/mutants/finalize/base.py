@@ -73,3 +73,21 @@ def patched_tree(name: str, tree: Callable[..., Any]) -> Callable[[], ReferenceC
     from hookconf.reference.finalize import identity
 
     return patched(name, identity, "_tree", tree)
+
+
+def copy_stage_unverified(name: str, stage: str) -> Callable[[], ReferenceCandidate]:
+    """A candidate whose copy route drops the trailing ``Verify`` of its ``stage`` stage: the
+    identity re-check before that stage's phase write (§10.1, §10.2)."""
+    import dataclasses
+
+    from hookconf.reference.finalize import plan
+
+    def route(hook_plan: Any) -> Any:
+        initial, stages = plan.route(hook_plan)
+        if hook_plan.route != "copy":
+            return initial, stages
+        return initial, [dataclasses.replace(s, effects=s.effects[:-1])
+                         if s.name == stage and isinstance(s.effects[-1], plan.Verify) else s
+                         for s in stages]
+
+    return patched(name, execute, "route", route)

@@ -9,19 +9,6 @@ changed target.
 
 from __future__ import annotations
 
-import dataclasses
+from tests.mutants.finalize.base import copy_stage_unverified
 
-from hookconf.reference.finalize import execute, plan
-from tests.mutants.finalize.base import patched
-
-
-def _route(hook_plan):
-    initial, stages = plan.route(hook_plan)
-    if hook_plan.route != "copy":
-        return initial, stages
-    return initial, [dataclasses.replace(s, effects=s.effects[:-1])
-                     if s.name == "install" and isinstance(s.effects[-1], plan.Verify) else s
-                     for s in stages]
-
-
-factory = patched("install-unverified", execute, "route", _route)
+factory = copy_stage_unverified("install-unverified", "install")

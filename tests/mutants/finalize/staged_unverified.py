@@ -8,19 +8,6 @@ that phase; this candidate journals target_staged over the changed copy.
 
 from __future__ import annotations
 
-import dataclasses
+from tests.mutants.finalize.base import copy_stage_unverified
 
-from hookconf.reference.finalize import execute, plan
-from tests.mutants.finalize.base import patched
-
-
-def _route(hook_plan):
-    initial, stages = plan.route(hook_plan)
-    if hook_plan.route != "copy":
-        return initial, stages
-    return initial, [dataclasses.replace(s, effects=s.effects[:-1])
-                     if s.name == "stage" and isinstance(s.effects[-1], plan.Verify) else s
-                     for s in stages]
-
-
-factory = patched("staged-unverified", execute, "route", _route)
+factory = copy_stage_unverified("staged-unverified", "stage")
