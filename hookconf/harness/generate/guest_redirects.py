@@ -15,8 +15,9 @@ redirects) cycles with the chain.
 §7 decides each case: "Guest 初始 HTTP 请求和每次 redirect hop 必须使用同一个 matcher", the
 call fails with ``plugin.http.host_not_permitted`` (§13) and the refused hop never leaves the
 host — ``requests`` is exactly the hops before it.  A case is one ``guest.run`` with an
-invocation per chain: per length, one case for each forbidden kind (a chain per position) and
-one positive case (a chain per kind), 24 in all.
+invocation per chain: per forbidden kind, one case with a chain for every length and position
+(10 invocations) and one positive case with an allowed chain of every length (4), 10 cases in
+all (a worker start costs more than a chain, so a case carries many).
 """
 
 from __future__ import annotations
@@ -115,13 +116,14 @@ def _given(chains: list[tuple[str, list[dict[str, Any]], list[str]]],
     "type": "object", "additionalProperties": False,
     "properties": {"timeoutMs": {"type": "number", "exclusiveMinimum": 0}}})
 def capability_redirects(params: dict[str, Any], rng: random.Random) -> Iterator[Instance]:
-    """Guest redirect chains of 1..4 redirects.  Per length and kind of :data:`FORBIDDEN`, one
-    case (``n<length>.<kind>``) runs a chain per position of the forbidden target (first,
-    middle, last), each its own invocation: every call is refused with
-    ``plugin.http.host_not_permitted`` and only the hops before the forbidden one are sent.  Per
-    length, one positive case (``n<length>.allowed``) runs a chain per kind whose targets are
-    allowed spellings near that kind: every call succeeds and sends every hop (§7, H5).  The
-    invocations of a case share one worker (a worker start costs more than a chain)."""
+    """Guest redirect chains of 1..4 redirects.  Per kind of :data:`FORBIDDEN`, one case
+    (``forbidden.<kind>``) runs a chain for every length and every position of the forbidden
+    target in it (first, middle, last: 10 chains), each its own invocation: every call is
+    refused with ``plugin.http.host_not_permitted`` and only the hops before the forbidden one
+    are sent.  Per kind, one positive case (``allowed.<kind>``) runs a chain of every length
+    whose targets are all allowed spellings near that kind: every call succeeds and sends every
+    hop (§7, H5).  The invocations of a case share one worker (a worker start costs more than
+    a chain)."""
     del rng  # exhaustive
     timeout_ms = params.get("timeoutMs")
     serial = 0
@@ -131,10 +133,28 @@ def capability_redirects(params: dict[str, Any], rng: random.Random) -> Iterator
         serial += 1
         return _METHODS[(serial - 1) % len(_METHODS)]
 
-    for length in range(1, MAX_LENGTH + 1):
+    for kind, (url, why) in FORBIDDEN.items():
+        chains, results, shown = [], [], []
+        for length in range(1, MAX_LENGTH + 1):
+            for hop, label in positions(length):
+                tag = f"n{length}-{label}{hop}"
+                target = url.format(c=tag, n=hop)
+                network, sent = _chain(tag, length, {hop: (target, target)})
+                chains.append((method(), network, sent))
+                results.append({"code": None, "requests": sent[:hop], "requestsExclude": [target],
+                                "logs": [{"message": "http", "fields": {"outcome": "refused", "code": _DENIED}}]})
+                shown.append(f"invocation {len(shown)}: {length} redirect(s), the {label} one forbidden")
+        yield Instance(
+            f"forbidden.{kind}",
+            f"http calls through 1-{MAX_LENGTH} redirects, one target ({why}) at each position "
+            f"(first, middle, last): each refused with {_DENIED}, that hop never sent",
+            "guest.run", "negative", _given(chains, timeout_ms), {"results": results},
+            notes=f"{_SEVEN}; the forbidden target is {url.format(c='<chain>', n='<hop>')}; "
+                  + "; ".join(shown))
+        near, near_sent = ALLOWED_NEAR[kind]
         chains, results = [], []
-        for kind, (near, near_sent) in ALLOWED_NEAR.items():
-            tag = f"{kind}-n{length}"
+        for length in range(1, MAX_LENGTH + 1):
+            tag = f"n{length}-allowed"
             network, sent = _chain(tag, length, {n: (near.format(c=tag, n=n), near_sent.format(c=tag, n=n))
                                                  for n in range(1, length + 1)})
             chains.append((method(), network, sent))
@@ -142,25 +162,8 @@ def capability_redirects(params: dict[str, Any], rng: random.Random) -> Iterator
                 {"message": "http", "fields": {"outcome": "accepted", "status": 200,
                                                "finalUrl": sent[-1], "redirected": True}}]})
         yield Instance(
-            f"n{length}.allowed",
-            f"http calls through {length} redirect(s), each target an allowed spelling near one "
-            f"forbidden kind ({', '.join(ALLOWED_NEAR)}): accepted, every hop sent",
+            f"allowed.{kind}",
+            f"http calls through 1-{MAX_LENGTH} redirects, every target an allowed spelling near "
+            f"'{kind}' ({near.format(c='…', n=1)}): accepted, every hop sent",
             "guest.run", "positive", _given(chains, timeout_ms), {"results": results},
-            notes=f"{_SEVEN}; every target here matches a granted pattern: "
-                  + "; ".join(f"{k}: {near.format(c='…', n=1)}" for k, (near, _) in ALLOWED_NEAR.items()))
-        for kind, (url, why) in FORBIDDEN.items():
-            chains, results, shown = [], [], []
-            for hop, label in positions(length):
-                tag = f"{kind}-n{length}-{label}{hop}"
-                target = url.format(c=tag, n=hop)
-                network, sent = _chain(tag, length, {hop: (target, target)})
-                chains.append((method(), network, sent))
-                results.append({"code": None, "requests": sent[:hop], "requestsExclude": [target],
-                                "logs": [{"message": "http", "fields": {"outcome": "refused", "code": _DENIED}}]})
-                shown.append(f"invocation {hop - 1}: the {label} target, redirect {hop}, {target}")
-            yield Instance(
-                f"n{length}.{kind}",
-                f"http calls through {length} redirect(s), the forbidden target ({why}) at each "
-                f"position: each refused with {_DENIED}, that hop never sent",
-                "guest.run", "negative", _given(chains, timeout_ms), {"results": results},
-                notes=f"{_SEVEN}; " + "; ".join(shown))
+            notes=f"{_SEVEN}; every target here matches a granted pattern")

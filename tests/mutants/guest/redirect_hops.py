@@ -1,9 +1,9 @@
 """Mutant runtimes whose guest ``http`` capability checks only some hops of a redirect chain
 against the plugin's host permissions (§7, H5); caught by ``guest.capability-redirects``.
 
-- ``first_hop_only``: the §7 matcher sees the first URL alone; every redirect target is
+- ``redirect_first_hop_only``: the §7 matcher sees the first URL alone; every redirect target is
   followed unchecked.
-- ``last_hop_skipped``: each hop is checked only once the next redirect names its successor
+- ``redirect_last_hop_skipped``: each hop is checked only once the next redirect names its successor
   (the chain so far minus its newest hop): a forbidden target is sent before its refusal, and
   one that ends the chain is never refused.
 """
@@ -35,11 +35,11 @@ def _all_but_newest(patterns: Sequence[str], hops: Sequence[str], proxy: str | N
     return default_request_check(patterns, list(hops)[:max(1, len(hops) - 1)], proxy)
 
 
-def first_hop_only() -> BridgeMutant:
+def redirect_first_hop_only() -> BridgeMutant:
     """H5: redirect targets are never checked; only the URL the guest named is."""
     return BridgeMutant("redirect-first-hop-only", vm=_vm(_first_hop))
 
 
-def last_hop_skipped() -> BridgeMutant:
+def redirect_last_hop_skipped() -> BridgeMutant:
     """H5: the newest redirect target is sent before it is checked."""
     return BridgeMutant("redirect-last-hop-skipped", vm=_vm(_all_but_newest))
