@@ -62,3 +62,9 @@ def test_the_reference_meets_every_instance():
                               network=instance.given["network"])
         for wanted, seen in zip(instance.expect["results"], observed["results"], strict=True):
             assert entry_problems(wanted, seen) == [], key
+
+
+def test_the_entry_timeout_reaches_every_case():
+    found = expand("guest.capability-redirects", {"timeoutMs": 5000}, seed=0,
+                   template_id="guest.capability-redirects")
+    assert {i.given["timeoutMs"] for i in found} == {5000}
