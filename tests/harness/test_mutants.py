@@ -292,6 +292,10 @@ CAPABILITY_BOUNDS_MUTANTS = [
     # storage and http carried out without the manifest's grant (§9.5 effective permission)
     ("tests.mutants.guest.capability_gates:ungranted_dispatched", "H5", ("guest.capability-calls.ungranted.*",)),
     ("tests.mutants.guest.capability_gates:ungranted_dispatched", "H4", ("guest.capability-calls.ungranted.*",)),
+    # a guest http call's redirect targets checked in part (§7): the first URL alone, or each
+    # target only after it was sent (guest.capability-redirects: every position and kind)
+    ("tests.mutants.guest.redirect_hops:redirect_first_hop_only", "H5", ("guest.capability-redirects.*",)),
+    ("tests.mutants.guest.redirect_hops:redirect_last_hop_skipped", "H5", ("guest.capability-redirects.*",)),
     # compareAndSet ignoring the version it names (§11)
     ("tests.mutants.guest.capability_gates:compare_and_set_blind", "H4",
      ("guest.capability-calls.storage.compare-and-set.*",)),
@@ -359,6 +363,9 @@ PATH_MUTANTS = [
      ("rt.gen.eligibility.bt.http*", "rt.gen.eligibility.magnet.https.*")),
     ("tests.mutants.delivery.blocked_plugin_ends_batch:factory", "H15",
      ("dlv.gen.blocked-positions.*",)),
+    # an expired lease counted as in flight: against the global workers, or as its plugin's lane (§11)
+    ("tests.mutants.delivery.expired_lease_in_flight:factory", "H15", ("dlv.gen.in-flight.*",)),
+    ("tests.mutants.delivery.expired_lease_busy:factory", "H15", ("dlv.gen.in-flight.*",)),
     # the round-robin cursor serves the plugin served last again first (§11)
     ("tests.mutants.delivery.cursor_serves_last_again:factory", "H15", ("dlv.gen.round-robin.n2.*",)),
     ("tests.mutants.guest.finalize_effects_unchecked:factory", "H4",
@@ -582,6 +589,8 @@ def test_reference_report_counts_delivery_programs_and_quota_boundaries(referenc
 #: Mutants the spec does not decide against: only advisory cases may show them, and the
 #: verdict must not (a case where the spec is silent never fails a candidate).
 ADVISORY_ONLY_MUTANTS = [
+    # §11 does not say whether a lease ending exactly now has expired
+    ("tests.mutants.delivery.expiry_boundary_inclusive:factory", "H15", ("dlv.gen.in-flight.*",)),
     # §7 uppercases the URL's percent hex; whether a pattern's own is uppercased is not said
     ("tests.mutants.permissions.pattern_percent_hex:factory", "H5",
      ("perm.gen.percent-hex.*", "perm.gen.percent-hex-spellings.*")),

@@ -15,8 +15,10 @@ Attribution:
   (:func:`recovery_problems`).
 - **H15** (§11 "A plugin failure is caught per row and never prevents another plugin from
   running"; round-robin, per-plugin concurrency 1, the breaker): a claim that leaves out a
-  plugin with a due row while there is room, two rows of one plugin in flight, a claim
-  through an open breaker.
+  plugin with a due row while there is room — a ``delivering`` row whose lease expired is
+  not in flight (:func:`in_flight`): it holds no worker and no lane —, a claim that takes
+  more rows than the claim batch and the free global workers allow, two rows of one plugin in
+  flight, a claim through an open breaker.
 - **H20** (§11 "Candidate enumeration never happens later from the current registry"): a
   terminal's rows + tombstones are not exactly the §6 candidates at that moment, a row
   appears for a plugin that was not one, a row's permissions/generation are not the snapshot,
@@ -43,7 +45,7 @@ from hookconf.harness.tables import FIXED
 #: §11: "Delivery/dead-letter receipts are compacted to at most 1 KiB".
 RECEIPT_MAX_BYTES = 1024
 
-__all__ = ["INVARIANTS", "after_step", "bucket_content_problems", "receipt_order_problems",
+__all__ = ["INVARIANTS", "after_step", "bucket_content_problems", "in_flight", "receipt_order_problems",
            "round_robin_problems", "state_problems"]
 
 INVARIANTS = ("H14", "H15", "H20", "H24", "H25")
@@ -272,11 +274,13 @@ def claim_problems(m: DeliveryModel, answer: dict[str, Any], before: dict[str, A
     for pid, n in per_plugin.items():
         if n > 1:
             out["H15"].append(f"one claim took {n} rows of {pid} (per-plugin concurrency is 1)")
-    active = [r for r in prev.values() if r["status"] in ACTIVE]
     busy, due, eligible = _claimable(m, prev)
-    in_flight = sum(1 for r in active if r["status"] == "delivering"
-                    and r.get("leaseUntilMs") is not None and r["leaseUntilMs"] > now)
-    room = max(0, min(lim["claimBatch"], lim["workers"] - in_flight))
+    flying = in_flight(before, now)
+    room = max(0, min(lim["claimBatch"], lim["workers"] - flying))
+    if len(claims) > room:
+        out["H15"].append(f"one claim took {len(claims)} rows with {flying} in flight: the claim batch "
+                          f"({lim['claimBatch']}) and the free global workers ({lim['workers']} - "
+                          f"{flying}) allow {room}")
     after_rows = _rows(after)
     for c in claims:
         did, pid = c["deliveryId"], c["pluginId"]
@@ -324,6 +328,18 @@ def claim_problems(m: DeliveryModel, answer: dict[str, Any], before: dict[str, A
         out["H15"].append(f"{len(claims)} claim(s) with room for {room}: {missing} had due rows and "
                           "no running delivery, yet got none (blocked by another plugin)")
     return out
+
+
+def in_flight(state: dict[str, Any], now: int) -> int:
+    """The deliveries in flight in ``state`` at ``now``: ``delivering`` rows whose lease has not
+    expired (``leaseUntilMs > now``).  A lease that ran out is a worker gone (crashed or timed
+    out, §11 "激活失败、Worker crash 和 timeout 可重试"): its row is claimable again and holds
+    neither a global worker nor its plugin's one lane (§11 "8 个全局 delivery worker、每插件
+    lane 同时 1 个 delivery"); §11 is silent on a lease ending exactly at ``now``, which
+    counts as expired here as everywhere in these checks (the cases at that instant are
+    advisory)."""
+    return sum(1 for r in _rows(state).values() if r.get("status") == "delivering"
+               and isinstance(r.get("leaseUntilMs"), int) and r["leaseUntilMs"] > now)
 
 
 def _claimable(m: DeliveryModel, prev: dict[str, dict[str, Any]]) -> tuple[set[str], set[str], set[str]]:

@@ -20,7 +20,9 @@ an ``upgrade`` with a ``build`` and no ``version`` keeps the installed version.
 ``complete``/``fail``/``heartbeat`` act as the worker holding ``plugin``'s newest claim
 (``token: stale`` sends that row's previous token instead); without one the step is a no-op.
 A step may carry ``expect`` (exact values of the answer's summary: ``admitted``,
-``tombstoned``, ``permanent``, ``plugins``, ``permissions``, ``accepted``, ``status``) and
+``tombstoned``, ``permanent``, ``plugins``, ``permissions``, ``accepted``, ``status``; of a
+claim also ``claimed``, how many rows it took, and ``inFlight``, the ``delivering`` rows of the
+state after it whose lease has not expired) and
 ``expectRows`` (``{"<task>/<plugin>": {"status": ..., "reason": ...}}`` of the durable state).
 After every step the harness reads ``delivery.state`` and runs
 :mod:`hookconf.harness.delivery.checks`.
@@ -251,7 +253,9 @@ class Driver:
         summary = {"plugins": sorted(c["pluginId"] for c in answer.get("claims", [])),
                    "permissions": {c["pluginId"]: sorted(c.get("permissions", []))
                                    for c in answer.get("claims", [])},
-                   "attempts": {c["pluginId"]: c.get("attempt") for c in answer.get("claims", [])}}
+                   "attempts": {c["pluginId"]: c.get("attempt") for c in answer.get("claims", [])},
+                   "claimed": len(answer.get("claims", [])),
+                   "inFlight": checks.in_flight(after, m.now_ms)}
         return found, summary
 
     def _fenced(self, step: dict[str, Any]) -> tuple[dict[str, list[str]], dict[str, Any]]:

@@ -17,8 +17,9 @@ candidate meets it.  Expansion is deterministic for a given ``--seed`` (the expa
 (:data:`MAX_INSTANCES` per template); the report counts instances per template and invariant.
 
 An expander is registered with :func:`template` in the module of its spec area (this
-package's ``permissions``, ``schemas``, ``guest``, ``runtime``, ``termination``,
-``later_candidates``, ``finalize``, ``shells``, ``delivery``, ``builtins``, ``diagnostics`` modules) and has the shape::
+package's ``permissions``, ``schemas``, ``guest``, ``guest_redirects``, ``runtime``,
+``termination``, ``later_candidates``, ``finalize``, ``shells``, ``delivery``,
+``delivery_in_flight``, ``builtins``, ``diagnostics`` modules) and has the shape::
 
     expand(params: dict, rng: random.Random) -> Iterable[Instance]
 
@@ -46,6 +47,7 @@ _AREAS = (
     "hookconf.harness.generate.schemas",
     "hookconf.harness.generate.bt_sources",
     "hookconf.harness.generate.guest",
+    "hookconf.harness.generate.guest_redirects",
     "hookconf.harness.generate.signal",
     "hookconf.harness.generate.runtime",
     "hookconf.harness.generate.termination",
@@ -56,6 +58,7 @@ _AREAS = (
     "hookconf.harness.generate.finalize_guard",
     "hookconf.harness.generate.shells",
     "hookconf.harness.generate.delivery",
+    "hookconf.harness.generate.delivery_in_flight",
     "hookconf.harness.generate.builtins",
     "hookconf.harness.generate.diagnostics",
 )
