@@ -399,7 +399,7 @@ def _no_match(args: argparse.Namespace, corpus: Corpus, console: Console) -> int
     if not corpus.cases:
         if args.no_embedded and not args.corpus:
             _say(console, "no cases to run:", "--no-embedded and no --corpus")
-        else:
+        else:  # pragma: no cover - a --corpus root with no case is a corpus error first
             _say(console, "no cases to run:", "the corpus holds no case")
         return EXIT_USAGE
     if patterns and not any(patterns):

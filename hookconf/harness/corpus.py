@@ -197,8 +197,12 @@ def _load_roots(roots: Sequence[Path], seed: int) -> Corpus:
     for root in (r for r in roots if r.exists()):
         folders = plugin_folders(root)
         fixtures.update({f.resolve(): f for f in folders if f.resolve() not in fixtures})
+        before = (len(result.cases), len(result.problems))
         for path in _case_files([root]):
             _load_file(path, folders, validator, template_validator, seen, digest, budget, seed, result)
+        if root is not embedded.CASES and (len(result.cases), len(result.problems)) == before:
+            # e.g. a file holding ``[]``: asked for, yet nothing of it would run
+            result.problems.append(Problem(str(root), "", "holds no case"))
     result.cases.sort(key=lambda c: c.id)
     # The tables every template derives its cases from (§9 schemas, §9.1 and §11 limits,
     # example instances) are part of what the cases are, generated or not.

@@ -75,10 +75,13 @@ def test_nothing_to_run_says_why(hookconf, capsys, argv, said):
     assert said in capsys.readouterr().err
 
 
-def test_an_empty_corpus_says_it_holds_no_case(tmp_path, capsys):
+@pytest.mark.parametrize("embedded", [[], ["--no-embedded"]])
+def test_an_empty_corpus_file_is_a_corpus_error(tmp_path, capsys, embedded):
+    # asked for, yet nothing of it would run: never the embedded corpus alone in its place
     (tmp_path / "cases.json").write_text("[]", encoding="utf-8")
-    assert main(["list", "--no-embedded", "--corpus", str(tmp_path / "cases.json")]) == 2
-    assert "no cases to run: the corpus holds no case" in capsys.readouterr().err
+    assert main(["list", *embedded, "--corpus", str(tmp_path / "cases.json")]) == 2
+    err = capsys.readouterr().err
+    assert "corpus error" in err and f"{tmp_path / 'cases.json'}#/: holds no case" in err
 
 
 class _TypoFamilies(ReferenceCandidate):

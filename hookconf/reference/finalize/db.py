@@ -52,16 +52,27 @@ DbError = (apsw.Error, sqlite3.Error)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS task (task_id TEXT PRIMARY KEY, status TEXT NOT NULL,
-    final_path TEXT, finished_at_ms INTEGER);
+    final_path TEXT, finished_at_ms INTEGER) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS task_file (task_id TEXT NOT NULL, idx INTEGER NOT NULL,
-    path TEXT NOT NULL, PRIMARY KEY (task_id, idx));
+    path TEXT NOT NULL, PRIMARY KEY (task_id, idx)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS task_metadata (task_id TEXT NOT NULL, key TEXT NOT NULL,
-    value TEXT NOT NULL, PRIMARY KEY (task_id, key));
+    value TEXT NOT NULL, PRIMARY KEY (task_id, key)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS occurrence (occurrence_id TEXT PRIMARY KEY, task_id TEXT NOT NULL,
-    kind TEXT NOT NULL);
+    kind TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS finalize_phase (task_id TEXT PRIMARY KEY, phase TEXT NOT NULL,
-    final_path TEXT NOT NULL);
+    final_path TEXT NOT NULL) WITHOUT ROWID;
 """
+
+
+def _create_schema(conn: Any) -> None:
+    """The tables, where missing (``CREATE TABLE IF NOT EXISTS``): APSW runs the script
+    in one call, the stdlib ``sqlite3`` statement by statement."""
+    if isinstance(conn, sqlite3.Connection):
+        for statement in _SCHEMA.split(";"):
+            if statement.strip():
+                conn.execute(statement)
+    else:
+        conn.execute(_SCHEMA)
 
 
 def _open(vfs: Vfs, path: str) -> Any:
@@ -126,9 +137,7 @@ def commit_terminal(vfs: Vfs, path: str, *, task_id: str, final_path: str,
     ok = False
     try:
         conn.execute("BEGIN IMMEDIATE")
-        for statement in _SCHEMA.split(";"):
-            if statement.strip():
-                conn.execute(statement)
+        _create_schema(conn)
         conn.execute("INSERT OR REPLACE INTO task VALUES (?, 'completed', ?, ?)",
                      (task_id, final_path, int(clock_ms())))
         conn.execute("DELETE FROM task_file WHERE task_id = ?", (task_id,))

@@ -44,7 +44,7 @@ from hookconf.faultinject.port import Vfs
 from hookconf.reference.errors import ErrorCode, Fault, HookRuntimeError
 from hookconf.reference.finalize import db, execute, recovery
 from hookconf.reference.finalize.identity import MAX_ENTRIES, PLATFORM_TAG, PLATFORMS, tree_manifest
-from hookconf.reference.finalize.plan import HookPlan, build_plan
+from hookconf.reference.finalize.plan import HookPlan, build_plan, check_task_id
 
 __all__ = ["FinalizeOps"]
 
@@ -146,7 +146,10 @@ class FinalizeOps:
 
     def prepare_plan(self, vfs: Vfs, host: Host, args: dict[str, Any]) -> HookPlan:
         """Lease and quiesce, then read identities and plan (§10.1); the lease stays held
-        for ``finalize.run``.  Raises ``HookRuntimeError`` (the lease released)."""
+        for ``finalize.run``.  A task id that cannot name a task is refused first, no lease
+        asked for, so the answer is the same whatever the host port (in process or a
+        mount's lease directory).  Raises ``HookRuntimeError`` (the lease released)."""
+        check_task_id(args["taskId"])
         task_id = str(args["taskId"])
         self.quiesce(host, task_id)
         try:

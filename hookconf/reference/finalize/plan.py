@@ -81,6 +81,7 @@ __all__ = [
     "Unlink",
     "Verify",
     "build_plan",
+    "check_task_id",
     "equivalent_paths",
     "parent_of",
     "route",
@@ -351,6 +352,14 @@ def _checked_path(value: Any, what: str) -> tuple[str, ...]:
         raise _invalid(f"{what} {value!r:.120} is not a plain relative path") from exc
 
 
+def check_task_id(task_id: Any) -> None:
+    """Refuse a task id that cannot name a task: 1-64 characters of ``[A-Za-z0-9_-]``
+    (it names the task's journal, lease and private paths).  Raises ``HookRuntimeError``
+    with ``plugin.finalize.plan_invalid``."""
+    if not isinstance(task_id, str) or not _TASK_ID.match(task_id):
+        raise _invalid("taskId must be 1-64 of [A-Za-z0-9_-]")
+
+
 def build_plan(vfs: Vfs, *, task_id: str, save_dir: str, source_path: str, target_path: str,
                staging: dict[str, Any] | None = None,
                identify: Callable[..., ArtifactIdentity] = artifact_identity,
@@ -371,8 +380,7 @@ def build_plan(vfs: Vfs, *, task_id: str, save_dir: str, source_path: str, targe
     operations, applied in that transaction; ``platform`` the identity model of directory
     digests (``posix`` or ``windows``, :mod:`.identity`).
     """
-    if not isinstance(task_id, str) or not _TASK_ID.match(task_id):
-        raise _invalid("taskId must be 1-64 of [A-Za-z0-9_-]")
+    check_task_id(task_id)
     save = _checked_path(save_dir, "saveDir")
     _checked_path(source_path, "sourcePath")
     target = _checked_path(target_path, "targetPath")
