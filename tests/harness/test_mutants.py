@@ -247,6 +247,9 @@ DELIVERY_MUTANTS = [
     # a reinstall that drops a required grant revokes it (§11 permission_revoked)
     ("tests.mutants.delivery.reinstall_keeps_revoked_rows:factory", "H25",
      ("dlv.gen.limits.required-grant-gone.*",)),
+    # a digest-less candidate taken for a healthy one: the terminal rolls back and answers an
+    # error, which fails H20 (§11: the transaction commits, malformed candidates become rows)
+    ("tests.mutants.delivery.digestless_rolls_back:factory", "H20", ("dlv.gen.malformed.digest.*",)),
 ]
 
 #: Permission and DTO mutants run their own family's cases (the corpus is large; the other
