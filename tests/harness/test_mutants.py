@@ -185,6 +185,9 @@ SHELL_CONFIG_MUTANTS = [
     ("tests.mutants.shells.stop_active_only:factory", "H16", ("shell.gen.stop-states.*activating",)),
     # the shutdown drain run without its budget: longer work finishes, the drain waits past it
     ("tests.mutants.shells.drain_unbounded:factory", "H16", ("shell.gen.stop-drain.*",)),
+    # the leases to persist listed at admission.stop, before the drain: one that completes in
+    # the drain is persisted, one opened in it and outliving it is not (§16 step 9)
+    ("tests.mutants.shells.leases_before_drain:factory", "H16", ("shell.gen.stop-drain.lease*",)),
 ]
 #: Delivery mutants (§11) run only the hand-written delivery scenarios or quota boundaries that
 #: show them (the random programs catch most of them too, but take longer).
