@@ -54,3 +54,20 @@ def test_candidate_raised_carries_the_served_code():
     exc = CandidateRaised(ValueError("boom"))
     assert (exc.code, exc.message, exc.reason) == ("candidate.internal_error", "ValueError: boom",
                                                    "candidate raised ValueError: boom")
+
+
+def test_a_replay_crashed_on_purpose_is_stopped_by_an_error_not_judged():
+    import pytest
+
+    from hookconf.harness.protocol import CandidateReplyError
+
+    class Refuses(ReferenceCandidate):
+        def delivery_claim(self, args):
+            raise CandidateReplyError("post.transient", "disk gone")
+
+    cand = Refuses()
+    assert cand.delivery_reset({})["accepted"]
+    ops = cand.delivery_ops()
+    driver = Driver(lambda op, args: ops[op](args), dict(LIMITS), ("H15",), judge_errors=False)
+    with pytest.raises(CandidateReplyError):
+        driver.play([{"do": "install", "plugin": "a"}, {"do": "terminal", "task": "t1"}, {"do": "claim"}])

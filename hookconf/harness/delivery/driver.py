@@ -58,10 +58,16 @@ def digest_of(plugin_id: str, version: str, build: str = "") -> str:
 
 
 class Driver:
-    """One run of steps against ``call`` (``call(op, args) -> result``)."""
+    """One run of steps against ``call`` (``call(op, args) -> result``).
 
-    def __init__(self, call: Any, limits: dict[str, Any], invariants: tuple[str, ...]) -> None:
+    ``judge_errors``: whether an error answer to a step §11 says commits is judged
+    (:meth:`_refused`); a replay crashed on purpose (:mod:`.crash`, :mod:`.mounted`) passes
+    ``False``, since after the crash point any answer is moot and the error must stop it."""
+
+    def __init__(self, call: Any, limits: dict[str, Any], invariants: tuple[str, ...],
+                 judge_errors: bool = True) -> None:
         self.call = call
+        self.judge_errors = judge_errors
         self.m = DeliveryModel(dict(limits))
         self.invariants = invariants
         self.state: dict[str, Any] = call("delivery.state", {})
@@ -347,7 +353,7 @@ class Driver:
         errored, as for any protocol breakage.  An in-process candidate's exception
         (:class:`CandidateRaised`) is judged as the error reply ``hookconf serve`` makes of it."""
         judged = [inv for inv in invariants if inv in self.invariants]
-        if exc.code.startswith("protocol.") or not judged:
+        if exc.code.startswith("protocol.") or not judged or not self.judge_errors:
             raise exc
         problem = f"{op} answered an error ({exc.code}: {exc.message:.160}); {why}"
         return {inv: [problem] for inv in judged}
