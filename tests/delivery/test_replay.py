@@ -100,14 +100,67 @@ def test_an_over_quota_terminal_refused_whole_fails_h14_and_h24_not_errored():
         assert "(no occurrence was committed)" in driver.problems[inv]["problems"][0]
 
 
-def test_a_terminal_refused_within_quota_stays_an_error():
+def test_a_terminal_refused_within_quota_fails_H20_quoting_the_error():
     class Broken(ReferenceCandidate):
         def delivery_terminal(self, args):
             raise CandidateReplyError("plugin.hook.input_invalid", "no")
 
     driver, _ = _driver(Broken())
+    driver.play([*INSTALL, {"do": "install", "plugin": "m", "malformed": "version"},
+                 {"do": "terminal", "task": "t1"}])
+    text = driver.problems["H20"]["problems"][0]
+    assert "delivery.terminal answered an error (plugin.hook.input_invalid: no)" in text
+    assert "the malformed candidates ['m'] become observable permanent rows" in text
+    assert driver.counts["terminals"] == 1
+
+
+def test_a_protocol_code_or_an_unjudged_step_stays_an_error():
+    class Unknown(ReferenceCandidate):
+        def delivery_terminal(self, args):
+            raise CandidateReplyError("protocol.unknown_op", "not implemented")
+
+    driver, _ = _driver(Unknown())
     with pytest.raises(CandidateReplyError):
         driver.play([*INSTALL, {"do": "terminal", "task": "t1"}])
+
+    class Refuses(ReferenceCandidate):
+        def delivery_terminal(self, args):
+            raise CandidateReplyError("plugin.hook.input_invalid", "no")
+
+    cand = Refuses()
+    assert cand.delivery_reset({"config": {}})["accepted"]
+    ops = cand.delivery_ops()
+    driver = Driver(lambda op, args: ops[op](args), dict(LIMITS), ("H14",))  # H20 not judged
+    with pytest.raises(CandidateReplyError):
+        driver.play([*INSTALL, {"do": "terminal", "task": "t1"}])
+
+
+def test_a_claim_or_a_restart_answering_an_error_fails_its_invariant():
+    class Broken(ReferenceCandidate):
+        def delivery_claim(self, args):
+            raise CandidateReplyError("post.transient", "busy")
+
+        def delivery_restart(self, args):
+            raise CandidateReplyError("post.transient", "busy")
+
+    cand = Broken()
+    assert cand.delivery_reset({"config": {}})["accepted"]
+    ops = cand.delivery_ops()
+    driver = Driver(lambda op, args: ops[op](args), dict(LIMITS), ("H14", "H15"))
+    driver.play([*INSTALL, {"do": "terminal", "task": "t1"}, {"do": "claim"}, {"do": "restart"}])
+    assert "delivery.claim answered an error (post.transient: busy)" in driver.problems["H15"]["problems"][0]
+    assert "delivery.restart answered an error (post.transient: busy)" in driver.problems["H14"]["problems"][0]
+
+
+def test_each_way_of_a_missing_identity_is_a_permanent_row_on_the_reference():
+    driver, cand = _driver()
+    driver.play([{"do": "install", "plugin": "m1", "malformed": "version"},
+                 {"do": "install", "plugin": "m2", "malformed": "both"},
+                 {"do": "install", "plugin": "m3", "malformed": "digest"}, *INSTALL,
+                 {"do": "terminal", "task": "t1",
+                  "expect": {"admitted": ["a", "b"], "permanent": ["m1", "m2", "m3"]}},
+                 {"do": "upgrade", "plugin": "m1"}, {"do": "restart"}])
+    assert driver.problems == {}
 
 
 def test_over_quota_reads_every_active_bound_and_the_hard_budget():

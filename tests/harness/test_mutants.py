@@ -185,6 +185,9 @@ SHELL_CONFIG_MUTANTS = [
     ("tests.mutants.shells.stop_active_only:factory", "H16", ("shell.gen.stop-states.*activating",)),
     # the shutdown drain run without its budget: longer work finishes, the drain waits past it
     ("tests.mutants.shells.drain_unbounded:factory", "H16", ("shell.gen.stop-drain.*",)),
+    # the leases to persist listed at admission.stop, before the drain: one that completes in
+    # the drain is persisted, one opened in it and outliving it is not (§16 step 9)
+    ("tests.mutants.shells.leases_before_drain:factory", "H16", ("shell.gen.stop-drain.lease*",)),
 ]
 #: Delivery mutants (§11) run only the hand-written delivery scenarios or quota boundaries that
 #: show them (the random programs catch most of them too, but take longer).
@@ -247,6 +250,9 @@ DELIVERY_MUTANTS = [
     # a reinstall that drops a required grant revokes it (§11 permission_revoked)
     ("tests.mutants.delivery.reinstall_keeps_revoked_rows:factory", "H25",
      ("dlv.gen.limits.required-grant-gone.*",)),
+    # a digest-less candidate taken for a healthy one: the terminal rolls back and answers an
+    # error, which fails H20 (§11: the transaction commits, malformed candidates become rows)
+    ("tests.mutants.delivery.digestless_rolls_back:factory", "H20", ("dlv.gen.malformed.digest.*",)),
 ]
 
 #: Permission and DTO mutants run their own family's cases (the corpus is large; the other

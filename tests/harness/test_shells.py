@@ -126,7 +126,8 @@ def test_a_candidate_without_the_shell_family_leaves_h16_not_covered(hookconf):
 def test_the_reference_passes_h16_with_positive_and_negative_cases(hookconf):
     _, report = hookconf("run", "--case", "shell.*")
     row = next(i for i in report["invariants"] if i["id"] == "H16")
-    assert row["status"] == "pass" and row["positive"]["run"] > 400 and row["negative"]["run"] == 25
+    # 18 of the negative cases: leases the drain left open (shells.stop-drain)
+    assert row["status"] == "pass" and row["positive"]["run"] > 400 and row["negative"]["run"] == 43
 
 
 def test_config_cases_move_each_setting_to_both_ends_and_say_what_it_makes_of_each_path():
@@ -258,8 +259,10 @@ def test_the_drain_is_judged_by_its_length_and_the_work_it_finished():
 def test_stop_drain_puts_work_on_each_side_of_the_budget_in_both_places():
     from hookconf.harness.generate.shells import DRAIN_PLACES, DRAIN_WORK_MS
 
-    cases = {i.key: i for i in expand("shells.stop-drain", {}, seed=0, template_id="shell.gen.stop-drain")}
+    cases = {i.key: i for i in expand("shells.stop-drain", {}, seed=0, template_id="shell.gen.stop-drain")
+             if not i.key.startswith("lease")}
     assert len(cases) == len(DRAIN_PLACES) * (len(DRAIN_WORK_MS) + 1)
+    assert all(c.expect["persist"] == {"leases": 0, "plugins": []} for c in cases.values())
     assert cases["hook.half"].expect["drain"] == {"done": ["d1.half"], "cut": []}
     assert cases["activation.long"].expect["drain"] == {"done": [], "cut": ["d1.long"]}
     assert cases["hook.under-over"].expect["drain"] == {"done": ["d1.under"], "cut": ["d2.over"]}
@@ -281,3 +284,64 @@ def test_the_reference_drain_stops_at_the_budget_or_when_the_work_ends():
         drain = next(e for e in stop["trace"] if e["step"] == "work.drain")
         assert drain["elapsedMs"] == elapsed
         assert (outcome(stop["events"], "slow") == "ok") is finished
+
+
+def test_stop_drain_opens_leases_of_each_timing_from_both_sources():
+    from hookconf.harness.generate.shells import LEASE_MS, LEASE_SOURCES, lease_groups
+
+    cases = {i.key: i for i in expand("shells.stop-drain", {}, seed=0, template_id="shell.gen.stop-drain")
+             if i.key.startswith("lease")}
+    groups = lease_groups()
+    assert len(groups) == 2 * 7 + 3 and len(cases) == len(groups) + 3
+    assert {pair for g in groups for pair in g} == {(s, t) for s in LEASE_SOURCES for t in LEASE_MS}
+    mixed = cases["lease.command-within.hook-past"]
+    assert mixed.expect["persist"] == {"leases": 1, "plugins": ["l2.hook-past"]}
+    assert mixed.given["paths"][-1]["runMs"] == 100 and "runMs" not in mixed.given["paths"][0]
+    assert cases["lease.hook-within"].polarity == "positive"
+    late = cases["lease-in-drain.command-past"]
+    assert "runMs" not in late.given["paths"][0] and late.expect["persist"]["leases"] == 1
+
+
+def _persisting(count, plugins=None, drop=False):
+    record = _record()
+    for event in record["stop"]["trace"]:
+        if event["step"] == "leases.persist":
+            event["leases"] = count
+            if plugins is not None:
+                event["pluginIds"] = plugins
+    if drop:
+        record["stop"]["trace"] = [e for e in record["stop"]["trace"] if e["step"] != "leases.persist"]
+    return record
+
+
+def test_persisted_leases_are_judged_by_count_and_plugins():
+    case = _case("shell.symmetry", {"paths": []}, {"persist": {"leases": 1, "plugins": ["b.past"]}})
+    for record, text in ((_persisting(1, ["b.past"]), ""), (_persisting(1), ""),
+                         (_persisting(2, ["a.within", "b.past"]), "persisted 2 leases, but 1 were"),
+                         (_persisting(1, ["a.within"]), "persisted the leases of ['a.within']"),
+                         (_persisting(None), "carries no lease count"),
+                         (_persisting(True), "carries no lease count")):
+        verdict = h16(case, _obs({"electron": record, "server": record}))
+        assert verdict.passed is (text == ""), verdict.detail
+        assert text in verdict.detail
+    missing = _persisting(1, drop=True)
+    verdict = h16(case, _obs({"electron": missing, "server": missing}))
+    assert "leases.persist 0 times" in verdict.detail and "lease count" not in verdict.detail
+
+
+def test_the_reference_persists_the_leases_the_drain_left_open():
+    cand = ReferenceCandidate()
+    plugins = [{"manifest": {"id": pid, "version": "1.0.0", "activationEvents": ["*"], "permissions": ["storage"],
+                             "contributes": {"hooks": {}}},
+                "guest": {"commands": {"go": [{"capability": "storage", "ms": ms}]}}}
+               for pid, ms in (("a.within", 500), ("b.past", 4_000))]
+    cand.shell_start({"shell": "electron", "plugins": plugins})
+    for pid in ("a.within", "b.past"):
+        assert cand.shell_path({"shell": "electron", "path": "command", "pluginId": pid, "command": "go",
+                                "wait": False, "runMs": 100})["result"] == "accepted"
+    shell = cand._shells()["electron"]
+    assert sorted(lease.plugin_id for lease in shell.runtime.leases.values() if not lease.done) == [
+        "a.within", "b.past"]  # both open at admission.stop
+    trace = cand.shell_stop({"shell": "electron", "budgetMs": 1_000})["trace"]
+    persist = next(e for e in trace if e["step"] == "leases.persist")
+    assert (persist["leases"], persist["pluginIds"]) == (1, ["b.past"])

@@ -236,10 +236,10 @@ def terminal_problems(m: DeliveryModel, step: dict[str, Any], answer: dict[str, 
                           f"{sorted(refused)}, the §6 candidates at that moment were {sorted(want)}")
     for p in candidates:
         row = admitted.get(p.plugin_id)
-        if p.digest is None and row is not None and (row.get("status") != "dead_letter"
+        if p.malformed and row is not None and (row.get("status") != "dead_letter"
                                                      or not row.get("reason")):
             out["H20"].append(f"the malformed candidate {p.plugin_id} is not a visible permanent row")
-        if p.digest is None and row is None:
+        if p.malformed and row is None:
             out["H20"].append(f"the malformed candidate {p.plugin_id} disappeared")
     # H24: nothing that fits is refused (order inside one terminal is the candidate's choice).
     rows = [r for r in state.get("deliveries", []) if r["status"] in ACTIVE]
@@ -569,7 +569,7 @@ def over_quota(m: DeliveryModel, candidates: list[Any], charge: int,
     receipts = sum(r["bytes"] for r in state.get("deliveries", []) if r["status"] not in ACTIVE)
     out = []
     for p in candidates:
-        if p.digest is None:
+        if p.malformed:
             continue
         mine = [r for r in rows if r["pluginId"] == p.plugin_id]
         fits = (len(mine) + 1 <= lim["pluginActiveRows"]

@@ -82,20 +82,24 @@ class _Run:
         return answer
 
 
-def _play(case: Any, conn: Any, vfs: FaultyVfs, limits: dict[str, Any], run: _Run) -> int:
+def _play(case: Any, conn: Any, vfs: FaultyVfs, limits: dict[str, Any], run: _Run,
+          crashing: bool = False) -> int:
     """Reset on ``vfs``, install, play the steps through ``run``; returns the trace length
     when the steps began.  ``Crash`` (or the candidate's error once ``vfs`` crashed)
     propagates, ``run`` keeping what was acknowledged and the op in flight."""
     conn.attach_vfs(ROOT, vfs)
-    return play(case, limits, run, ROOT, lambda: len(vfs.trace))
+    return play(case, limits, run, ROOT, lambda: len(vfs.trace), crashing)
 
 
-def play(case: Any, limits: dict[str, Any], run: _Run, root: str, mark: Any) -> int:
+def play(case: Any, limits: dict[str, Any], run: _Run, root: str, mark: Any,
+         crashing: bool = False) -> int:
     """``delivery.reset`` with ``root`` and :data:`DATABASE`, the installs, then the steps,
-    all through ``run``; returns ``mark()`` taken when the steps began (the trace length)."""
+    all through ``run``; returns ``mark()`` taken when the steps began (the trace length).
+    ``crashing``: a replay that crashes on purpose, whose error answers stop it
+    (:class:`Driver`'s ``judge_errors`` off) rather than being judged."""
     args = {k: case.given[k] for k in ("config", "jitter") if k in case.given}
     run.call("delivery.reset", {**args, "root": root, "database": DATABASE})
-    run.driver = Driver(run.call, limits, tuple(case.invariants))
+    run.driver = Driver(run.call, limits, tuple(case.invariants), judge_errors=not crashing)
     run.driver.play(list(case.given.get("plugins", [])))
     start = mark()
     run.driver.play(list(case.given.get("steps", [])))
@@ -225,7 +229,7 @@ def explore_crashes(case: Any, conn: Any, obs: Any, limits: dict[str, Any],
         faulty = FaultyVfs(model, FaultPlan((Fault(f"crash-{when}", k),)))
         replay = _Run(conn.call)
         try:
-            _play(case, conn, faulty, limits, replay)
+            _play(case, conn, faulty, limits, replay, crashing=True)
         except Crash:
             pass
         except Exception:  # noqa: BLE001 - once the world stopped, any answer is moot

@@ -4,6 +4,9 @@ A *step* is what a case or a random program says the harness does (``given.steps
 
     {"do": "install", "plugin": "a", "version": "1.0.0", "build"?: "b2", "grants": ["http"],
      "requires": ["http"], "hooks": ["afterComplete"], "malformed": false}
+
+``malformed`` installs a candidate whose exact executable identity is missing (§11): ``true``
+or ``"digest"`` sends no digest, ``"version"`` no version, ``"both"`` neither (``null``).
     {"do": "upgrade" | "grant" | "revoke" | "disable" | "enable" | "quarantine" | "release"
            | "uninstall", "plugin": "a", "version"?: "2.0.0", "build"?: "b2", "grant"?: "http"}
 
@@ -34,13 +37,19 @@ from typing import Any
 
 from hookconf.harness.delivery import checks
 from hookconf.harness.delivery.model import DAY_MS, ROW_CHARGE, DeliveryModel, Plugin, canonical_len, dto_of_bytes
-from hookconf.harness.protocol import CandidateReplyError
+from hookconf.harness.protocol import CandidateRaised, CandidateReplyError
 
 __all__ = ["Driver", "POLICY_ACTIONS"]
 
 POLICY_ACTIONS = ("upgrade", "grant", "revoke", "disable", "enable", "quarantine", "release",
                   "uninstall")
 POST_HOOKS = ("afterComplete", "onError")
+#: An error answer: a reply with a code, or an in-process candidate's exception (which
+#: ``hookconf serve`` answers as the reply ``candidate.internal_error``).
+_ANSWERED_ERROR = (CandidateReplyError, CandidateRaised)
+#: What an install step's ``malformed`` leaves out of the executable identity (§11).
+_MISSING: dict[Any, tuple[str, ...]] = {True: ("digest",), "digest": ("digest",),
+                                        "version": ("version",), "both": ("version", "digest")}
 
 
 def digest_of(plugin_id: str, version: str, build: str = "") -> str:
@@ -49,10 +58,16 @@ def digest_of(plugin_id: str, version: str, build: str = "") -> str:
 
 
 class Driver:
-    """One run of steps against ``call`` (``call(op, args) -> result``)."""
+    """One run of steps against ``call`` (``call(op, args) -> result``).
 
-    def __init__(self, call: Any, limits: dict[str, Any], invariants: tuple[str, ...]) -> None:
+    ``judge_errors``: whether an error answer to a step §11 says commits is judged
+    (:meth:`_refused`); a replay crashed on purpose (:mod:`.crash`, :mod:`.mounted`) passes
+    ``False``, since after the crash point any answer is moot and the error must stop it."""
+
+    def __init__(self, call: Any, limits: dict[str, Any], invariants: tuple[str, ...],
+                 judge_errors: bool = True) -> None:
         self.call = call
+        self.judge_errors = judge_errors
         self.m = DeliveryModel(dict(limits))
         self.invariants = invariants
         self.state: dict[str, Any] = call("delivery.state", {})
@@ -93,8 +108,10 @@ class Driver:
         m = self.m
         if do == "install":
             version = step.get("version", "1.0.0")
-            digest = None if step.get("malformed") else digest_of(step["plugin"], version,
-                                                                  step.get("build", ""))
+            missing = _MISSING.get(step.get("malformed", False), ())
+            digest = None if "digest" in missing else digest_of(step["plugin"], version,
+                                                                step.get("build", ""))
+            version = None if "version" in missing else version
             plugin = Plugin(step["plugin"], version, digest, tuple(step.get("hooks", POST_HOOKS)),
                             set(step.get("grants", [])), set(step.get("requires", [])))
             answer = self.call("delivery.policy", {
@@ -137,7 +154,8 @@ class Driver:
             return {}, {}
         args: dict[str, Any] = {"pluginId": pid, "action": do}
         if do == "upgrade":
-            version = step.get("version") or (plugin.version if "build" in step else _bump(plugin.version))
+            known = plugin.version or "1.0.0"  # a malformed candidate may have none
+            version = step.get("version") or (known if "build" in step else _bump(known))
             args.update(version=version, digest=digest_of(pid, version, step.get("build", "")))
         if do in ("grant", "revoke"):
             args["grant"] = step["grant"]
@@ -179,14 +197,22 @@ class Driver:
         candidates = m.candidates(hook)
         try:
             answer = self.call("delivery.terminal", {"taskId": task, "hook": hook, "dto": dto})
-        except CandidateReplyError as exc:
+        except _ANSWERED_ERROR as exc:
             over = checks.over_quota(m, candidates, charge, self.state)
-            if not over:
-                raise  # refused within quota: the candidate could not answer (errored)
+            if over:
+                found = checks.refused_whole_problems(task, f"{exc.code}: {exc.message}", over,
+                                                      self._state_after())
+            else:
+                bad = sorted(p.plugin_id for p in candidates if p.malformed)
+                found = self._refused(
+                    "delivery.terminal", exc, ("H20",),
+                    f"§11: the terminal of {task} commits its task state, a stable occurrence and "
+                    f"each candidate's row or tombstone in one transaction"
+                    + (f", and the malformed candidates {bad} become observable permanent rows "
+                       "rather than disappearing" if bad else ""))
+                self._state_after()
             self.counts["terminals"] += 1
-            after = self._after = self.call("delivery.state", {})
-            return checks.refused_whole_problems(task, f"{exc.code}: {exc.message}", over,
-                                                 after), {}
+            return found, {}
         self.counts["terminals"] += 1
         occ = answer.get("occurrenceId", "")
         self.tasks[task] = occ
@@ -240,9 +266,16 @@ class Driver:
     def _claim(self, round_robin: bool = False) -> tuple[dict[str, list[str]], dict[str, Any]]:
         m = self.m
         before = self.state
-        answer = self.call("delivery.claim", {})
-        after = self._after = self.call("delivery.state", {})
-        found = checks.claim_problems(m, answer, before, after)
+        refused: dict[str, list[str]] = {}
+        try:
+            answer = self.call("delivery.claim", {})
+        except _ANSWERED_ERROR as exc:
+            refused = self._refused("delivery.claim", exc, ("H15",),
+                                    "§11: a claim leases the due rows, one per plugin round-robin "
+                                    "while there is room; an error leaves them all unclaimed")
+            answer = {"claims": []}
+        after = self._state_after()
+        found = checks.after_step(refused, checks.claim_problems(m, answer, before, after))
         if round_robin:
             fair, self.served = checks.round_robin_problems(m, self.served, answer, before, after)
             found = checks.after_step(found, fair)
@@ -293,11 +326,37 @@ class Driver:
 
     def _restart(self) -> tuple[dict[str, list[str]], dict[str, Any]]:
         """Restart twice: start-up recovery run again must leave what it left once."""
-        answer = self.call("delivery.restart", {})
-        first = self.call("delivery.state", {})
-        self.call("delivery.restart", {})
-        after = self._after = self.call("delivery.state", {})
+        why = ("§11: at start-up expired delivering leases return to pending and the ledger is "
+               "reconciled; an error leaves the queue unrecovered")
+        try:
+            answer = self.call("delivery.restart", {})
+            first = self.call("delivery.state", {})
+            self.call("delivery.restart", {})
+        except _ANSWERED_ERROR as exc:
+            found = self._refused("delivery.restart", exc, ("H14",), why)
+            self._state_after()
+            return found, {}
+        after = self._state_after()
         return checks.recovery_problems(first, after), answer if isinstance(answer, dict) else {}
+
+    def _state_after(self) -> dict[str, Any]:
+        """The durable state after the step (read once; :meth:`play` checks it)."""
+        after = self._after = self.call("delivery.state", {})
+        return after
+
+    def _refused(self, op: str, exc: CandidateReplyError | CandidateRaised, invariants: tuple[str, ...],
+                 why: str) -> dict[str, list[str]]:
+        """An error reply to a well-formed ``op`` whose step §11 says must commit (a first
+        terminal, a claim, a start-up recovery): a failure of the step's ``invariants`` that
+        the case judges, quoting the error.  A ``protocol.*`` code (the candidate cannot
+        perform the operation) or a case judging none of them re-raises ``exc``: the case is
+        errored, as for any protocol breakage.  An in-process candidate's exception
+        (:class:`CandidateRaised`) is judged as the error reply ``hookconf serve`` makes of it."""
+        judged = [inv for inv in invariants if inv in self.invariants]
+        if exc.code.startswith("protocol.") or not judged or not self.judge_errors:
+            raise exc
+        problem = f"{op} answered an error ({exc.code}: {exc.message:.160}); {why}"
+        return {inv: [problem] for inv in judged}
 
     # ---- explicit expectations ---------------------------------------------------------
     def _expected(self, step: dict[str, Any], summary: dict[str, Any],

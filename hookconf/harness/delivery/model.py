@@ -52,7 +52,7 @@ class Plugin:
     """A plugin as the harness installed it."""
 
     plugin_id: str
-    version: str
+    version: str | None
     digest: str | None
     hooks: tuple[str, ...]
     grants: set[str]
@@ -61,11 +61,17 @@ class Plugin:
     quarantined: bool = False
     #: identities a reinstall (an install over this plugin id) replaced: §11 makes their rows
     #: permanent, at the latest when one is claimed or exits (no barrier is named for it)
-    replaced: set[tuple[str, str | None]] = field(default_factory=set)
+    replaced: set[tuple[str | None, str | None]] = field(default_factory=set)
 
     @property
-    def identity(self) -> tuple[str, str | None]:
+    def identity(self) -> tuple[str | None, str | None]:
         return (self.version, self.digest)
+
+    @property
+    def malformed(self) -> bool:
+        """§11 "exact executable identity missing": no version or no digest (a malformed
+        candidate, which the terminal transaction turns into an observable permanent row)."""
+        return not self.version or not self.digest
 
 
 @dataclass

@@ -114,7 +114,7 @@ def _explore(case: Any, conn: Any, obs: Any, limits: dict[str, Any], record: dic
         replay = _Run(conn.call)
 
         def work(replay: _Run = replay) -> None:
-            play(case, limits, replay, mount.path, lambda: 0)
+            play(case, limits, replay, mount.path, lambda: 0, crashing=True)
 
         crash_through(mount, conn, work)
         model, _, crashed = mount.take()

@@ -14,6 +14,11 @@ at both ends of its range.  The cases are ``shell.symmetry`` cases with ``expect
 each shell must show, path by path, what the configuration says (a hook past the budget
 times out), and the two shells the same events (§16 step 3: one runtime, from the one
 factory; §15: the assemblies are tested, not only the core factory).
+
+``shells.stop-drain`` stops both shells with accepted work against the drain budget
+(``expect.drain``) and with capability leases open at ``admission.stop`` — from a command and
+from a hook, completing within the budget, past it or never — whose ``leases.persist`` must
+hold exactly the leases the drain left open (``expect.persist``, §16 step 9).
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ from hookconf.harness.generate.runtime import _manifest
 from hookconf.harness.shells.steps import RANKS, spec_step
 
 __all__ = ["BASE_CONFIG", "BREAKER_OPEN_MS", "BREAKER_THRESHOLDS", "DRAIN_PLACES", "DRAIN_WORK_MS",
-           "HOOK_TIMEOUTS_MS", "order_pairs"]
+           "HOOK_TIMEOUTS_MS", "LEASE_MS", "LEASE_SOURCES", "lease_groups", "order_pairs"]
 
 
 def order_pairs() -> list[tuple[str, str]]:
@@ -223,13 +228,96 @@ def _drain_plugin(pid: str, place: str, work_ms: int, n: int) -> tuple[dict[str,
             {"path": "create", "taskId": f"t{n}", "sourceUrl": f"https://{host}/t{n}.bin", "wait": False})
 
 
+#: How long a capability lease open at ``admission.stop`` still runs against the
+#: ``_STOP_BUDGET_MS`` drain budget: it completes within it, past it, or never (a day).
+LEASE_MS = {"within": _STOP_BUDGET_MS // 2, "past": 4 * _STOP_BUDGET_MS, "never": 86_400_000}
+#: Where the lease is opened: a plugin command's capability call, or a ``beforeCreate`` hook's.
+LEASE_SOURCES = ("command", "hook")
+#: How long the shell runs its accepted work before the stop (``shell.path``'s ``runMs``):
+#: long enough for every lease to open, far shorter than the ``within`` lease.
+_LEASE_RUN_MS = 100
+_LEASES = ("§16 step 9 '退出时停止准入，在预算内 drain 已接受工作，持久化 lease，最后停止插件 Worker' "
+           "(the leases persisted are those the drain left: a lease that completed in it is gone); "
+           "second seed S1-L1.3 'shutdown 先 seal 再有界等待'")
+
+
+def _lease_plugin(source: str, timing: str, n: int) -> tuple[dict[str, Any], dict[str, Any], str]:
+    """Plugin ``l{n}.<source>-<timing>`` whose command or ``beforeCreate`` hook holds a
+    ``storage`` capability lease for :data:`LEASE_MS` of ``timing``, and the path (not
+    waited for) that opens it."""
+    pid = f"l{n}.{source}-{timing}"
+    call = [{"capability": "storage", "ms": LEASE_MS[timing]}]
+    if source == "command":
+        manifest = _manifest(pid, {}, activation=["*"], permissions=["storage"])
+        return ({"manifest": manifest, "guest": {"commands": {"go": call}}},
+                {"path": "command", "pluginId": pid, "command": "go", "wait": False}, pid)
+    host = f"{pid.replace('.', '-')}.example.test"
+    manifest = _manifest(pid, {"beforeCreate": "enrich"}, host=[f"*://{host}/*"], permissions=["storage"])
+    return ({"manifest": manifest, "guest": {"hooks": {"beforeCreate": call}}},
+            {"path": "create", "taskId": f"t{n}", "sourceUrl": f"https://{host}/t{n}.bin", "wait": False}, pid)
+
+
+def lease_groups() -> list[list[tuple[str, str]]]:
+    """The ``(source, timing)`` groups of the lease cases: per source every timing alone, every
+    pair and all three; a lease completing in the drain next to one outliving it from the
+    other source, both ways; and all six together."""
+    timings = list(LEASE_MS)
+    groups: list[list[tuple[str, str]]] = []
+    for source in LEASE_SOURCES:
+        groups += [[(source, t)] for t in timings]
+        groups += [[(source, a), (source, b)] for i, a in enumerate(timings) for b in timings[i + 1:]]
+        groups.append([(source, t) for t in timings])
+    groups += [[("command", "within"), ("hook", "past")], [("hook", "within"), ("command", "past")],
+               [(source, t) for source in LEASE_SOURCES for t in timings]]
+    return groups
+
+
+#: Groups whose leases open only during the drain (no ``runMs``): one outliving it is persisted too.
+_IN_DRAIN_GROUPS = ([("command", "past")], [("hook", "past")], [("command", "within"), ("hook", "never")])
+
+
+def _lease_cases() -> Iterator[Instance]:
+    groups = [(g, True) for g in lease_groups()] + [(list(g), False) for g in _IN_DRAIN_GROUPS]
+    for group, before_stop in groups:
+        plugins, paths, kept = [], [], []
+        for n, (source, timing) in enumerate(group, start=1):
+            plugin, path, pid = _lease_plugin(source, timing, n)
+            plugins.append(plugin)
+            paths.append(path)
+            if timing != "within":
+                kept.append(pid)
+        if before_stop:
+            paths[-1] = {**paths[-1], "runMs": _LEASE_RUN_MS}
+        opened = "open at admission.stop" if before_stop else "opened during the drain"
+        yield Instance(
+            key=("lease." if before_stop else "lease-in-drain.")
+            + ".".join(f"{source}-{timing}" for source, timing in group),
+            title=f"shutdown with capability leases {opened} ("
+                  + ", ".join(f"{source} {timing}" for source, timing in group)
+                  + f") against a {_STOP_BUDGET_MS} ms drain budget: leases.persist holds the "
+                  f"{len(kept)} still open after the drain, in both shells",
+            kind="shell.symmetry", polarity="negative" if kept else "positive",
+            given={"config": dict(BASE_CONFIG), "plugins": plugins, "paths": paths,
+                   "stopBudgetMs": _STOP_BUDGET_MS},
+            expect={"sameRuntime": True, "sameEvents": True,
+                    "persist": {"leases": len(kept), "plugins": sorted(kept)}},
+            notes=f"{_LEASES}; a lease runs {LEASE_MS['within']} ms (within), "
+                  f"{LEASE_MS['past']} ms (past) or {LEASE_MS['never']} ms (never), opened "
+                  + (f"within the {_LEASE_RUN_MS} ms the shell runs before the stop" if before_stop
+                     else "by work the drain starts"))
+
+
 @template("shells.stop-drain", params={"type": "object", "additionalProperties": False, "properties": {}})
 def expand_stop_drain(params: dict[str, Any], rng: random.Random) -> Iterator[Instance]:
     """Both shells stopped with accepted work (a create path not waited for) shorter than,
     equal to and longer than the drain budget, spent in the hook or in the worker's activation,
     alone and a shorter and a longer together: the drain waits at most the budget
     (``work.drain``'s ``elapsedMs``), the shorter work finishes in it, the longer does not
-    (``expect.drain``).  Equal is advisory (:data:`_DRAIN_EQUAL`)."""
+    (``expect.drain``), and no lease is persisted (``expect.persist``).  Equal is advisory
+    (:data:`_DRAIN_EQUAL`).  Then capability leases open at ``admission.stop``
+    (:func:`lease_groups`) that complete within the budget, past it or never, from a command
+    and from a hook, and a few opened only during the drain: ``leases.persist`` must hold
+    exactly those still open after the drain."""
     del params, rng  # exhaustive
     groups = [[(size, place)] for place in DRAIN_PLACES for size in DRAIN_WORK_MS]
     groups += [[("under", place), ("over", place)] for place in DRAIN_PLACES]
@@ -255,6 +343,8 @@ def expand_stop_drain(params: dict[str, Any], rng: random.Random) -> Iterator[In
             kind="shell.symmetry", polarity="positive" if not cut else "negative",
             given={"config": dict(BASE_CONFIG), "plugins": plugins, "paths": paths,
                    "stopBudgetMs": _STOP_BUDGET_MS},
-            expect={"sameRuntime": True, "sameEvents": True, "drain": {"done": done, "cut": cut}},
+            expect={"sameRuntime": True, "sameEvents": True, "drain": {"done": done, "cut": cut},
+                    "persist": {"leases": 0, "plugins": []}},
             advisory=_DRAIN_EQUAL if equal else "",
             notes=f"{_STOP_SPEC}; second seed S1-L1.3: shutdown waits boundedly")
+    yield from _lease_cases()

@@ -22,6 +22,7 @@ from hookconf.harness.protocol.inprocess import CandidateObject, InProcessConnec
 from hookconf.harness.protocol.messages import (
     OPS,
     CandidateError,
+    CandidateRaised,
     CandidateReplyError,
     CandidateTimeout,
     CandidateUnreachable,
@@ -34,6 +35,7 @@ from hookconf.harness.protocol.stdio import SubprocessConnection
 __all__ = [
     "OPS",
     "CandidateError",
+    "CandidateRaised",
     "CandidateReplyError",
     "CandidateSpecError",
     "CandidateTimeout",

@@ -22,7 +22,7 @@ from typing import Any, Protocol
 
 from hookconf import boundedjson
 from hookconf.harness.protocol.messages import (
-    CandidateError,
+    CandidateRaised,
     CandidateReplyError,
     CandidateUnreachable,
     CaseSkipped,
@@ -71,7 +71,8 @@ class InProcessConnection:
 
         Raises:
             CandidateReplyError: the candidate answered with an error code.
-            CandidateError: it raised anything else, or returned a malformed result.
+            CandidateRaised: it raised anything else (a :class:`CandidateError`).
+            CandidateError: it returned a malformed result.
         """
         try:
             text: str | None = boundedjson.dumps(args)
@@ -86,7 +87,7 @@ class InProcessConnection:
             code, message = getattr(exc, "code", None), getattr(exc, "message", None)
             if isinstance(code, str) and isinstance(message, str):
                 raise CandidateReplyError(code, message) from exc
-            raise CandidateError(f"candidate raised {type(exc).__name__}: {exc}") from exc
+            raise CandidateRaised(exc) from exc
         try:
             answer = boundedjson.dumps(result)
             result = boundedjson.loads(answer)

@@ -49,6 +49,22 @@ class CandidateError(Exception):
         self.reason = reason
 
 
+class CandidateRaised(CandidateError):
+    """An in-process candidate raised an exception that carries no stable code.
+
+    ``hookconf serve`` answers the same exception with the error reply
+    ``candidate.internal_error`` (:attr:`code`, :attr:`message`); a step whose error reply is
+    itself judged (a delivery terminal, claim or start-up recovery §11 says commits) judges
+    this alike, so the two routes agree.  Anywhere else it is errored like any
+    :class:`CandidateError`."""
+
+    code = "candidate.internal_error"
+
+    def __init__(self, exc: BaseException) -> None:
+        super().__init__(f"candidate raised {type(exc).__name__}: {exc}")
+        self.message = f"{type(exc).__name__}: {exc}"
+
+
 class CandidateTimeout(CandidateError):
     """No reply within the per-request timeout; the process was killed.  Where the spec
     forbids blocking (H22), a timeout is itself the evidence of a violation."""

@@ -11,6 +11,8 @@ Reads the record of :mod:`hookconf.harness.shells.runner`.  Per kind:
     ``expect.outcomes`` (both shells started with ``given.config``), each shell's events
     must also give each named plugin, path by path, the outcome the configuration makes it
     (:func:`outcome`: ``ok``, ``failed`` for any code, ``skipped``, or an exact §13 code).
+    ``expect.stopWorkers``, ``expect.drain`` and ``expect.persist`` judge the shutdown's
+    ``workers.stop``, ``work.drain`` and ``leases.persist`` steps (§16 step 9).
 ``shell.order``
     in one shell, every ``given.first`` step comes before every ``given.then`` step.
 ``shell.incomplete``
@@ -132,6 +134,9 @@ def _symmetry(case: Case, shells: dict[str, Any]) -> Judgement:
     if "drain" in case.expect:
         for name, record in shells.items():
             problems += _drained(name, record, case.expect["drain"], case.given.get("stopBudgetMs", 5_000))
+    if "persist" in case.expect:
+        for name, record in shells.items():
+            problems += _persisted(name, record, case.expect["persist"])
     observed = problems[:5] if problems else {name: _steps(r["start"]["trace"]) for name, r in shells.items()}
     return Judgement("H16", not problems, case.expect, observed, "; ".join(problems)[:600])
 
@@ -187,6 +192,30 @@ def _drained(name: str, record: dict[str, Any], want: dict[str, list[str]], budg
             problems.append(f"{name}: {plugin_id}'s accepted work, longer than the {budget_ms} ms "
                             "budget, finished ok: the drain waited past its budget")
     return problems
+
+
+def _persisted(name: str, record: dict[str, Any], want: dict[str, Any]) -> list[str]:
+    """``expect.persist`` (``shells.stop-drain``): §16 step 9 "在预算内 drain 已接受工作，持久化
+    lease" — the leases persisted are those the drain left open.  The ``leases.persist`` step's
+    ``leases`` (how many) must equal ``want["leases"]``; when it carries ``pluginIds``, they
+    must be exactly ``want["plugins"]`` (a lease that completed in the drain, persisted from a
+    list taken before it, or one still open left out, shows in both)."""
+    steps = [e for e in record.get("stop", {}).get("trace", [])
+             if isinstance(e, dict) and e.get("kind") == "shell.step" and e.get("step") == "leases.persist"]
+    if len(steps) != 1:
+        return []  # the step sequence check reports a missing or repeated step
+    count, plugins = steps[0].get("leases"), steps[0].get("pluginIds")
+    if not isinstance(count, int) or isinstance(count, bool):
+        return [f"{name}: leases.persist carries no lease count ({count!r}); how many leases "
+                "shutdown persisted is how §16 step 9 is judged"]
+    if count != want["leases"]:
+        return [f"{name}: shutdown persisted {count} leases, but {want['leases']} were still open "
+                f"after the drain ({want['plugins']}); §16 step 9 persists the leases the drain "
+                "left, not those that completed in it"]
+    if isinstance(plugins, list) and sorted(map(str, plugins)) != sorted(want["plugins"]):
+        return [f"{name}: shutdown persisted the leases of {sorted(map(str, plugins))}, but those "
+                f"still open after the drain were {want['plugins']}"]
+    return []
 
 
 def outcome(events: Any, plugin_id: str) -> str:

@@ -71,7 +71,9 @@ class RuntimePath:
         """Run the path; returns ``{"result"}`` (a chain's status, candidates or command code).
 
         With ``wait: false`` a ``create``, ``finalize`` or ``command`` path's work is accepted
-        and left to the scheduler (``{"result": "accepted"}``): §16 step 9's drain runs it."""
+        and left to the scheduler (``{"result": "accepted"}``): §16 step 9's drain runs it;
+        ``runMs`` (ms) first lets the runtime run that long on its clock, so the work has
+        started (an activation, a capability lease open) when the path answers."""
         rt = self.runtime
         wait = args.get("wait", True) is not False
         if self.name == "command":
@@ -79,7 +81,7 @@ class RuntimePath:
                             chain=CallChain(rt.new_id("chain")), parent=None)
             proc = rt.scheduler.spawn(f"command:{args['pluginId']}", body)
             if not wait:
-                return {"result": "accepted"}
+                return self._started(args)
             rt.scheduler.run(max_steps=_MAX_STEPS)
             outcome = proc.result
             return {"result": getattr(outcome, "code", None) or "ok"}
@@ -100,10 +102,18 @@ class RuntimePath:
             handle = f"p{proc.pid}"
             proc.body = rt.run_chain(handle, hook, task, context)
             if not wait:
-                return {"result": "accepted"}
+                return self._started(args)
             rt.scheduler.run(max_steps=_MAX_STEPS)
             return {"result": rt.results[handle]["status"]}
         return {"result": ",".join(c.plugin_id for c in rt.candidates(hook, task)) or "none"}
+
+    def _started(self, args: dict[str, Any]) -> dict[str, Any]:
+        """Accepted work left running, after ``runMs`` ms of the runtime's clock (default 0)."""
+        run_ms = float(args.get("runMs", 0))
+        if run_ms > 0:
+            rt = self.runtime
+            rt.scheduler.run(until_ms=rt.clock.now_ms() + run_ms, max_steps=_MAX_STEPS)
+        return {"result": "accepted"}
 
 
 class Shell:
@@ -157,7 +167,9 @@ class Shell:
         """§16 step 9: stop admission, drain accepted work within ``budget_ms``, persist
         leases, stop workers.  Returns the shutdown's ``shell.step`` events; ``work.drain``
         carries ``elapsedMs``, how long the drain waited on the runtime's clock (ms: until the
-        accepted work finished, at most ``budget_ms``)."""
+        accepted work finished, at most ``budget_ms``); ``leases.persist`` carries ``leases``
+        (how many) and ``pluginIds`` (their plugins, sorted): the capability leases still open
+        once the drain ended — a lease that completed during the drain is not among them."""
         seen = len(self.trace.events)
         rt, db = self.runtime, self.database
         assert rt is not None and db is not None
@@ -168,7 +180,8 @@ class Shell:
         self.step("work.drain", budgetMs=budget_ms, status=status, elapsedMs=rt.clock.now_ms() - began)
         live = [(lease.lease_id, lease.plugin_id, lease.generation) for lease in rt.leases.values()
                 if not (lease.done or lease.aborted)]
-        self.step("leases.persist", leases=db.persist_leases(live))
+        self.step("leases.persist", leases=db.persist_leases(live),
+                  pluginIds=sorted(plugin_id for _, plugin_id, _ in live))
         workers = [pid for pid, state in rt.states.items() if state is not act.State.INACTIVE]
         for pid in workers:
             rt.states[pid] = act.State.INACTIVE
