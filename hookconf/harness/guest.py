@@ -11,6 +11,8 @@ Expectation, per invocation (``expect.results[i]``), every key optional:
 
 ``code``
     the §13 code, or ``null`` for success (exact).
+``codeIn``
+    the §13 codes of which the failure's must be one (the spec leaves the choice among them).
 ``failed``
     ``true``: any failure code will do (the spec fixes that it fails, not where).
 ``logs``
@@ -96,6 +98,8 @@ def entry_problems(expected: dict[str, Any], observed: dict[str, Any]) -> list[s
     code = observed.get("code")
     if "code" in expected and code != expected["code"]:
         problems.append(f"code {code!r}, expected {expected['code']!r}")
+    if "codeIn" in expected and code not in expected["codeIn"]:
+        problems.append(f"code {code!r}, expected one of {expected['codeIn']!r}")
     if expected.get("failed") and code is None:
         problems.append("succeeded, expected a failure")
     logs = list(observed.get("logs") or [])
