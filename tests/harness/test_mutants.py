@@ -382,6 +382,8 @@ PATH_MUTANTS = [
     ("tests.mutants.guest.guest_prelude:metadata_set_after_abort", "H7",
      ("guest.abort-signal.beforefinalize.*",)),
     ("tests.mutants.guest.guest_prelude:capability_after_abort", "H7", ("guest.abort-signal.onerror.*",)),
+    # the abort taken (and echoed) but deferred until the waiting calls were answered (§9.3)
+    ("tests.mutants.guest.abort_deferred:factory", "H7", ("guest.abort-signal.beforecreate.timeout*",)),
     # an answer settling a pending call whatever invocation id it carries (§8)
     ("tests.mutants.guest.guest_prelude:response_any_invocation", "H3", ("guest.forged-responses.*",)),
     # a worker message bound by its invocation id alone (§8): a call's call chain never
