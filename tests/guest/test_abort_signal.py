@@ -162,3 +162,24 @@ def test_an_echoed_abort_is_judged_and_one_without_the_echo_or_of_another_cause_
     assert {c["status"] for c in report["cases"]} == {"skipped"}
     assert all('met another abort in invocation 0' in c["reason"] and '"shutdown"' in c["reason"]
                for c in report["cases"])
+
+
+def test_without_the_echo_a_failed_or_observed_abort_is_judged_and_a_silent_success_skipped():
+    from types import SimpleNamespace
+
+    import pytest
+
+    from hookconf.harness.guest import _check_abort_taken
+    from hookconf.harness.protocol import CaseSkipped
+
+    case = SimpleNamespace(given={"invocations": [{"hook": "onError", "abort": "timeout"}, {"hook": "onError"}]})
+    seen_event = {"message": "abort-order", "fields": {"events": {"onabort": 1, "listener": 0}}}
+
+    def check(first):
+        _check_abort_taken(case, SimpleNamespace(primary=SimpleNamespace(result={"results": [first, {}]})))
+
+    check({"code": "plugin.hook.timeout", "logs": []})  # failed: judged
+    check({"code": None, "logs": [seen_event]})  # the guest saw the abort: judged
+    check({"code": None, "logs": [], "abort": {"cause": "timeout"}})  # echoed: judged
+    with pytest.raises(CaseSkipped, match="without the abort echo"):
+        check({"code": None, "logs": [{"message": "abort-order", "fields": {"events": {"onabort": 0}}}]})
