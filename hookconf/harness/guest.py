@@ -11,6 +11,8 @@ Expectation, per invocation (``expect.results[i]``), every key optional:
 
 ``code``
     the §13 code, or ``null`` for success (exact).
+``codeIn``
+    the §13 codes of which the failure's must be one (the spec leaves the choice among them).
 ``failed``
     ``true``: any failure code will do (the spec fixes that it fails, not where).
 ``logs``
@@ -60,25 +62,36 @@ def run_guest(case: Case, conn: Connection, obs: Any) -> None:
 
 
 def _check_abort_taken(case: Case, obs: Any) -> None:
-    """Skip the case (:class:`CaseSkipped`) when an invocation ``guest.run`` asked to abort
-    (``abort``) succeeded and its guest never saw an abort event: the candidate did not take
-    the request's ``abort`` (a harness device, like the entry-limit override of
-    ``finalize.prepare``), so the case says nothing of §9.3.  An invocation that fails, or
-    whose guest saw the event, is judged as usual."""
+    """Skip the case (:class:`CaseSkipped`) for an invocation ``guest.run`` asked to abort
+    (``abort``) that the candidate shows it did not abort as asked: ``abort`` is a harness
+    device (like ``finalize.prepare``'s entry-limit override), so a case it did not take says
+    nothing of §9.3.  A candidate that took it echoes it in that invocation's result
+    (``abort: {"cause": <the cause asked>}``): the case is judged, whatever the guest saw.
+    Without the echo, an invocation that succeeded while its guest saw no abort event is
+    taken as the device refused (skipped); one that failed, or whose guest saw the event, is
+    judged.  An echo naming another cause skips the case."""
     result = obs.primary.result if isinstance(obs.primary.result, dict) else {}
     results = result.get("results") if isinstance(result.get("results"), list) else []
     for index, (asked, seen) in enumerate(zip(case.given.get("invocations", []), results,
                                               strict=False)):
         if not isinstance(asked, dict) or "abort" not in asked or not isinstance(seen, dict):
             continue
+        echo = seen.get("abort")
+        if echo == {"cause": asked["abort"]}:
+            continue
+        if echo is not None:
+            raise CaseSkipped(f"the candidate met another abort in invocation {index} than "
+                              f"guest.run's abort {asked['abort']!r} asked (it echoed "
+                              f"{json.dumps(echo)[:100]}); this case needs that cause")
         if seen.get("code") is not None:
             continue
         logs = seen.get("logs") if isinstance(seen.get("logs"), list) else []
         if any(_abort_seen(record) for record in logs):
             continue
         raise CaseSkipped(f"the candidate did not abort invocation {index} as guest.run's "
-                          f"abort {asked['abort']!r} asked: it succeeded and its guest saw no "
-                          "abort event; this case needs the abort taken")
+                          f"abort {asked['abort']!r} asked: it answered without the abort echo, "
+                          "succeeded and its guest saw no abort event; this case needs the "
+                          "abort taken")
 
 
 def _abort_seen(record: Any) -> bool:
@@ -96,6 +109,8 @@ def entry_problems(expected: dict[str, Any], observed: dict[str, Any]) -> list[s
     code = observed.get("code")
     if "code" in expected and code != expected["code"]:
         problems.append(f"code {code!r}, expected {expected['code']!r}")
+    if "codeIn" in expected and code not in expected["codeIn"]:
+        problems.append(f"code {code!r}, expected one of {expected['codeIn']!r}")
     if expected.get("failed") and code is None:
         problems.append("succeeded, expected a failure")
     logs = list(observed.get("logs") or [])

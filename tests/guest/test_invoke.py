@@ -85,3 +85,13 @@ def test_an_invocation_runs_at_the_permission_generation_it_names():
     at_zero, at_two = done["results"]
     assert "forged generation" not in [r["message"] for r in at_zero["logs"]]  # 2 is not 0
     assert "forged generation" in [r["message"] for r in at_two["logs"]]  # the current generation acts
+
+
+def test_the_abort_is_met_at_the_first_round_only_and_recorded_for_the_echo():
+    from hookconf.reference.guest.invoke import _abort_at_first_round
+
+    met: list[str] = []
+    assert _abort_at_first_round(None, met) is None
+    abort_when = _abort_at_first_round("shutdown", met)
+    assert abort_when(1) is None and met == []
+    assert str(abort_when(0)) == "shutdown" and met == ["shutdown"]

@@ -382,8 +382,17 @@ PATH_MUTANTS = [
     ("tests.mutants.guest.guest_prelude:metadata_set_after_abort", "H7",
      ("guest.abort-signal.beforefinalize.*",)),
     ("tests.mutants.guest.guest_prelude:capability_after_abort", "H7", ("guest.abort-signal.onerror.*",)),
+    # the abort taken (and echoed) but deferred until the waiting calls were answered (§9.3)
+    ("tests.mutants.guest.abort_deferred:factory", "H7", ("guest.abort-signal.beforecreate.timeout*",)),
     # an answer settling a pending call whatever invocation id it carries (§8)
     ("tests.mutants.guest.guest_prelude:response_any_invocation", "H3", ("guest.forged-responses.*",)),
+    # a worker message bound by its invocation id alone (§8): a call's call chain never
+    # compared; an exit's call chain and generation never compared (guest.forged-scopes)
+    ("tests.mutants.guest.scope_fields:chain_unchecked", "H3",
+     ("guest.forged-scopes.*.callchainid.foreign",)),
+    ("tests.mutants.guest.scope_fields:exit_id_only", "H3", ("guest.forged-scopes.exit-ok.callchainid.*",)),
+    ("tests.mutants.guest.scope_fields:exit_id_only", "H21",
+     ("guest.forged-scopes.exit-error.permissiongeneration.*",)),
     # a capability call's permission generation never compared with the entry's (§6)
     ("tests.mutants.guest.bridge_generation_unchecked:factory", "H21",
      ("guest.forged-generations.beforefinalize.*",)),

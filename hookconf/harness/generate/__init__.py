@@ -17,7 +17,7 @@ candidate meets it.  Expansion is deterministic for a given ``--seed`` (the expa
 (:data:`MAX_INSTANCES` per template); the report counts instances per template and invariant.
 
 An expander is registered with :func:`template` in the module of its spec area (this
-package's ``permissions``, ``schemas``, ``guest``, ``guest_redirects``, ``runtime``,
+package's ``permissions``, ``schemas``, ``guest``, ``guest_redirects``, ``guest_scopes``, ``runtime``,
 ``termination``, ``later_candidates``, ``finalize``, ``shells``, ``delivery``,
 ``delivery_in_flight``, ``delivery_malformed``, ``builtins``, ``diagnostics`` modules) and has the shape::
 
@@ -48,6 +48,7 @@ _AREAS = (
     "hookconf.harness.generate.bt_sources",
     "hookconf.harness.generate.guest",
     "hookconf.harness.generate.guest_redirects",
+    "hookconf.harness.generate.guest_scopes",
     "hookconf.harness.generate.signal",
     "hookconf.harness.generate.runtime",
     "hookconf.harness.generate.termination",

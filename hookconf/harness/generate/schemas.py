@@ -846,9 +846,9 @@ _FAULTS = {
     "foreign": ("H3", {"code": "plugin.hook.concurrent_protocol_violation"}, ""),
     "stale": ("H3", {"code": "plugin.hook.concurrent_protocol_violation"}, ""),
     "missing": ("H3", {"code": "plugin.hook.concurrent_protocol_violation"}, ""),
-    "chain": ("H3", {"code": "plugin.hook.concurrent_protocol_violation"},
-              "§8 binds messages to the current invocation id; refusing a message whose "
-              "call-chain id alone differs is hookconf's reading of the published scope"),
+    # §8 "每个入口传播不可变 call-chain ID" with "缺失、过期或不一致的 ID 一律 fail closed": the
+    # call-chain id is one of the ids a message carries for its invocation (guest.forged-scopes)
+    "chain": ("H3", {"code": "plugin.hook.concurrent_protocol_violation"}, ""),
     "partial": ("H4", {"failed": True}, ""),
 }
 

@@ -7,7 +7,8 @@ capability 调用与效果一律失败。"
 
 ``guest.abort-signal``
     every hook × every abort cause the spec lists (:data:`CAUSES`, each named to the
-    candidate by ``guest.run``'s ``abort``).  The ``hookconf.abort-probe`` fixture registers an
+    candidate by ``guest.run``'s ``abort``) × what waits: every capability method, or only a
+    ``storage.get`` (``.storage-get``), which a host answers at once.  The ``hookconf.abort-probe`` fixture registers an
     ``onabort`` handler and an ``abort`` listener (and one it removes again), stages an effect
     (pre-hooks), leaves every capability method (:data:`CAPABILITY_CALLS`) outstanding with
     its handlers attached straight to the promise the SDK returned, and, once they settled,
@@ -25,7 +26,9 @@ capability 调用与效果一律失败。"
       the aborted invocation did not succeed with the effect it staged.
 
 The §13 code an aborted invocation fails with is not judged (§9.3 names none); nor is
-whether an outstanding call reached the host before the abort.
+whether an outstanding call reached the host before the abort.  A candidate that took
+``guest.run``'s ``abort`` echoes it (``abort: {"cause"}`` in the invocation's result) and is
+judged even when its guest saw no abort event (``hookconf/harness/guest.py``).
 """
 
 from __future__ import annotations
@@ -88,6 +91,13 @@ def _late_urls() -> list[str]:
             for c in _capability_calls(_LATE_KEY, "late") if c[0] == "http"]
 
 
+#: What waits when the abort comes: ``(key suffix, pending calls, in words)``.  Every method
+#: at once (some a host answers later: http), and a lone ``storage.get``, which a host can
+#: answer at once — so an answer delivered before the abort is seen in the order.
+_PENDING_VARIANTS = (("", CAPABILITY_CALLS, "every capability method"),
+                     (".storage-get", [["storage", "get", ["hookconf.pending"]]],
+                      "only a storage.get, which the host answers at once,"))
+
 _NOTE = ("§9.3 '只设置一次 aborted，赋予有界稳定 reason，并在拒绝未完成的 capability promise 前排队一个 "
          "abort 事件；之后的 capability 调用与效果一律失败'; the cause is met while every capability "
          "method waits unanswered; the failure's §13 code is not judged")
@@ -126,18 +136,20 @@ def expand_abort_signal(params: dict[str, Any], rng: random.Random) -> Iterator[
         # late storage write.
         check = {"logsExclude": [{"message": "late-writes", "fields": {"late": True}}]}
         for cause, words in CAUSES.items():
-            invocations = [
-                {"hook": hook, "context": context(hook, "inv-1"), "metadata": {"hookconf.abort": plan},
-                 "abort": cause},
-                {"hook": hook, "context": context(hook, "inv-2"), "metadata": {"hookconf.check": True}},
-            ]
-            given: dict[str, Any] = {"plugin": FIXTURE, "invocations": invocations}
-            if "timeoutMs" in params:
-                given["timeoutMs"] = params["timeoutMs"]
-            yield Instance(
-                f"{hook.lower()}.{cause.replace('_', '-')}",
-                f"{hook} aborted by {words}: the abort event comes before the outstanding "
-                "capability promises reject, and every effect and capability call fails after it",
-                "guest.run", "negative", given, {"results": [aborted, check]},
-                invariants=("H7", "H21") if cause == "permission_generation_changed" else ("H7",),
-                notes=_NOTE)
+            for suffix, pending, waiting in _PENDING_VARIANTS:
+                invocations = [
+                    {"hook": hook, "context": context(hook, "inv-1"),
+                     "metadata": {"hookconf.abort": {**plan, "pending": pending}}, "abort": cause},
+                    {"hook": hook, "context": context(hook, "inv-2"), "metadata": {"hookconf.check": True}},
+                ]
+                given: dict[str, Any] = {"plugin": FIXTURE, "invocations": invocations}
+                if "timeoutMs" in params:
+                    given["timeoutMs"] = params["timeoutMs"]
+                yield Instance(
+                    f"{hook.lower()}.{cause.replace('_', '-')}{suffix}",
+                    f"{hook} aborted by {words} while {waiting} waits: the abort event comes "
+                    "before the outstanding capability promises reject, and every effect and "
+                    "capability call fails after it",
+                    "guest.run", "negative", given, {"results": [aborted, check]},
+                    invariants=("H7", "H21") if cause == "permission_generation_changed" else ("H7",),
+                    notes=_NOTE)

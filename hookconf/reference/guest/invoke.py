@@ -6,9 +6,10 @@ hook invocations in that VM, returning everything a conformance oracle needs (§
 §9.3)::
 
     {"activation": {"code", "reason", "logs"},
-     "results": [{"code", "reason", "effects", "logs", "requests"}, ...]}
+     "results": [{"code", "reason", "effects", "logs", "requests", "abort"?}, ...]}
 
-``code`` is ``None`` on success, else the §13 code of the failure.  ``effects`` are the
+``code`` is ``None`` on success, else the §13 code of the failure; ``abort`` (``{"cause"}``) echoes an
+invocation's ``abort`` the host met as asked (§9.3).  ``effects`` are the
 validated effects of a successful invocation (``None`` on failure).  ``logs`` are the
 guest's ``log`` calls during that entry, ``{"level", "message", "fields"}`` each — the way a
 fixture reports what it saw of the SDK surface (for example which ``ctx.metadata`` methods
@@ -87,23 +88,35 @@ def run_plugin(
         if not activation.ok:
             return {**done, "results": []}
         for request in invocations:
+            met: list[str] = []
             outcome = vm.invoke(request["hook"], request["context"],
                                 metadata=request.get("metadata"),
                                 permission_generation=int(request.get("permissionGeneration", 0)),
-                                abort_when=_abort_at_first_round(request.get("abort")))
+                                abort_when=_abort_at_first_round(request.get("abort"), met))
             code = None if outcome.code is None else str(outcome.code)
-            results.append({**_entry(code, outcome.reason, _take(logs)),
-                            "effects": outcome.effects, "requests": fake.take()})
+            result = {**_entry(code, outcome.reason, _take(logs)),
+                      "effects": outcome.effects, "requests": fake.take()}
+            if met:  # the echo: this invocation met the cause guest.run asked for
+                result["abort"] = {"cause": met[0]}
+            results.append(result)
     return {**done, "results": results}
 
 
-def _abort_at_first_round(cause: str | None):
+def _abort_at_first_round(cause: str | None, met: list[str]):
     """``abort_when`` for :meth:`PluginVm.invoke`: the cause after the enter step, whose
-    capability calls then wait unanswered (§9.3); ``None`` without a cause."""
+    capability calls then wait unanswered (§9.3), appended to ``met`` when the host meets it
+    (a guest that exits before its first wait never meets it); ``None`` without a cause."""
     if cause is None:
         return None
     reason = AbortReason(cause)
-    return lambda round_number: reason if round_number == 0 else None
+
+    def abort_when(round_number: int) -> AbortReason | None:
+        if round_number != 0:
+            return None
+        met.append(str(reason))
+        return reason
+
+    return abort_when
 
 
 class FakeNetwork:
