@@ -539,7 +539,7 @@ def tamper_kept(sc: FinalizeScenario, tree: UserTree, when: str) -> list[str]:
     "否则只丢弃该身份并重建": only a partial copy of the recorded identity is discarded)."""
     files = {e[1] for e in tree.values() if e[0] == "file"}
     out = [f"{when}: {path} was changed by an outside writer (same size, other bytes) and "
-           "then deleted: cleanup must match the full identity, never the size"
+           "then deleted: a cleanup or compensation must match the full identity, never the size"
            for path, data in sc.tampered.items() if data not in files]
     out += [f"{when}: {path} held an outsider's bytes (sha256:{_sha(entry[1])}, "
             f"{len(entry[1])} bytes: no partial copy of the recorded identity) left at the "

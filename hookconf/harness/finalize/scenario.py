@@ -257,6 +257,22 @@ def _ancestors(path: str) -> list[str]:
     return out
 
 
+def _journaled(ev: Any) -> bool:
+    return any(fnmatch.fnmatchcase(p, _JOURNAL_GLOB) or p == STATE_DIR for p in ev.paths)
+
+
+def _after_journal(ok: list[Any], k: int) -> int:
+    """The index of the first call after the journal write that follows ``ok[k - 1]``:
+    calls up to the next one on the journal (or the state directory) skipped, then that
+    run of journal calls (its write and syncs)."""
+    while k < len(ok) and not _journaled(ok[k]):
+        k += 1
+    while k < len(ok) and ok[k].paths and all(
+            fnmatch.fnmatchcase(p, _JOURNAL_GLOB) or p == STATE_DIR for p in ok[k].paths):
+        k += 1
+    return k
+
+
 def _glob_literal(path: str) -> str:
     """``path`` as an ``fnmatch`` pattern matching only itself."""
     return "".join(f"[{c}]" if c in "*?[" else c for c in path)
@@ -703,9 +719,14 @@ class FinalizeScenario:
             return ()
         op, path, nth, victim = self.guard_at
         mode = "same-size" if spec.get("shape") == "same-size" else "append"
-        return (Fault("mutate-tree", nth, op=op, path=_glob_literal(path),
-                      mutate=Appender(victim, _APPENDED if mode == "append" else _REWRITTEN,
-                                      self.tampered, mode, clobbered=self.clobbered)),)
+        change = Fault("mutate-tree", nth, op=op, path=_glob_literal(path),
+                       mutate=Appender(victim, _APPENDED if mode == "append" else _REWRITTEN,
+                                       self.tampered, mode, clobbered=self.clobbered))
+        if not spec.get("fails"):
+            return (change,)
+        # the call the outsider acted before fails once: the candidate compensates over
+        # the changed item (§10.3 "Target staging 或安装失败时 … 恢复 source")
+        return (change, Fault("eio-transient", nth, op=op, path=_glob_literal(path)))
 
     def aim_guard(self, trace: list[Any]) -> str | None:
         """Learn where the outsider of ``outsideGuard`` acts from ``trace``, the calls of a
@@ -716,9 +737,17 @@ class FinalizeScenario:
 
         - ``target_staged``: right after the last write into the candidate's private copy
           (the first new file beside the target), before anything else;
+        - ``source_preserved``: right after the rename that moves the original source away
+          from its path to a new name that is not the target (§10.2 "source 通过 no-replace
+          语义移至记录的 target-filesystem rollback path"); the victim is that name;
         - ``target_installed``: right after the rename (or link) that installs the target;
         - ``db_committed``: right after the last state-directory call following the
-          install (its journal write and syncs), before the database transaction.
+          install (its journal write and syncs), before the database transaction — with
+          no install (source == target, no replacement: §10.2 "不改变路径"), following the
+          last fsync of the target or its directory, which makes it durable.
+
+        With ``fails``, the call the outsider acts before also fails once with ``EIO``,
+        so the candidate compensates over the changed item (:meth:`_guard_faults`).
 
         Sets :attr:`guard_at`; returns why no point exists (the run made no such call —
         the case then cannot judge this candidate), else ``None``."""
@@ -743,17 +772,25 @@ class FinalizeScenario:
                 writes = [i for i, ev in enumerate(ok) if set(made) & set(ev.paths)
                           and ev.op in ("write", "link")]
                 at = writes[-1] + 1 if writes else None
+        elif phase == "source_preserved":
+            src = self.task["sourcePath"]
+            moves = [i for i, ev in enumerate(ok) if ev.op in ("rename_noreplace", "rename")
+                     and len(ev.paths) > 1 and ev.paths[0] == src and ev.paths[1] != tgt
+                     and ev.paths[1] not in self.initial]
+            if moves:
+                at, victim = moves[0] + 1, ok[moves[0]].paths[1]
         elif phase == "target_installed" and installs:
             at = installs[0] + 1
+        elif phase == "db_committed" and not installs \
+                and self.task["sourcePath"] == tgt and not self.replacement_path():
+            commit = next((i for i, ev in enumerate(ok) if ev.op == "write"
+                           and ev.paths[0].startswith(DATABASE)), len(ok))
+            synced = [i for i, ev in enumerate(ok[:commit]) if ev.op in ("fsync", "fsync_dir")
+                      and ev.paths[:1] in ((tgt,), (tdir,))]
+            if synced:
+                at = _after_journal(ok, synced[-1] + 1)
         elif phase == "db_committed" and installs:
-            k = installs[0] + 1
-            while k < len(ok) and not any(fnmatch.fnmatchcase(p, _JOURNAL_GLOB) or p == STATE_DIR
-                                          for p in ok[k].paths):
-                k += 1
-            while k < len(ok) and ok[k].paths and all(
-                    fnmatch.fnmatchcase(p, _JOURNAL_GLOB) or p == STATE_DIR for p in ok[k].paths):
-                k += 1
-            at = k
+            at = _after_journal(ok, installs[0] + 1)
         if victim == tgt:  # a tree's target: its first file
             victim = tgt + next((rel for rel, e in sorted(self.selected.items())
                                  if e[0] == "file"), "")
