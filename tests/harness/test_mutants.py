@@ -175,6 +175,10 @@ FINALIZE_MUTANTS = [
     # "每次 preserve … 动作前后 … 重新验证")
     ("tests.mutants.finalize.preserve_unverified:factory", "H8",
      ("fin.guard.file.replace-in-place-link.source_preserved.*",)),
+    # recovery drops an outsider's byte-identical file (another inode) at a path the layout
+    # wants absent as a second name of its own (§10.1 unrelated target, §10.3)
+    ("tests.mutants.finalize.second_name_by_bytes:factory", "H10",
+     ("fin.identical-target.recovery.direct.target",)),
 ]
 
 #: Shell mutants (§16) run the shell cases: symmetry, the generated step order, incomplete assemblies.

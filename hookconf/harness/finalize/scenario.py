@@ -289,6 +289,15 @@ def _last_copy(vfs: Vfs, path: str, ino: int) -> bytes | None:
     return None if twins else entry[1]
 
 
+#: The journal phases (``None``: no journal) whose §10.2 layout wants each path the
+#: ``identical`` interloper plays at absent (:meth:`FinalizeScenario._identical`): the target
+#: until the install, the private item before it is made and once it is installed, the
+#: rollback name before the preserve and once cleaned.
+_ABSENT_AT = {"target": (None, "prepared", "target_staged", "source_preserved", "cancelled"),
+              "private": (None, "prepared", "target_installed", "db_committed", "cleaned",
+                          "cancelled"),
+              "preserved": (None, "prepared", "target_staged", "cleaned", "cancelled")}
+
 #: What :class:`Appender` adds to a file.
 _APPENDED = b"+bytes an outsider appended"
 #: What :class:`Appender` writes back over a file it cut to half (other bytes, same size).
@@ -424,6 +433,13 @@ class FinalizeScenario:
     #: original bytes the outsider of ``outsideGuard`` destroyed in the current run (it
     #: changed their last copy, e.g. the source renamed onto the target): gone by its hand
     clobbered: set[bytes] = field(default_factory=set)
+    #: the names a run of this case created beside the target, learnt from the recorded
+    #: run's trace (:meth:`learn_names`): ``private`` (its invocation-private item) and
+    #: ``preserved`` (where it renamed the source aside)
+    names: dict[str, str] = field(default_factory=dict)
+    #: the file the ``identical`` interloper put at a path the layout wants absent, with
+    #: its inode: ``{path: ino}`` (:meth:`_identical`); it must survive recovery
+    identical_ino: dict[str, int] = field(default_factory=dict)
 
     @classmethod
     def from_given(cls, given: dict[str, Any]) -> FinalizeScenario:
@@ -620,6 +636,7 @@ class FinalizeScenario:
         self.planted.clear()
         self.placed.clear()
         self.clobbered.clear()
+        self.identical_ino.clear()
         return self._build(self.given)
 
     def faults(self) -> tuple[Fault, ...]:
@@ -876,9 +893,12 @@ class FinalizeScenario:
         ``{}`` when the state has no such item.  ``state``: the candidate's
         ``finalize.state`` before recovery (the target is left alone once committed)."""
         self.planted.clear()
+        self.identical_ino.clear()
         shape = self.interloper
         if not shape:
             return {}
+        if shape == "identical":
+            return self._identical(vfs, (state or {}).get("phase"))
         if self.victim != "private":
             return self._displace(vfs, shape, state or {})
         tree = user_tree(vfs)
@@ -941,6 +961,61 @@ class FinalizeScenario:
         vfs.fsync_dir(_parent(aside))
         self.planted[aside] = ("file", data)
         self._plant(vfs, victim, _other(data, shape))
+        return dict(self.planted)
+
+    def learn_names(self, trace: list[Any]) -> None:
+        """Learn :attr:`names` from ``trace``, the calls of the recorded run: ``preserved``,
+        the first new name a successful rename (or link) moved the source to other than the
+        target (§10.2 "source 通过 no-replace 语义移至记录的 target-filesystem rollback
+        path"); ``private``, the first other new name it created in the target's directory
+        (an exclusive ``open``, a ``mkdir`` or a ``link``: the invocation-private item)."""
+        tgt = self.target_in_tree or self.task["targetPath"]
+        src, tdir = self.task["sourcePath"], _parent(tgt)
+        self.names.clear()
+        for ev in trace:
+            if ev.errno is not None or not ev.paths:
+                continue
+            dst = ev.paths[-1]
+            if dst == tgt or dst in self.initial or _parent(dst) != tdir:
+                continue
+            if ev.op in ("rename", "rename_noreplace", "link") and ev.paths[0] == src:
+                self.names.setdefault("preserved", dst)
+            elif ev.op in ("link", "mkdir") or (ev.op == "open" and ev.mode in ("x", "w")):
+                if dst != self.names.get("preserved"):
+                    self.names.setdefault("private", dst)
+
+    def _identical(self, vfs: Vfs, phase: str | None) -> UserTree:
+        """The ``identical`` interloper (§10.1 "任何时刻出现的无关 target 都只能导致失败，不能被
+        修改"; §10.3 "任何分支都不得 … 覆盖未知路径"): while the :attr:`victim` path — the
+        ``target``, the candidate's ``private`` item or the name it ``preserved`` the source
+        under (:attr:`names`) — is absent from the crash state and the layout of the
+        journal's ``phase`` (``finalize.state`` before recovery) wants it absent
+        (:data:`_ABSENT_AT`), an outsider puts a file of its own there holding the very
+        bytes the route would put there (the selected artifact; the source's at the
+        preserved name): equal identity, another inode.  It is the user's file whatever its
+        bytes (``finalize.identical-target``): recovery may fail, quarantine or take it as
+        the item it names, never unlink or replace it.  Its inode goes into
+        :attr:`identical_ino`; only regular-file artifacts.  (Where the recorded layout
+        wants the path present — a cleanup cut by the crash after its deletion — a file of
+        the recorded identity is what the journal names, which no identity can tell from
+        the deleted one.)"""
+        if phase not in _ABSENT_AT[self.victim]:
+            return {}
+        tgt = self.target_in_tree or self.task["targetPath"]
+        path = tgt if self.victim == "target" else self.names.get(self.victim)
+        if self.victim == "preserved":
+            entry = self.initial.get(self.task["sourcePath"])
+        else:
+            entry = self.selected.get("")
+        if path is None or entry is None or entry[0] != "file":
+            return {}
+        try:
+            vfs.lstat(path)
+            return {}  # not absent: nothing the layout wants absent is there to take
+        except FileNotFoundError:
+            pass
+        self._plant(vfs, path, entry[1])
+        self.identical_ino[path] = vfs.lstat(path).ino
         return dict(self.planted)
 
     def _plant(self, vfs: Vfs, path: str, data: bytes) -> None:

@@ -154,11 +154,51 @@ _UNRELATED = ("§10.1", "An unrelated target appearing at any time fails without
                        "not a content one): target_exists, nothing changed.")
 
 
+_IDENTICAL_AFTER_CRASH = ("§10.1", "任何时刻出现的无关 target 都只能导致失败，不能被修改 (an unrelated "
+                                   "target appearing at any time only fails, never modified); "
+                                   "§10.3: 恢复同时检查记录 phase 与所有相邻 phase 的可能文件布局 … "
+                                   "任何分支都不得 … 覆盖未知路径 (no branch overwrites an unknown "
+                                   "path) — as the install cases of this template decide, a file "
+                                   "with the very bytes is still unrelated: after a crash recovery "
+                                   "may fail, quarantine, or take it as the item its path names, "
+                                   "never unlink or replace it as a second name of its own file.")
+#: Where the ``identical`` interloper acts, by the phases a route records: the target (every
+#: route that installs), the private item (a route that stages), the rollback name (one that
+#: preserves the source).
+_ABSENT_PATHS = (("target", "target_installed"), ("private", "target_staged"),
+                 ("preserved", "source_preserved"))
+
+
 @template("finalize.identical-target", params=_PARAMS)
 def finalize_identical_target(params: dict[str, Any], rng: random.Random) -> Iterator[Instance]:
     """A distinct target already holding the selected artifact's very bytes, for every
-    route that has a distinct target: fails ``target_exists``, nothing changed."""
+    route that has a distinct target: fails ``target_exists``, nothing changed.  And after
+    every crash of every file route of the matrix (:func:`_routes`), for each path its
+    layouts want absent at some phase — the target, the private item, the rollback name —
+    an outsider's file with the very bytes that path would hold, another inode, put there
+    while it is absent (``tamper: {when: after-crash, shape: identical, victim}``): its
+    inode and bytes survive recovery."""
     del rng
+    for name, (dims, phases) in _routes().items():
+        if dims[0] != "file":
+            continue
+        for victim, phase in _ABSENT_PATHS:
+            if phase not in phases:
+                continue
+            given, _ = _case(*dims)
+            given["tamper"] = {"path": given["task"]["targetPath"], "when": "after-crash",
+                               "shape": "identical", "victim": victim}
+            if "maxPoints" in params:
+                given["explore"] = {"maxPoints": int(params["maxPoints"])}
+            what = {"target": "the target", "private": "the candidate's private item",
+                    "preserved": "the name the source was preserved under"}[victim]
+            yield Instance(f"recovery.{name.split('.', 1)[1]}.{victim}",
+                           f"finalize a file ({name.split('.', 1)[1]} route): after every crash "
+                           f"an outsider puts a file with the very bytes {what} would hold "
+                           "(another inode) there while it is absent: its inode and bytes "
+                           "survive recovery", "runtime.finalize", "negative", given,
+                           {"outcome": "completed"}, ("H10", "H13"), _IDENTICAL_AFTER_CRASH[0],
+                           notes=_IDENTICAL_AFTER_CRASH[1])
     for artifact, placement, replacement in (
             ("file", "distinct", "none"), ("file", "other-dir", "none"),
             ("file", "cross-device", "none"), ("file", "distinct", "staged"),
