@@ -693,7 +693,8 @@ class FinalizeScenario:
     def _append_faults(self) -> tuple[Fault, ...]:
         """The case's ``outsideAppend``: before the candidate's ``nth`` (default 1, the
         second) ``op`` (default ``read``) on ``at`` (default ``path``), an outsider appends
-        to ``path`` (:class:`Appender`).  ``mode: truncate-restore``: before the ``nth``
+        to ``path`` (:class:`Appender`; ``mode: same-size``: writes as many other bytes
+        over it).  ``mode: truncate-restore``: before the ``nth``
         (default 0, the first) such op it cuts ``path`` to half, and before the candidate's
         next ``fstat``, ``lstat`` or ``open`` of ``path`` writes the old size back with other
         bytes — a change the file's size before and after the read does not show."""
@@ -707,7 +708,8 @@ class FinalizeScenario:
                           path=spec.get("at", spec["path"]), mutate=cut),
                     *(Fault("mutate-tree-each", 0, op=op, path=spec["path"], mutate=back)
                       for op in ("fstat", "lstat", "open")))
-        write = Appender(spec["path"], _APPENDED, self.tampered)
+        mode = "same-size" if spec.get("mode") == "same-size" else "append"
+        write = Appender(spec["path"], _APPENDED, self.tampered, mode)
         return (Fault("mutate-tree", int(spec.get("nth", 1)), op=spec.get("op", "read"),
                       path=spec.get("at", spec["path"]), mutate=write),)
 
