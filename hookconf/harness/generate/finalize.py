@@ -677,11 +677,16 @@ def _same_size_text(given: dict[str, Any], whose: str) -> str:
     """Text as long as the bytes of ``whose`` in a ``_case`` tree — ``selected``: the staged
     replacement, or else the source file — whose first character differs (so no prefix
     of it), for an outsider's file that only its bytes tell from that one."""
+    text = _content_of(given, whose).decode("utf-8")
+    return ("#" if text[0] != "#" else "%") + text[1:]
+
+
+def _content_of(given: dict[str, Any], whose: str) -> bytes:
+    """The bytes of ``whose`` (see :func:`_same_size_text`) in a ``_case`` tree."""
     task = given["task"]
     path = (task.get("replacement") or {}).get("stagedPath") if whose == "selected" else None
     entry = next(e for e in given["tree"] if e["path"] == (path or task["sourcePath"]))
-    text = entry["file"] * int(entry.get("repeat", 1))
-    return ("#" if text[0] != "#" else "%") + text[1:]
+    return (entry["file"] * int(entry.get("repeat", 1))).encode("utf-8")
 
 
 #: Every route with a staged replacement (§10.2): replace and replace_in_place, the
