@@ -67,7 +67,7 @@ def test_each_phase_is_aimed_right_after_its_action():
 
 def test_a_run_without_the_action_offers_no_point():
     bare = _trace(("lstat", ("save/a.mkv",), None, None))
-    for phase in ("target_staged", "target_installed", "db_committed"):
+    for phase in ("target_staged", "source_preserved", "target_installed", "db_committed"):
         sc = _sc(phase)
         assert "no call" in sc.aim_guard(bare)
         assert sc.guard_at is None and sc.guard_start(bare) == 0

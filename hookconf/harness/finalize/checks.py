@@ -560,17 +560,10 @@ def identical_kept(sc: FinalizeScenario, vfs: Any, tree: UserTree, when: str) ->
     the candidate's own file (``finalize.identical-target``: an unrelated file)."""
     out = []
     for path, ino in sc.identical_ino.items():
-        data = sc.planted.get(path)
-        kept = False
-        for p, entry in tree.items():
-            if entry[0] == "file" and data is not None and entry[1] == data[1]:
-                try:
-                    kept = vfs.lstat(p).ino == ino
-                except OSError:
-                    kept = False
-                if kept:
-                    break
-        if not kept:
+        data = sc.planted.get(path, ("file", None))[1]
+        # every path of ``tree`` was read off ``vfs`` just now: each one can be stat'ed
+        if not any(entry == ("file", data) and vfs.lstat(p).ino == ino
+                   for p, entry in tree.items()):
             out.append(f"{when}: the outsider's own file at {path} (the very bytes the plan "
                        "names there, another inode), put there after the crash, is gone: "
                        "recovery unlinked or replaced an unrelated file as if it were a "

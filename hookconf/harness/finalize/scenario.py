@@ -983,8 +983,7 @@ class FinalizeScenario:
             if ev.op in ("rename", "rename_noreplace", "link") and ev.paths[0] == src:
                 self.names.setdefault("preserved", dst)
             elif ev.op in ("link", "mkdir") or (ev.op == "open" and ev.mode in ("x", "w")):
-                if dst != self.names.get("preserved"):
-                    self.names.setdefault("private", dst)
+                self.names.setdefault("private", dst)
 
     def _identical(self, vfs: Vfs, phase: str | None) -> UserTree:
         """The ``identical`` interloper (§10.1 "任何时刻出现的无关 target 都只能导致失败，不能被
