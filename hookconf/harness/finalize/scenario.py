@@ -763,7 +763,8 @@ class FinalizeScenario:
         - ``db_committed``: right after the last state-directory call following the
           install (its journal write and syncs), before the database transaction — with
           no install (source == target, no replacement: §10.2 "不改变路径"), following the
-          last fsync of the target or its directory, which makes it durable.
+          last fsync of the target or its directory that a database write follows (what
+          makes the target durable before ``target_installed``).
 
         With ``fails``, the call the outsider acts before also fails once with ``EIO``,
         so the candidate compensates over the changed item (:meth:`_guard_faults`).
@@ -802,8 +803,8 @@ class FinalizeScenario:
             at = installs[0] + 1
         elif phase == "db_committed" and not installs \
                 and self.task["sourcePath"] == tgt and not self.replacement_path():
-            commit = next((i for i, ev in enumerate(ok) if ev.op == "write"
-                           and ev.paths[0].startswith(DATABASE)), len(ok))
+            commit = max((i for i, ev in enumerate(ok) if ev.op == "write"
+                          and ev.paths[0].startswith(DATABASE)), default=0)
             synced = [i for i, ev in enumerate(ok[:commit]) if ev.op in ("fsync", "fsync_dir")
                       and ev.paths[:1] in ((tgt,), (tdir,))]
             if synced:
