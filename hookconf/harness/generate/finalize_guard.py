@@ -1,21 +1,28 @@
 """Templates of the identity checks that guard each §10.1–§10.2 phase write.
 
 ``finalize.guard`` puts a writer outside the host (the lease does not stop it) between an
-identity-checked file action and the phase write that check guards, on every route of
-the finalize matrix that has that phase: right after the private copy is written (before
-``target_staged``), right after the install rename (before ``target_installed``) and
-right after ``target_installed`` is journaled (before the ``db_committed`` transaction).
-The harness learns each point from an undisturbed run's trace
+identity-checked file action and the phase write that check guards, on every completing
+route of the finalize matrix (:func:`_routes`), at every phase that route records after
+such an action — derived from §10.2's branch rules (:func:`_route`), not listed by hand:
+right after the private copy is written or linked (before ``target_staged``), right after
+the source is renamed aside (before ``source_preserved``), right after the install rename
+(before ``target_installed``) and right after ``target_installed`` is journaled (before
+the ``db_committed`` transaction; in place, after the target's fsync).  The harness learns
+each point from an undisturbed run's trace
 (:meth:`~hookconf.harness.finalize.scenario.FinalizeScenario.aim_guard`), so it fits any
 candidate.  The outsider appends to the guarded file, or writes as many other bytes over
-it.  Expected: the run fails closed (quarantine or ``file_commit_failed``), no phase is
-recorded over the changed item, the task never completes with the changed bytes, and the
-outsider's bytes are kept.
+it; and each point again with the call the outsider acted before failing once (``fails``),
+so the candidate compensates over the changed item.  Expected: the run fails closed
+(quarantine or ``file_commit_failed``), no phase is recorded over the changed item, the
+task never completes with the changed bytes, and the outsider's bytes are kept.
 
 ``finalize.identical-target`` puts a distinct, unrelated file (or tree) at the target
 whose bytes equal the selected artifact's (same size, same SHA-256): §10.1 "An unrelated
 target appearing at any time fails without being modified" — equal bytes make no
-source == target, so the plan fails ``target_exists`` with nothing changed.
+source == target, so the plan fails ``target_exists`` with nothing changed.  The same
+decision after a crash (``recovery.*``): an outsider's byte-identical file at each path
+the journal's layout wants absent — the target, the private item, the rollback name —
+must keep its inode and bytes through recovery.
 """
 
 from __future__ import annotations
