@@ -16,7 +16,12 @@ from hookconf.harness.finalize.scenario import (
     _glob_literal,
     _last_copy,
 )
-from hookconf.harness.generate.finalize_guard import finalize_guard, finalize_identical_target
+from hookconf.harness.generate.finalize_guard import (
+    _route,
+    _routes,
+    finalize_guard,
+    finalize_identical_target,
+)
 
 TASK = {"taskId": "t", "saveDir": "save", "sourcePath": "media/a.part",
         "targetPath": "save/a.mkv"}
@@ -62,7 +67,7 @@ def test_each_phase_is_aimed_right_after_its_action():
 
 def test_a_run_without_the_action_offers_no_point():
     bare = _trace(("lstat", ("save/a.mkv",), None, None))
-    for phase in ("target_staged", "target_installed", "db_committed"):
+    for phase in ("target_staged", "source_preserved", "target_installed", "db_committed"):
         sc = _sc(phase)
         assert "no call" in sc.aim_guard(bare)
         assert sc.guard_at is None and sc.guard_start(bare) == 0
@@ -119,10 +124,82 @@ def test_the_outsider_notes_the_last_copy_it_destroys():
 
 def test_every_route_and_phase_is_generated():
     keys = [i.key for i in finalize_guard({}, random.Random(0))]
-    assert len(keys) == len(set(keys)) == 38
+    # 10 routes, 26 (route, phase) points, 2 shapes, with and without the failing call
+    assert len(keys) == len(set(keys)) == 104
     assert all(i.expect["outcome"] == "failed" for i in finalize_guard({}, random.Random(0)))
+    routes = _routes()
+    assert set(routes) == {"file.direct", "file.in-place", "file.copy", "file.replace-link",
+                           "file.replace-copy", "file.replace-in-place-link",
+                           "file.replace-in-place-copy", "tree.direct", "tree.in-place",
+                           "tree.copy"}
+    assert routes["file.replace-in-place-copy"][1] == ("target_staged", "source_preserved",
+                                                       "target_installed", "db_committed")
+    assert routes["file.in-place"][1] == ("db_committed",)
+    assert routes["file.direct"][1] == ("target_installed", "db_committed")
+    assert _route(("file", "cross-device", "staged", "absent", "native", "with-target"))[1] \
+        == "replace-link"
+    fails = [i for i in finalize_guard({}, random.Random(0)) if i.key.endswith(".fails")]
+    assert len(fails) == 52 and all(i.given["outsideGuard"]["fails"] for i in fails)
     same = list(finalize_identical_target({"maxPoints": 1}, random.Random(0)))
-    assert len(same) == 9 and {i.expect["code"] for i in same} == {"plugin.finalize.target_exists"}
+    install = [i for i in same if not i.key.startswith("recovery.")]
+    assert len(install) == 9 and {i.expect["code"] for i in install} == {"plugin.finalize.target_exists"}
+    recovery = sorted(i.key for i in same if i.key.startswith("recovery."))
+    assert len(recovery) == 13 and "recovery.replace-in-place-link.preserved" in recovery
+    assert "recovery.direct.private" not in recovery  # a direct rename makes no private item
+
+
+def test_the_preserve_rename_and_the_in_place_commit_are_aimed():
+    task = {**TASK, "sourcePath": "save/a.mkv", "targetPath": "save/a.mkv"}
+    tree = [{"path": "save/a.mkv", "file": "data"}, {"path": "staging/p/out", "file": "new"}]
+    rip = FinalizeScenario.from_given({
+        "tree": tree, "task": {**task, "replacement": {"pluginId": "p",
+                                                       "stagedPath": "staging/p/out"}},
+        "outsideGuard": {"phase": "source_preserved", "fails": True}})
+    trace = _trace(("link", ("staging/p/out", "save/.x"), None, None),
+                   ("rename_noreplace", ("save/a.mkv", "save/.b"), None, None),
+                   ("fsync_dir", ("save",), None, None))
+    assert rip.aim_guard(trace) is None
+    assert rip.guard_at == ("fsync_dir", "save", 0, "save/.b")
+    change, fail = rip.faults()
+    assert (fail.name, fail.op, fail.nth) == ("eio-transient", "fsync_dir", 0)
+    rip.learn_names(trace)
+    assert rip.names == {"private": "save/.x", "preserved": "save/.b"}
+    here = FinalizeScenario.from_given({"tree": tree[:1], "task": task,
+                                        "outsideGuard": {"phase": "db_committed"}})
+    trace = _trace(("fsync", ("save/a.mkv",), None, None), ("fsync_dir", ("save",), None, None),
+                   ("write", ("motrix-state/finalize-t.journal",), None, None),
+                   ("fsync", ("motrix-state/finalize-t.journal",), None, None),
+                   ("lstat", ("save/a.mkv",), None, None),
+                   ("write", ("motrix-state/motrix.db",), None, None),
+                   ("fsync_dir", ("save",), None, None))
+    assert here.aim_guard(trace) is None
+    assert here.guard_at == ("lstat", "save/a.mkv", 0, "save/a.mkv")
+    assert "no call" in here.aim_guard(trace[2:])
+
+
+def test_an_identical_outsider_survives_only_as_its_own_inode():
+    given = {"tree": [{"path": "save/a.part", "file": "data"}],
+             "task": {**TASK, "sourcePath": "save/a.part"},
+             "tamper": {"path": "save/a.mkv", "when": "after-crash", "shape": "identical",
+                        "victim": "target"}}
+    sc = FinalizeScenario.from_given(given)
+    vfs = sc.fresh()
+    assert sc.interlope(vfs, {"phase": "target_installed"}) == {}  # wanted present there
+    planted = sc.interlope(vfs, {"phase": "prepared"})
+    assert planted == {"save/a.mkv": ("file", b"data")} and set(sc.identical_ino) == {"save/a.mkv"}
+    assert sc.interlope(vfs, {"phase": "prepared"}) == {}  # not absent any more
+    tree = {"save/a.part": ("file", b"data"), "save/a.mkv": ("file", b"data")}
+    vfs = sc.fresh()
+    sc.interlope(vfs, {"phase": None})
+    assert checks.identical_kept(sc, vfs, tree, "after recovery") == []
+    vfs.unlink("save/a.mkv")
+    fh = vfs.open("save/a.mkv", "x")
+    vfs.write(fh, b"data", 0)
+    vfs.close(fh)  # the same bytes, another inode: the outsider's file is gone
+    assert "is gone" in checks.identical_kept(sc, vfs, tree, "after recovery")[0]
+    private = FinalizeScenario.from_given({**given, "tamper": {**given["tamper"],
+                                                               "victim": "private"}})
+    assert private.interlope(private.fresh(), {"phase": "prepared"}) == {}  # no name learnt
 
 
 def test_an_outsiders_bytes_on_the_installed_replacement_are_no_h11_problem():
@@ -137,3 +214,47 @@ def test_an_outsiders_bytes_on_the_installed_replacement_are_no_h11_problem():
     assert checks.before_recovery(sc, state, tree, False, True)["H11"]
     sc.tampered["save/a.mkv"] = b"new+"
     assert checks.before_recovery(sc, state, tree, False, True)["H11"] == []
+
+
+def test_every_outsider_comes_as_long_as_what_it_stands_in_for():
+    from hookconf.harness.generate.finalize import (
+        _content_of,
+        finalize_db_faults,
+        finalize_matrix,
+        finalize_squat,
+    )
+    from hookconf.harness.generate.finalize_refusals import finalize_read_change
+
+    rng = random.Random(0)
+    read = {i.key: i for i in finalize_read_change({}, rng)}
+    for key, case in read.items():
+        if case.given["outsideAppend"].get("mode", "append") == "append":
+            assert read[f"{key}.same-size"].given["outsideAppend"]["mode"] == "same-size"
+    squat = {i.key: i for i in finalize_squat({}, rng)}
+    matrix = {i.key: i for i in finalize_matrix({}, rng)}
+    moved = {i.key: i for i in finalize_db_faults({}, rng) if "source-appears" in i.key}
+    pairs = [(squat[k], squat[f"{k}.same-size"], "outsideSquat", "selected")
+             for k in squat if k.startswith("file.") and not k.endswith(".same-size")]
+    appears = [k for k in matrix if k.startswith("file.") and "appears" in k.split(".")
+               and not k.endswith(("-writer", ".volatile-source"))]
+    pairs += [(matrix[k], matrix[f"{k}.same-size-writer"], "outsideWriter", "selected")
+              for k in appears]
+    pairs += [(moved[k], moved[f"{k}.same-size"], "outsideWriter", "source")
+              for k in moved if k.startswith("file.") and k.endswith("source-appears")]
+    assert len(pairs) == 5 + 8 + 2
+    for short, same, field, whose in pairs:
+        assert len(short.given[field]["file"]) != len(same.given[field]["file"])
+        stood = _content_of(same.given, whose)
+        text = same.given[field]["file"].encode()
+        assert len(text) == len(stood) and text != stood and not stood.startswith(text[:1])
+
+
+def test_a_same_size_read_change_rewrites_in_place():
+    given = {"tree": [{"path": "save/a.part", "file": "data"}],
+             "task": {**TASK, "sourcePath": "save/a.part"},
+             "outsideAppend": {"path": "save/a.part", "mode": "same-size"}}
+    sc = FinalizeScenario.from_given(given)
+    vfs = sc.fresh()
+    (fault,) = sc.faults()
+    fault.mutate(vfs, ())
+    assert sc.tampered == {"save/a.part": b"ebub"}

@@ -167,6 +167,18 @@ FINALIZE_MUTANTS = [
     # an I/O error in the cleanup after db_committed compensated (§10.2, §10.3)
     ("tests.mutants.finalize.cleanup_error_compensates:factory", "H12",
      ("fin.cleanup-faults.file.same.staged.*",)),
+    # compensation over a private copy an outsider rewrote with as many other bytes takes it
+    # for its own copy cut short (§10.1, §10.3 "不得 … 把相同 size 当成身份")
+    ("tests.mutants.finalize.private_discard_equal_size:factory", "H8",
+     ("fin.guard.file.copy.target_staged.same-size.fails",)),
+    # the preserve rename's destination not re-verified before source_preserved (§10.1
+    # "每次 preserve … 动作前后 … 重新验证")
+    ("tests.mutants.finalize.preserve_unverified:factory", "H8",
+     ("fin.guard.file.replace-in-place-link.source_preserved.*",)),
+    # recovery drops an outsider's byte-identical file (another inode) at a path the layout
+    # wants absent as a second name of its own (§10.1 unrelated target, §10.3)
+    ("tests.mutants.finalize.second_name_by_bytes:factory", "H10",
+     ("fin.identical-target.recovery.direct.target",)),
 ]
 
 #: Shell mutants (§16) run the shell cases: symmetry, the generated step order, incomplete assemblies.

@@ -369,6 +369,9 @@ def after_recovery(sc: FinalizeScenario, state: dict[str, Any], tree: UserTree,
         if phase not in ("db_committed", "cleaned") and not kept:
             h13.append(f"completed without db_committed (phase {phase})")
         final = {**sc.final, **{p: ("file", d) for p, d in sc.tampered.items()}, **sc.planted}
+        for path in sc.identical_ino:  # taken as the item it names (its inode: identical_kept)
+            if path not in tree:
+                final.pop(path, None)
         if sc.placed:  # an outsider's retype: what it moved aside and what it put in place
             moved = sc.disturbed_initial(fired)
             final.update({p: e for p, e in moved.items() if p not in sc.initial})
@@ -539,13 +542,33 @@ def tamper_kept(sc: FinalizeScenario, tree: UserTree, when: str) -> list[str]:
     "否则只丢弃该身份并重建": only a partial copy of the recorded identity is discarded)."""
     files = {e[1] for e in tree.values() if e[0] == "file"}
     out = [f"{when}: {path} was changed by an outside writer (same size, other bytes) and "
-           "then deleted: cleanup must match the full identity, never the size"
+           "then deleted: a cleanup or compensation must match the full identity, never the size"
            for path, data in sc.tampered.items() if data not in files]
     out += [f"{when}: {path} held an outsider's bytes (sha256:{_sha(entry[1])}, "
             f"{len(entry[1])} bytes: no partial copy of the recorded identity) left at the "
             "private copy after the crash, and recovery deleted them as its own copy"
             for path, entry in sc.planted.items() if entry[0] == "file" and entry[1] not in files]
     return out[:3]
+
+
+def identical_kept(sc: FinalizeScenario, vfs: Any, tree: UserTree, when: str) -> list[str]:
+    """H10 (§10.1 "任何时刻出现的无关 target 都只能导致失败，不能被修改"; §10.3 "任何分支都不得 …
+    覆盖未知路径"): the file the ``identical`` interloper put at a path the recorded layout
+    wants absent (:attr:`FinalizeScenario.identical_ino`) — the very bytes of the item
+    that path would hold, another inode — is still somewhere in ``tree`` (read on the
+    model ``vfs``), the same inode with the same bytes: equal bytes make no second name of
+    the candidate's own file (``finalize.identical-target``: an unrelated file)."""
+    out = []
+    for path, ino in sc.identical_ino.items():
+        data = sc.planted.get(path, ("file", None))[1]
+        # every path of ``tree`` was read off ``vfs`` just now: each one can be stat'ed
+        if not any(entry == ("file", data) and vfs.lstat(p).ino == ino
+                   for p, entry in tree.items()):
+            out.append(f"{when}: the outsider's own file at {path} (the very bytes the plan "
+                       "names there, another inode), put there after the crash, is gone: "
+                       "recovery unlinked or replaced an unrelated file as if it were a "
+                       "second name of its own")
+    return out
 
 
 def _touches(ev: Any, roots: tuple[str, ...]) -> bool:

@@ -253,6 +253,8 @@ class _Run:
         tree = looks.user_tree()
         found = checks.recovered_state(self.sc, after, tree, fired, self.expect_completed, traced.trace,
                                        snap1 == snap2, (first, second))
+        found["H10"] = found.get("H10", []) + checks.identical_kept(self.sc, state_vfs, tree,
+                                                                    "after recovery")
         found["H11"] = found.get("H11", []) + checks.source_at_target(
             self.sc, after, _ino(state_vfs, self.sc.target_in_tree or self.task["targetPath"]),
             "after recovery", forward=self.forward) + checks.source_installed(self.sc, traced.trace)
@@ -360,6 +362,7 @@ def run_finalize(case: Case, conn: Connection, obs: Any, *, replay: bool = False
               + checks.postorder_problems(sc, trace, "the run")}, "the uncrashed run")
     identity = checks.identity_problems(sc, prepared)
     sc.installed_from = checks.install_sources(sc, trace)
+    sc.learn_names(trace)
     run.judge_state(model, bool(sc.fired), "the uncrashed run")
 
     points = [(ev.index, when) for ev in trace if ev.mutating for when in ("before", "after")]

@@ -251,6 +251,8 @@ class _MountRun(_Run):
         after = self.conn.call("finalize.state", {**ask, "taskId": self.task["taskId"]})
         found = checks.recovered_state(self.sc, after, tree, fired, self.expect_completed, trace,
                                        snap1 == snapshot(model), (first, second))
+        found["H10"] = found.get("H10", []) + checks.identical_kept(self.sc, model, tree,
+                                                                    "after recovery")
         found["H11"] = found.get("H11", []) + checks.source_at_target(
             self.sc, after, _ino(model, target), "after recovery", forward=self.forward) \
             + checks.source_installed(self.sc, trace)
@@ -353,6 +355,7 @@ def _explore(run: _MountRun, case: Case, obs: Any) -> None:
               + checks.postorder_problems(sc, trace, "the run")}, "the uncrashed run")
     identity = checks.identity_problems(sc, prepared)
     sc.installed_from = checks.install_sources(sc, trace)
+    sc.learn_names(trace)
     run.judge_state(model, bool(sc.fired), "the uncrashed run")
 
     mutating = [ev for ev in trace if ev.mutating]

@@ -257,6 +257,22 @@ def _ancestors(path: str) -> list[str]:
     return out
 
 
+def _journaled(ev: Any) -> bool:
+    return any(fnmatch.fnmatchcase(p, _JOURNAL_GLOB) or p == STATE_DIR for p in ev.paths)
+
+
+def _after_journal(ok: list[Any], k: int) -> int:
+    """The index of the first call after the journal write that follows ``ok[k - 1]``:
+    calls up to the next one on the journal (or the state directory) skipped, then that
+    run of journal calls (its write and syncs)."""
+    while k < len(ok) and not _journaled(ok[k]):
+        k += 1
+    while k < len(ok) and ok[k].paths and all(
+            fnmatch.fnmatchcase(p, _JOURNAL_GLOB) or p == STATE_DIR for p in ok[k].paths):
+        k += 1
+    return k
+
+
 def _glob_literal(path: str) -> str:
     """``path`` as an ``fnmatch`` pattern matching only itself."""
     return "".join(f"[{c}]" if c in "*?[" else c for c in path)
@@ -272,6 +288,15 @@ def _last_copy(vfs: Vfs, path: str, ino: int) -> bytes | None:
     twins = [p for p, e in tree.items() if e == entry and p != path and vfs.lstat(p).ino != ino]
     return None if twins else entry[1]
 
+
+#: The journal phases (``None``: no journal) whose §10.2 layout wants each path the
+#: ``identical`` interloper plays at absent (:meth:`FinalizeScenario._identical`): the target
+#: until the install, the private item before it is made and once it is installed, the
+#: rollback name before the preserve and once cleaned.
+_ABSENT_AT = {"target": (None, "prepared", "target_staged", "source_preserved", "cancelled"),
+              "private": (None, "prepared", "target_installed", "db_committed", "cleaned",
+                          "cancelled"),
+              "preserved": (None, "prepared", "target_staged", "cleaned", "cancelled")}
 
 #: What :class:`Appender` adds to a file.
 _APPENDED = b"+bytes an outsider appended"
@@ -408,6 +433,13 @@ class FinalizeScenario:
     #: original bytes the outsider of ``outsideGuard`` destroyed in the current run (it
     #: changed their last copy, e.g. the source renamed onto the target): gone by its hand
     clobbered: set[bytes] = field(default_factory=set)
+    #: the names a run of this case created beside the target, learnt from the recorded
+    #: run's trace (:meth:`learn_names`): ``private`` (its invocation-private item) and
+    #: ``preserved`` (where it renamed the source aside)
+    names: dict[str, str] = field(default_factory=dict)
+    #: the file the ``identical`` interloper put at a path the layout wants absent, with
+    #: its inode: ``{path: ino}`` (:meth:`_identical`); it must survive recovery
+    identical_ino: dict[str, int] = field(default_factory=dict)
 
     @classmethod
     def from_given(cls, given: dict[str, Any]) -> FinalizeScenario:
@@ -604,6 +636,7 @@ class FinalizeScenario:
         self.planted.clear()
         self.placed.clear()
         self.clobbered.clear()
+        self.identical_ino.clear()
         return self._build(self.given)
 
     def faults(self) -> tuple[Fault, ...]:
@@ -660,7 +693,8 @@ class FinalizeScenario:
     def _append_faults(self) -> tuple[Fault, ...]:
         """The case's ``outsideAppend``: before the candidate's ``nth`` (default 1, the
         second) ``op`` (default ``read``) on ``at`` (default ``path``), an outsider appends
-        to ``path`` (:class:`Appender`).  ``mode: truncate-restore``: before the ``nth``
+        to ``path`` (:class:`Appender`; ``mode: same-size``: writes as many other bytes
+        over it).  ``mode: truncate-restore``: before the ``nth``
         (default 0, the first) such op it cuts ``path`` to half, and before the candidate's
         next ``fstat``, ``lstat`` or ``open`` of ``path`` writes the old size back with other
         bytes — a change the file's size before and after the read does not show."""
@@ -674,7 +708,8 @@ class FinalizeScenario:
                           path=spec.get("at", spec["path"]), mutate=cut),
                     *(Fault("mutate-tree-each", 0, op=op, path=spec["path"], mutate=back)
                       for op in ("fstat", "lstat", "open")))
-        write = Appender(spec["path"], _APPENDED, self.tampered)
+        mode = "same-size" if spec.get("mode") == "same-size" else "append"
+        write = Appender(spec["path"], _APPENDED, self.tampered, mode)
         return (Fault("mutate-tree", int(spec.get("nth", 1)), op=spec.get("op", "read"),
                       path=spec.get("at", spec["path"]), mutate=write),)
 
@@ -703,9 +738,14 @@ class FinalizeScenario:
             return ()
         op, path, nth, victim = self.guard_at
         mode = "same-size" if spec.get("shape") == "same-size" else "append"
-        return (Fault("mutate-tree", nth, op=op, path=_glob_literal(path),
-                      mutate=Appender(victim, _APPENDED if mode == "append" else _REWRITTEN,
-                                      self.tampered, mode, clobbered=self.clobbered)),)
+        change = Fault("mutate-tree", nth, op=op, path=_glob_literal(path),
+                       mutate=Appender(victim, _APPENDED if mode == "append" else _REWRITTEN,
+                                       self.tampered, mode, clobbered=self.clobbered))
+        if not spec.get("fails"):
+            return (change,)
+        # the call the outsider acted before fails once: the candidate compensates over
+        # the changed item (§10.3 "Target staging 或安装失败时 … 恢复 source")
+        return (change, Fault("eio-transient", nth, op=op, path=_glob_literal(path)))
 
     def aim_guard(self, trace: list[Any]) -> str | None:
         """Learn where the outsider of ``outsideGuard`` acts from ``trace``, the calls of a
@@ -716,9 +756,18 @@ class FinalizeScenario:
 
         - ``target_staged``: right after the last write into the candidate's private copy
           (the first new file beside the target), before anything else;
+        - ``source_preserved``: right after the rename that moves the original source away
+          from its path to a new name that is not the target (§10.2 "source 通过 no-replace
+          语义移至记录的 target-filesystem rollback path"); the victim is that name;
         - ``target_installed``: right after the rename (or link) that installs the target;
         - ``db_committed``: right after the last state-directory call following the
-          install (its journal write and syncs), before the database transaction.
+          install (its journal write and syncs), before the database transaction — with
+          no install (source == target, no replacement: §10.2 "不改变路径"), following the
+          last fsync of the target or its directory that a database write follows (what
+          makes the target durable before ``target_installed``).
+
+        With ``fails``, the call the outsider acts before also fails once with ``EIO``,
+        so the candidate compensates over the changed item (:meth:`_guard_faults`).
 
         Sets :attr:`guard_at`; returns why no point exists (the run made no such call —
         the case then cannot judge this candidate), else ``None``."""
@@ -743,17 +792,25 @@ class FinalizeScenario:
                 writes = [i for i, ev in enumerate(ok) if set(made) & set(ev.paths)
                           and ev.op in ("write", "link")]
                 at = writes[-1] + 1 if writes else None
+        elif phase == "source_preserved":
+            src = self.task["sourcePath"]
+            moves = [i for i, ev in enumerate(ok) if ev.op in ("rename_noreplace", "rename")
+                     and len(ev.paths) > 1 and ev.paths[0] == src and ev.paths[1] != tgt
+                     and ev.paths[1] not in self.initial]
+            if moves:
+                at, victim = moves[0] + 1, ok[moves[0]].paths[1]
         elif phase == "target_installed" and installs:
             at = installs[0] + 1
+        elif phase == "db_committed" and not installs \
+                and self.task["sourcePath"] == tgt and not self.replacement_path():
+            commit = max((i for i, ev in enumerate(ok) if ev.op == "write"
+                          and ev.paths[0].startswith(DATABASE)), default=0)
+            synced = [i for i, ev in enumerate(ok[:commit]) if ev.op in ("fsync", "fsync_dir")
+                      and ev.paths[:1] in ((tgt,), (tdir,))]
+            if synced:
+                at = _after_journal(ok, synced[-1] + 1)
         elif phase == "db_committed" and installs:
-            k = installs[0] + 1
-            while k < len(ok) and not any(fnmatch.fnmatchcase(p, _JOURNAL_GLOB) or p == STATE_DIR
-                                          for p in ok[k].paths):
-                k += 1
-            while k < len(ok) and ok[k].paths and all(
-                    fnmatch.fnmatchcase(p, _JOURNAL_GLOB) or p == STATE_DIR for p in ok[k].paths):
-                k += 1
-            at = k
+            at = _after_journal(ok, installs[0] + 1)
         if victim == tgt:  # a tree's target: its first file
             victim = tgt + next((rel for rel, e in sorted(self.selected.items())
                                  if e[0] == "file"), "")
@@ -839,9 +896,12 @@ class FinalizeScenario:
         ``{}`` when the state has no such item.  ``state``: the candidate's
         ``finalize.state`` before recovery (the target is left alone once committed)."""
         self.planted.clear()
+        self.identical_ino.clear()
         shape = self.interloper
         if not shape:
             return {}
+        if shape == "identical":
+            return self._identical(vfs, (state or {}).get("phase"))
         if self.victim != "private":
             return self._displace(vfs, shape, state or {})
         tree = user_tree(vfs)
@@ -904,6 +964,60 @@ class FinalizeScenario:
         vfs.fsync_dir(_parent(aside))
         self.planted[aside] = ("file", data)
         self._plant(vfs, victim, _other(data, shape))
+        return dict(self.planted)
+
+    def learn_names(self, trace: list[Any]) -> None:
+        """Learn :attr:`names` from ``trace``, the calls of the recorded run: ``preserved``,
+        the first new name a successful rename (or link) moved the source to other than the
+        target (§10.2 "source 通过 no-replace 语义移至记录的 target-filesystem rollback
+        path"); ``private``, the first other new name it created in the target's directory
+        (an exclusive ``open``, a ``mkdir`` or a ``link``: the invocation-private item)."""
+        tgt = self.target_in_tree or self.task["targetPath"]
+        src, tdir = self.task["sourcePath"], _parent(tgt)
+        self.names.clear()
+        for ev in trace:
+            if ev.errno is not None or not ev.paths:
+                continue
+            dst = ev.paths[-1]
+            if dst == tgt or dst in self.initial or _parent(dst) != tdir:
+                continue
+            if ev.op in ("rename", "rename_noreplace", "link") and ev.paths[0] == src:
+                self.names.setdefault("preserved", dst)
+            elif ev.op in ("link", "mkdir") or (ev.op == "open" and ev.mode in ("x", "w")):
+                self.names.setdefault("private", dst)
+
+    def _identical(self, vfs: Vfs, phase: str | None) -> UserTree:
+        """The ``identical`` interloper (§10.1 "任何时刻出现的无关 target 都只能导致失败，不能被
+        修改"; §10.3 "任何分支都不得 … 覆盖未知路径"): while the :attr:`victim` path — the
+        ``target``, the candidate's ``private`` item or the name it ``preserved`` the source
+        under (:attr:`names`) — is absent from the crash state and the layout of the
+        journal's ``phase`` (``finalize.state`` before recovery) wants it absent
+        (:data:`_ABSENT_AT`), an outsider puts a file of its own there holding the very
+        bytes the route would put there (the selected artifact; the source's at the
+        preserved name): equal identity, another inode.  It is the user's file whatever its
+        bytes (``finalize.identical-target``): recovery may fail, quarantine or take it as
+        the item it names, never unlink or replace it.  Its inode goes into
+        :attr:`identical_ino`; only regular-file artifacts.  (Where the recorded layout
+        wants the path present — a cleanup cut by the crash after its deletion — a file of
+        the recorded identity is what the journal names, which no identity can tell from
+        the deleted one.)"""
+        if phase not in _ABSENT_AT[self.victim]:
+            return {}
+        tgt = self.target_in_tree or self.task["targetPath"]
+        path = tgt if self.victim == "target" else self.names.get(self.victim)
+        if self.victim == "preserved":
+            entry = self.initial.get(self.task["sourcePath"])
+        else:
+            entry = self.selected.get("")
+        if path is None or entry is None or entry[0] != "file":
+            return {}
+        try:
+            vfs.lstat(path)
+            return {}  # not absent: nothing the layout wants absent is there to take
+        except FileNotFoundError:
+            pass
+        self._plant(vfs, path, entry[1])
+        self.identical_ino[path] = vfs.lstat(path).ino
         return dict(self.planted)
 
     def _plant(self, vfs: Vfs, path: str, data: bytes) -> None:

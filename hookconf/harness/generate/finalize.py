@@ -262,6 +262,15 @@ def finalize_matrix(params: dict[str, Any], rng: random.Random) -> Iterator[Inst
         yield Instance(key, _describe(*dims), "runtime.finalize",
                        "positive" if expect["outcome"] == "completed" else "negative",
                        given, expect, invariants, spec, notes=f"{spec}: {sentence}")
+        if target == "appears" and artifact == "file":
+            # the unrelated target as long as the selected artifact, other bytes: only the
+            # bytes tell it from an install (§10.3 "不得 … 把相同 size 当成身份")
+            same = {**given, "outsideWriter": {"file": _same_size_text(given, "selected")}}
+            yield Instance(f"{key}.same-size-writer",
+                           _describe(*dims).replace("an unrelated target appears",
+                                                    "an artifact-long unrelated target appears"),
+                           "runtime.finalize", "negative", same, expect, invariants, spec,
+                           notes=f"{spec}: {sentence} {_EQUAL_SIZE[0]}: {_EQUAL_SIZE[1]}")
         if expect["outcome"] == "completed" and noreplace == "native":
             yield Instance(f"{key}.volatile-source",
                            _describe(*dims).replace(", crashed", ", the engine's output's name not "
@@ -633,18 +642,51 @@ def finalize_squat(params: dict[str, Any], rng: random.Random) -> Iterator[Insta
     and recovery; the finalization fails closed (or completes under another name)."""
     del rng
     for dims in _SQUAT_ROUTES:
-        given, _ = _case(*dims)
-        given["outsideSquat"] = {"file": _SQUAT_BYTES}
-        if "maxPoints" in params:
-            given["explore"] = {"maxPoints": params["maxPoints"]}
         key = ".".join(("staging-" + d) if i == 5 else d for i, d in enumerate(dims)
                        if d not in ("none", "native", "absent", "with-source"))
-        yield Instance(key, f"{_describe(*dims).split(', crashed')[0]}: an outsider puts a short "
-                       "file of its own at the first name the candidate creates beside the "
-                       "target, just before it: created exclusively, the outsider's bytes kept",
-                       "runtime.finalize", "negative", given,
-                       {"outcome": "open", "code": list(_SQUAT_CODES)}, ("H10", "H13"),
-                       "§10.2", notes=f"{_SQUAT[0]}: {_SQUAT[1]}")
+        for shape in ("short", "same-size"):
+            given, _ = _case(*dims)
+            if shape == "short":
+                given["outsideSquat"] = {"file": _SQUAT_BYTES}
+            elif dims[0] == "file":
+                # as long as the file the candidate is about to create there (the selected
+                # artifact), its first byte other: no prefix of it, and only the bytes tell
+                given["outsideSquat"] = {"file": _same_size_text(given, "selected")}
+            else:
+                continue  # a tree's first new name is its private directory
+            if "maxPoints" in params:
+                given["explore"] = {"maxPoints": params["maxPoints"]}
+            what = "a short file" if shape == "short" else "an artifact-long file"
+            yield Instance(key + ("" if shape == "short" else ".same-size"),
+                           f"{_describe(*dims).split(', crashed')[0]}: an outsider puts {what} "
+                           "of its own at the first name the candidate creates beside the "
+                           "target, just before it: created exclusively, its bytes kept",
+                           "runtime.finalize", "negative", given,
+                           {"outcome": "open", "code": list(_SQUAT_CODES)}, ("H10", "H13"),
+                           "§10.2", notes=f"{_SQUAT[0]}: {_SQUAT[1]}"
+                           + ("" if shape == "short" else f" {_EQUAL_SIZE[0]}: {_EQUAL_SIZE[1]}"))
+
+
+#: §10.3's rule for every outsider that keeps a size: only the bytes tell.
+_EQUAL_SIZE = ("§10.3", "不得 … 把相同 size 当成身份 (no branch may take an equal size for an "
+                        "identity) — every outsider comes with as many bytes as what it stands "
+                        "in for, as well as with another length.")
+
+
+def _same_size_text(given: dict[str, Any], whose: str) -> str:
+    """Text as long as the bytes of ``whose`` in a ``_case`` tree — ``selected``: the staged
+    replacement, or else the source file — whose first character differs (so no prefix
+    of it), for an outsider's file that only its bytes tell from that one."""
+    text = _content_of(given, whose).decode("utf-8")
+    return ("#" if text[0] != "#" else "%") + text[1:]
+
+
+def _content_of(given: dict[str, Any], whose: str) -> bytes:
+    """The bytes of ``whose`` (see :func:`_same_size_text`) in a ``_case`` tree."""
+    task = given["task"]
+    path = (task.get("replacement") or {}).get("stagedPath") if whose == "selected" else None
+    entry = next(e for e in given["tree"] if e["path"] == (path or task["sourcePath"]))
+    return (entry["file"] * int(entry.get("repeat", 1))).encode("utf-8")
 
 
 #: Every route with a staged replacement (§10.2): replace and replace_in_place, the
@@ -794,6 +836,16 @@ def finalize_db_faults(params: dict[str, Any], rng: random.Random) -> Iterator[I
                        "move-back", "runtime.finalize", "negative", given,
                        {"outcome": "failed", "code": list(_MOVE_BACK_CODES)},
                        ("H10", "H13"), "§10.2", notes=f"{_MOVE_BACK[0]}: {_MOVE_BACK[1]}")
+        if artifact == "file":  # the file that appears as long as the one moved back
+            same = {**given, "outsideWriter": {**given["outsideWriter"],
+                                               "file": _same_size_text(given, "source")}}
+            yield Instance(f"{artifact}.{placement}.{replacement}.source-appears.same-size",
+                           f"finalize a {artifact} ({placement}{rep}): the database commit "
+                           "fails and an unrelated file as long as the source appears at the "
+                           "original path just before the move-back", "runtime.finalize",
+                           "negative", same, {"outcome": "failed", "code": list(_MOVE_BACK_CODES)},
+                           ("H10", "H13"), "§10.2", notes=f"{_MOVE_BACK[0]}: {_MOVE_BACK[1]} "
+                           f"{_EQUAL_SIZE[0]}: {_EQUAL_SIZE[1]}")
     either = {"outcome": "open", "code": ["plugin.finalize.db_commit_failed",
                                           "plugin.finalize.file_commit_failed"]}
     yield from _fault_cases(params, _ACK_ROUTES, _ACK_FAULTS,

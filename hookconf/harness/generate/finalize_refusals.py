@@ -226,6 +226,25 @@ def finalize_read_change(params: dict[str, Any], rng: random.Random) -> Iterator
     """An outsider appends to a file while its identity is read (see the module docstring):
     the plan aborts (or the run quarantines), nothing is deleted, the outsider's bytes kept."""
     del params, rng
+    for instance in _read_changes():
+        yield instance
+        # every change also as many other bytes: a size read before and after the
+        # hash agrees, only the bytes tell (§10.3 "不得 … 把相同 size 当成身份")
+        spec = instance.given["outsideAppend"]
+        if spec.get("mode", "append") == "append":
+            given = {**instance.given, "outsideAppend": {**spec, "mode": "same-size"}}
+            yield Instance(f"{instance.key}.same-size",
+                           instance.title.replace("appends to", "writes as many other bytes "
+                                                  "over").replace("appends", "writes as many "
+                                                                  "other bytes"),
+                           instance.kind, instance.polarity, given, instance.expect,
+                           instance.invariants, instance.spec,
+                           notes=f"{instance.notes} §10.3: 不得 … 把相同 size 当成身份 (an equal "
+                                 "size is no identity).")
+
+
+def _read_changes() -> Iterator[Instance]:
+    """The ``finalize.read-change`` cases, each outsider appending (see the template)."""
     for artifact in ("file", "tree"):
         for placement in ("distinct", "same"):
             given, _ = _case(artifact, placement, "none", "absent", "native")
