@@ -70,6 +70,12 @@ def _full_run(tmp_path_factory, candidate: str) -> dict:
     return {"code": code, "report": json.loads(paths["json"].read_text()), **paths}
 
 
+#: Marks a test reading :func:`reference_run` or :func:`broken_run`. A session fixture is built
+#: once per xdist worker, so these tests share one group (``--dist loadgroup``, as tox runs
+#: them): one worker makes each whole run once while the others take the remaining tests.
+FULL_RUNS = pytest.mark.xdist_group("full_runs")
+
+
 @pytest.fixture(scope="session")
 def reference_run(tmp_path_factory) -> dict:
     """``{"code", "report", "json", "junit", "html"}`` of one full run of the reference."""
