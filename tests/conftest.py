@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import sys
 from pathlib import Path
@@ -78,8 +80,18 @@ FULL_RUNS = pytest.mark.xdist_group("full_runs")
 
 @pytest.fixture(scope="session")
 def reference_run(tmp_path_factory) -> dict:
-    """``{"code", "report", "json", "junit", "html"}`` of one full run of the reference."""
-    return _full_run(tmp_path_factory, "reference")
+    """``{"code", "report", "json", "junit", "html", "folder", "printed"}`` of one whole
+    embedded run of the reference, made by ``hookconf certify`` (the same run as ``hookconf
+    run`` writing every report format, plus the certificate in ``folder``; ``printed`` is its
+    terminal output). Tests that edit ``folder`` copy it first."""
+    folder = tmp_path_factory.mktemp("reference-cert")
+    printed = io.StringIO()
+    with pytest.MonkeyPatch.context() as patch, contextlib.redirect_stdout(printed):
+        patch.chdir(ROOT)
+        code = main(["certify", "-q", "--out", str(folder)])
+    paths = {"json": folder / "report.json", "junit": folder / "junit.xml", "html": folder / "report.html"}
+    return {"code": code, "report": json.loads(paths["json"].read_text()), "folder": folder,
+            "printed": printed.getvalue(), **paths}
 
 
 @pytest.fixture(scope="session")
