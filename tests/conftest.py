@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import sys
 from pathlib import Path
@@ -70,10 +72,43 @@ def _full_run(tmp_path_factory, candidate: str) -> dict:
     return {"code": code, "report": json.loads(paths["json"].read_text()), **paths}
 
 
+#: Marks a test reading :func:`reference_run` or :func:`broken_run`. A session fixture is built
+#: once per xdist worker, so these tests share one group (``--dist loadgroup``, as tox runs
+#: them): one worker makes each whole run once while the others take the remaining tests.
+FULL_RUNS = pytest.mark.xdist_group("full_runs")
+
+
 @pytest.fixture(scope="session")
 def reference_run(tmp_path_factory) -> dict:
-    """``{"code", "report", "json", "junit", "html"}`` of one full run of the reference."""
-    return _full_run(tmp_path_factory, "reference")
+    """``{"code", "report", "json", "junit", "html", "folder", "printed"}`` of one whole
+    embedded run of the reference, made by ``hookconf certify`` (the same run as ``hookconf
+    run`` writing every report format, plus the certificate in ``folder``; ``printed`` is its
+    terminal output; ``finalize`` holds each finalize case's ``(status, reason)`` under
+    ``ran`` and, under ``problems``, what the finalize oracles recorded against the reference
+    by ``(case id, invariant)``, judged or not). Tests that edit ``folder`` copy it first."""
+    from hookconf.harness import engine
+
+    folder = tmp_path_factory.mktemp("reference-cert")
+    printed = io.StringIO()
+    finalize: dict = {"ran": {}, "problems": {}}
+    run_one = engine.run_one
+
+    def recording(case, conn, hello, part=None):
+        result = run_one(case, conn, hello, part)
+        if case.kind == "runtime.finalize":
+            obs = result.observation
+            found = (obs.extra.get("finalize", {}).get("problems") or {}) if obs is not None else {}
+            finalize["ran"][case.id] = (result.status, result.reason)
+            finalize["problems"].update({(case.id, inv): f["problems"][0] for inv, f in found.items()})
+        return result
+
+    with pytest.MonkeyPatch.context() as patch, contextlib.redirect_stdout(printed):
+        patch.chdir(ROOT)
+        patch.setattr(engine, "run_one", recording)
+        code = main(["certify", "-q", "--out", str(folder)])
+    paths = {"json": folder / "report.json", "junit": folder / "junit.xml", "html": folder / "report.html"}
+    return {"code": code, "report": json.loads(paths["json"].read_text()), "folder": folder,
+            "printed": printed.getvalue(), "finalize": finalize, **paths}
 
 
 @pytest.fixture(scope="session")

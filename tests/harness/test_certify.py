@@ -4,6 +4,7 @@ stated refusals for hostile folders, and a mutant refused certification."""
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 
 import pytest
@@ -11,7 +12,7 @@ import pytest
 from hookconf.harness.cli import main
 from hookconf.harness.report.certificate import CERTIFICATE, REPORT_FILES, verify_certificate
 from hookconf.harness.report.identity import candidate_files, canonical_json, sha256_bytes
-from tests.conftest import FAKE, ROOT
+from tests.conftest import FAKE, FULL_RUNS, ROOT
 
 CASES = ("--case", "perm.ipv6.*")
 MUTANT = "tests.mutants.permissions.regex_whole_url:factory"
@@ -184,14 +185,16 @@ def test_a_command_candidate_is_identified_by_its_program_and_files():
     assert candidate_files("cmd:no-such-program-here") == {}
 
 
-def test_the_reference_is_certified_conformant_on_the_whole_corpus(tmp_path, monkeypatch, capsys):
+@FULL_RUNS
+def test_the_reference_is_certified_conformant_on_the_whole_corpus(tmp_path, capsys, reference_run):
     """The done-when of certification: the whole embedded corpus, every invariant passing with
-    positive and negative cases, exit 0; verify-cert confirms the folder and refuses an edit."""
-    monkeypatch.chdir(ROOT)
-    out = tmp_path / "cert"
-    assert main(["certify", "-q", "--out", str(out)]) == 0
-    printed = capsys.readouterr().out
+    positive and negative cases, exit 0; verify-cert confirms the folder and refuses an edit.
+    (The session's one whole run of the reference is this certification: see reference_run.)"""
+    assert reference_run["code"] == 0
+    printed = reference_run["printed"]
     assert "CONFORMANT: all 25 invariants pass with positive and negative cases" in printed
+    out = tmp_path / "cert"
+    shutil.copytree(reference_run["folder"], out)
     cert = json.loads((out / CERTIFICATE).read_text())
     assert cert["verdict"]["conformant"] is True
     assert all(row["status"] == "pass" for row in cert["invariants"])

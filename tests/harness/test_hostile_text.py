@@ -20,6 +20,10 @@ HOSTILE_CANDIDATE = f"cmd:{sys.executable} {ROOT / 'tests' / 'fakes' / 'hostile.
 MARKUP = ("[/bold]", "[red]x[/red]", ":smile:")
 
 
+#: one worker builds the module fixture below once (tox runs --dist loadgroup)
+pytestmark = pytest.mark.xdist_group("hostile_text")
+
+
 @pytest.fixture(scope="module")
 def hostile_run(tmp_path_factory):
     """One run of the hostile candidate writing every report; returns (code, out, err, paths)."""

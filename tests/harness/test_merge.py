@@ -22,6 +22,10 @@ SELECTION = ["--candidate", BROKEN, "--case", "perm.credentials.*", "--case", "p
              "--case", "fin.matrix.file.same"]
 
 
+#: one worker builds the module fixture below once (tox runs --dist loadgroup)
+pytestmark = pytest.mark.xdist_group("merge")
+
+
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     """One whole run and its three shards (the second in two workers), as JSON files."""

@@ -8,9 +8,10 @@ import xml.etree.ElementTree as ET
 import jsonschema
 
 from hookconf.harness.report import REPORT_SCHEMA
-from tests.conftest import MINI
+from tests.conftest import FULL_RUNS, MINI
 
 
+@FULL_RUNS
 def test_json_report_matches_its_schema_for_pass_and_fail(reference_run, broken_run):
     schema = json.loads(REPORT_SCHEMA.read_text())
     for run in (reference_run, broken_run):
@@ -19,6 +20,7 @@ def test_json_report_matches_its_schema_for_pass_and_fail(reference_run, broken_
         assert [i["id"] for i in report["invariants"]] == [f"H{n}" for n in range(1, 26)]
 
 
+@FULL_RUNS
 def test_rerun_command_runs_exactly_that_case(hookconf, broken_run):
     report = broken_run["report"]
     failed = next(c for c in report["cases"] if c["status"] == "failed")
@@ -30,6 +32,7 @@ def test_rerun_command_runs_exactly_that_case(hookconf, broken_run):
     assert again["cases"][0]["status"] == "failed"
 
 
+@FULL_RUNS
 def test_junit_has_one_suite_per_invariant_with_failures(broken_run):
     root = ET.parse(broken_run["junit"]).getroot()
     suites = root.findall("testsuite")
@@ -68,6 +71,7 @@ def test_report_path_in_a_missing_folder_is_a_usage_error_before_running(hookcon
     assert hookconf("run", "--junit", str(tmp_path / "no" / "junit.xml"))[0] == 2
 
 
+@FULL_RUNS
 def test_html_report_is_one_self_contained_page_with_the_matrix(broken_run):
     text = broken_run["html"].read_text()
     assert text.startswith("<!doctype html>")

@@ -24,6 +24,10 @@ ROOT = Path(__file__).resolve().parents[2]
 OLD_NAMES = {"harness", "reference", "corpus", "faultinject"}
 
 
+#: one worker builds the module fixture below once (tox runs --dist loadgroup)
+pytestmark = pytest.mark.xdist_group("wheel")
+
+
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory):
     """``(wheel path, fresh venv, its site-packages)`` with the wheel installed, no deps."""
