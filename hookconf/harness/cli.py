@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import copy
 import datetime as dt
 import json
 import math
@@ -373,10 +374,13 @@ def _distinct_roots(paths: Sequence[Path], *, embedded_corpus: bool) -> list[Pat
     return kept
 
 
-def _load(args: argparse.Namespace, extra: Sequence[Path] = ()) -> Corpus:
+def _load(args: argparse.Namespace, extra: Sequence[Path] = (), *, shared: bool = False) -> Corpus:
+    """The corpus ``args`` name (``shared``: the loaded cases themselves, never to be
+    changed; see :func:`load_corpus`)."""
     embedded_corpus = not args.no_embedded
     roots = _distinct_roots([*extra, *args.corpus], embedded_corpus=embedded_corpus)
-    return load_corpus(roots, embedded_corpus=embedded_corpus, seed=getattr(args, "seed", 0))
+    return load_corpus(roots, embedded_corpus=embedded_corpus, seed=getattr(args, "seed", 0),
+                       shared=shared)
 
 
 def _report_problems(corpus: Corpus, console: Console) -> None:
@@ -421,7 +425,7 @@ def _warn_unmatched(args: argparse.Namespace, corpus: Corpus, console: Console) 
 
 def _lint(args: argparse.Namespace) -> int:
     console = _console()
-    corpus = _load(args, args.paths)
+    corpus = _load(args, args.paths, shared=True)  # read only
     if corpus.problems:
         _report_problems(corpus, console)
         return EXIT_USAGE
@@ -430,7 +434,7 @@ def _lint(args: argparse.Namespace) -> int:
 
 
 def _list(args: argparse.Namespace) -> int:
-    corpus = _load(args)
+    corpus = _load(args, shared=True)  # read only
     errors = _console(stderr=True)
     if corpus.problems:
         _report_problems(corpus, errors)
@@ -609,11 +613,11 @@ def _execute(args: argparse.Namespace, errors: Console) -> tuple[Report, dict[st
         except ExpectError as exc:
             _say(errors, "usage: --expect", str(exc))
             return EXIT_USAGE
-    corpus = _load(args)
+    corpus = _load(args, shared=True)  # only the selected cases are copied, below
     if corpus.problems:
         _report_problems(corpus, errors)
         return EXIT_USAGE
-    cases = select(corpus.cases, args.case, args.profile)
+    cases = copy.deepcopy(select(corpus.cases, args.case, args.profile))
     if not cases:
         return _no_match(args, corpus, errors)
     _warn_unmatched(args, corpus, errors)

@@ -131,8 +131,14 @@ def _display(path: Path) -> str:
         return str(path)
 
 
-def load_corpus(extra: Sequence[Path] = (), *, embedded_corpus: bool = True, seed: int = 0) -> Corpus:
+def load_corpus(extra: Sequence[Path] = (), *, embedded_corpus: bool = True, seed: int = 0,
+                shared: bool = False) -> Corpus:
     """Load the embedded corpus (unless disabled) and every extra file or folder.
+
+    A corpus loaded before in this process (same seed, same files) is not read again: the
+    caller gets a deep copy of it, or — ``shared`` — new lists holding the loaded
+    :class:`Case` objects themselves, which the caller must not change (copy a case before
+    running it: ``hookconf run`` copies only the cases it selects, not all of them).
 
     Template entries (``"template": NAME``) are expanded into their instances
     (:mod:`hookconf.harness.generate`), seeded by ``seed``.  Never raises for bad data:
@@ -145,7 +151,11 @@ def load_corpus(extra: Sequence[Path] = (), *, embedded_corpus: bool = True, see
         if len(_LOADED) >= _MAX_LOADED:
             _LOADED.pop(next(iter(_LOADED)))
         _LOADED[key] = _load_roots(roots, seed)
-    return copy.deepcopy(_LOADED[key])
+    loaded = _LOADED[key]
+    if shared:
+        return Corpus(cases=list(loaded.cases), problems=list(loaded.problems),
+                      files=list(loaded.files), digest=loaded.digest)
+    return copy.deepcopy(loaded)
 
 
 #: Corpora loaded in this process, by seed and the files' signature (a long-lived caller —
