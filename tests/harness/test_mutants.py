@@ -384,6 +384,8 @@ PATH_MUTANTS = [
     # an expired lease counted as in flight: against the global workers, or as its plugin's lane (§11)
     ("tests.mutants.delivery.expired_lease_in_flight:factory", "H15", ("dlv.gen.in-flight.*",)),
     ("tests.mutants.delivery.expired_lease_busy:factory", "H15", ("dlv.gen.in-flight.*",)),
+    # the jitter applied inside the delay cap, min(cap, base·2^(attempt-1)·jitter) (§11: after)
+    ("tests.mutants.delivery.jitter_inside_cap:factory", "H14", ("dlv.gen.retry-schedule.base-max.*",)),
     # the round-robin cursor serves the plugin served last again first (§11)
     ("tests.mutants.delivery.cursor_serves_last_again:factory", "H15", ("dlv.gen.round-robin.n2.*",)),
     ("tests.mutants.guest.finalize_effects_unchecked:factory", "H4",
