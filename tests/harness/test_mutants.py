@@ -436,6 +436,12 @@ PATH_MUTANTS = [
      ("rt.gen.later-candidates.*.idle.n2",)),
     ("tests.mutants.runtime.generation_as_lease:factory", "H21",
      ("rt.gen.later-candidates.*.grant.*.n2",)),
+    # idle reclaim with one of the plugin's own capability operations still in flight, or
+    # blind to the lane and the operations altogether (§5.1)
+    ("tests.mutants.runtime.reclaim_with_capability_op:factory", "H2",
+     ("rt.gen.idle-reclaim.capability.1.*",)),
+    ("tests.mutants.runtime.reclaim_busy_worker:factory", "H2",
+     ("rt.gen.idle-reclaim.queued.1.*", "rt.gen.idle-reclaim.running.1.*")),
     # Active published for a worker that never registered the needed hook (§5.1)
     ("tests.mutants.runtime.active_without_registration:factory", "H6",
      ("rt.lifecycle.not-registered.*",)),

@@ -55,6 +55,7 @@ _AREAS = (
     "hookconf.harness.generate.termination",
     "hookconf.harness.generate.later_candidates",
     "hookconf.harness.generate.bridge",
+    "hookconf.harness.generate.reclaim",
     "hookconf.harness.generate.finalize",
     "hookconf.harness.generate.finalize_refusals",
     "hookconf.harness.generate.finalize_guard",

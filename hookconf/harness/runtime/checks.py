@@ -14,7 +14,8 @@ check             what a violation is
                   an entry keeps the survivors' order); a guest entry while the plugin's
                   worker is stopped or being started twice (§5.1: Active only after
                   ready; activations coalesce); idle reclaim decided
-                  (``worker.quiesce``) while the lane holds entries
+                  (``worker.quiesce``) while the lane holds entries or while a
+                  capability operation of the plugin is in flight (§5.1)
 :func:`h3`        a ``bridge.accepted`` whose invocationId is not the plugin's running
                   invocation (§8)
 :func:`h21`       a guest entry, capability admission or completion of a plugin between
@@ -49,9 +50,14 @@ def h2(events: Iterable[Event]) -> list[str]:
     worker: dict[str, str] = {}  # pluginId -> "starting" | "ready" | "stopped"
     open_entries: dict[str, set[str]] = {}
     waiting: dict[str, dict[str, int]] = {}  # pluginId -> {entryId: seq enqueued}, in order
+    leases: dict[str, set[str]] = {}  # pluginId -> capability leases admitted, not yet ended
     bad: list[str] = []
     for e in events:
         kind, pid = e["kind"], e.get("pluginId")
+        if kind == "capability.admitted":
+            leases.setdefault(pid, set()).add(_lease(e))
+        elif kind in ("capability.completed", "capability.aborted", "capability.refused"):
+            leases.get(pid, set()).discard(_lease(e))
         if kind == "lane.enqueued":
             open_entries.setdefault(pid, set()).add(e["entryId"])
             waiting.setdefault(pid, {})[e["entryId"]] = e["seq"]
@@ -64,6 +70,9 @@ def h2(events: Iterable[Event]) -> list[str]:
         elif kind == "worker.quiesce" and e.get("reason") == "idle" and open_entries.get(pid):
             bad.append(f"#{e['seq']} idle reclaim of {pid} decided with entries in its lane: "
                        f"{sorted(open_entries[pid])}")
+        elif kind == "worker.quiesce" and e.get("reason") == "idle" and leases.get(pid):
+            bad.append(f"#{e['seq']} idle reclaim of {pid} decided with capability operations in "
+                       f"flight: {sorted(leases[pid])} (§5.1)")
         if kind == "activation.start":
             if worker.get(pid) in ("starting", "ready"):
                 bad.append(f"#{e['seq']} second worker started for {pid} (activations must coalesce)")
@@ -84,6 +93,12 @@ def h2(events: Iterable[Event]) -> list[str]:
         elif kind == "guest.exit" and running.get(pid) == e.get("invocationId"):
             running[pid] = None
     return bad
+
+
+def _lease(event: Event) -> str:
+    """A capability event's ``leaseId`` as a set key (a candidate's may be any JSON value)."""
+    lease = event.get("leaseId")
+    return lease if isinstance(lease, str) else repr(lease)
 
 
 def _fifo(enter: Event, waiting: dict[str, int]) -> list[str]:
