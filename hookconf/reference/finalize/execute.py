@@ -22,10 +22,10 @@ from __future__ import annotations
 import errno
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from hookconf.faultinject.host import Host, NullHost
-from hookconf.faultinject.port import FileHandle, Kind, Vfs
+from hookconf.faultinject.port import FileHandle, Kind, Stat, Vfs
 from hookconf.reference.errors import ErrorCode, Fault, HookRuntimeError
 from hookconf.reference.finalize import db
 from hookconf.reference.finalize import journal as j
@@ -417,7 +417,7 @@ class Executor:
         found after a crash — when its bytes are a prefix of the copy's origin, which still
         holds the recorded identity (a copy cut short).  Anything else raises
         :class:`Mismatch` (bytes kept)."""
-        if path in self.refused:
+        if self.foreign(path):
             return  # its exclusive creation failed: never ours, left in place
         try:
             st = self.vfs.lstat(path)
@@ -427,14 +427,24 @@ class Executor:
         if st.kind is Kind.DIR and expected["kind"] == "directory":
             self.remove_tree(path, partial=True)
             return
-        # a copy cut short is shorter than the recorded size; one as long or longer with
-        # other bytes is no partial copy of that identity (§10.3 "只丢弃该身份")
-        partial = st.kind is Kind.FILE and expected["kind"] == "file" \
-            and st.size < int(expected["size"]) \
-            and (path in self.created or self.cut_copy(path, role))
-        if not partial and self.holds(path, role) is not True:
+        if not self.partial_copy(path, st, expected, role) and self.holds(path, role) is not True:
             raise Mismatch(f"the private item {path} holds unknown bytes; left in place")
         self.vfs.unlink(path)
+
+    def foreign(self, path: str) -> bool:
+        """Whether the private name ``path`` is someone else's: its exclusive creation
+        failed here (``EEXIST``)."""
+        return path in self.refused
+
+    def partial_copy(self, path: str, st: Stat, expected: dict[str, Any], role: str) -> bool:
+        """Whether ``path`` (``st``: its ``lstat``) is this finalization's own copy of
+        ``role`` (``expected``: that identity's JSON) cut short: a regular file shorter than
+        the recorded size — one as long or longer with other bytes is no partial copy of
+        that identity (§10.3 "只丢弃该身份") — that this executor created, or whose bytes are a
+        prefix of the copy's origin (:meth:`cut_copy`)."""
+        return st.kind is Kind.FILE and expected["kind"] == "file" \
+            and st.size < int(expected["size"]) \
+            and (path in self.created or self.cut_copy(path, role))
 
     def cut_copy(self, path: str, role: str) -> bool:
         """Whether the regular file ``path`` holds a prefix of the bytes of the copy's

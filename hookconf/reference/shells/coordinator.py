@@ -169,24 +169,56 @@ class Shell:
         carries ``elapsedMs``, how long the drain waited on the runtime's clock (ms: until the
         accepted work finished, at most ``budget_ms``); ``leases.persist`` carries ``leases``
         (how many) and ``pluginIds`` (their plugins, sorted): the capability leases still open
-        once the drain ended — a lease that completed during the drain is not among them."""
+        once the drain ended — a lease that completed during the drain is not among them.
+        Each step is a method of its own (a mutant's seam)."""
         seen = len(self.trace.events)
-        rt, db = self.runtime, self.database
-        assert rt is not None and db is not None
+        self.stop_admission()
+        self.drain(budget_ms)
+        self.persist_leases(self.live_leases())
+        self.stop_workers(self.running_workers())
+        return self.trace.since(seen)
+
+    def stop_admission(self) -> None:
+        """No entry is admitted from now on (``admission.stop``)."""
         self.admitting = False
         self.step("admission.stop")
+
+    def drain(self, budget_ms: float) -> None:
+        """Run the accepted work on the runtime's clock until it finishes or ``budget_ms``
+        (ms) have passed (``work.drain`` with the scheduler's ``status`` and ``elapsedMs``)."""
+        rt = self.runtime
+        assert rt is not None
         began = rt.clock.now_ms()
         status = rt.scheduler.run(until_ms=began + budget_ms, max_steps=_MAX_STEPS, idle_to_until=False)
         self.step("work.drain", budgetMs=budget_ms, status=status, elapsedMs=rt.clock.now_ms() - began)
-        live = [(lease.lease_id, lease.plugin_id, lease.generation) for lease in rt.leases.values()
+
+    def live_leases(self) -> list[tuple[str, str, int]]:
+        """The capability leases open now: ``(leaseId, pluginId, generation)`` each."""
+        rt = self.runtime
+        assert rt is not None
+        return [(lease.lease_id, lease.plugin_id, lease.generation) for lease in rt.leases.values()
                 if not (lease.done or lease.aborted)]
+
+    def persist_leases(self, live: list[tuple[str, str, int]]) -> None:
+        """Write ``live`` to the database (``leases.persist`` with ``leases`` and ``pluginIds``)."""
+        db = self.database
+        assert db is not None
         self.step("leases.persist", leases=db.persist_leases(live),
                   pluginIds=sorted(plugin_id for _, plugin_id, _ in live))
-        workers = [pid for pid, state in rt.states.items() if state is not act.State.INACTIVE]
+
+    def running_workers(self) -> list[str]:
+        """The plugins whose worker is not Inactive (every one of them is stopped)."""
+        rt = self.runtime
+        assert rt is not None
+        return [pid for pid, state in rt.states.items() if state is not act.State.INACTIVE]
+
+    def stop_workers(self, workers: list[str]) -> None:
+        """Stop ``workers`` (``workers.stop`` with how many)."""
+        rt = self.runtime
+        assert rt is not None
         for pid in workers:
             rt.states[pid] = act.State.INACTIVE
         self.step("workers.stop", workers=len(workers))
-        return self.trace.since(seen)
 
 
 def _discover(plugins: list[dict[str, Any]]) -> list[tuple[Manifest, ScriptedGuest]]:

@@ -47,22 +47,26 @@ def mutant(name: str, *, executor: type[execute.Executor] | None = None,
     return FinalizeMutant
 
 
-def patched(name: str, owner: Any, attr: str, value: Any) -> Callable[[], ReferenceCandidate]:
+def patched(name: str, owner: Any, attr: str, value: Any, **more: Any
+            ) -> Callable[[], ReferenceCandidate]:
     """A reference candidate for which ``owner.attr`` (a module function or a class's
-    method) is ``value`` while it handles an operation — planning, execution and recovery
-    alike."""
+    method) is ``value`` — and each further ``owner.<key>`` the ``more`` value — while it
+    handles an operation: planning, execution and recovery alike."""
+    values = {attr: value, **more}
 
     class PatchedMutant(ReferenceCandidate):
         def hello(self) -> dict[str, Any]:
             return {**super().hello(), "name": f"mutant-{name}"}
 
         def handle(self, op: str, args: dict[str, Any]) -> dict[str, Any]:
-            real = getattr(owner, attr)
-            setattr(owner, attr, value)
+            real = {key: getattr(owner, key) for key in values}
+            for key, new in values.items():
+                setattr(owner, key, new)
             try:
                 return super().handle(op, args)
             finally:
-                setattr(owner, attr, real)
+                for key, old in real.items():
+                    setattr(owner, key, old)
 
     return PatchedMutant
 

@@ -9,28 +9,14 @@ compensated: the outsider's bytes are deleted.  Caught by the ``fin.guard.*.fail
 """
 
 from hookconf.faultinject.port import Kind
-from hookconf.reference.finalize.execute import Executor, Mismatch
+from hookconf.reference.finalize.execute import Executor
 from tests.mutants.finalize.base import patched
 
 
-def _discard_equal_size(self, path, role):
-    if path in self.refused:
-        return
-    try:
-        st = self.vfs.lstat(path)
-    except FileNotFoundError:
-        return
-    expected = self.plan.identity_of(role).to_json()
-    if st.kind is Kind.DIR and expected["kind"] == "directory":
-        self.remove_tree(path, partial=True)
-        return
-    # the bug: a file as long as the recorded size counts as a partial copy too
-    partial = st.kind is Kind.FILE and expected["kind"] == "file" \
+def _equal_size_partial(self, path, st, expected, role):
+    return st.kind is Kind.FILE and expected["kind"] == "file" \
         and st.size <= int(expected["size"]) \
-        and (path in self.created or self.cut_copy(path, role))
-    if not partial and self.holds(path, role) is not True:
-        raise Mismatch(f"the private item {path} holds unknown bytes; left in place")
-    self.vfs.unlink(path)
+        and (path in self.created or self.cut_copy(path, role))  # the bug: <=, not <
 
 
-factory = patched("private-discard-equal-size", Executor, "discard_private", _discard_equal_size)
+factory = patched("private-discard-equal-size", Executor, "partial_copy", _equal_size_partial)

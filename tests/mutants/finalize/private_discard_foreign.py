@@ -10,25 +10,14 @@ Caught by the ``fin.squat.*`` cases.
 """
 
 from hookconf.faultinject.port import Kind
-from hookconf.reference.finalize.execute import Executor, Mismatch
+from hookconf.reference.finalize.execute import Executor
 from tests.mutants.finalize.base import patched
 
 
-def _discard_by_size(self, path, role):
-    try:
-        st = self.vfs.lstat(path)
-    except FileNotFoundError:
-        return
-    expected = self.plan.identity_of(role).to_json()
-    if st.kind is Kind.DIR and expected["kind"] == "directory":
-        self.remove_tree(path, partial=True)
-        return
+def _shorter(self, path, st, expected, role):
     # the bug: shorter than the recorded size is taken as "our partial copy", whoever made it
-    partial = st.kind is Kind.FILE and expected["kind"] == "file" \
-        and st.size < int(expected["size"])
-    if not partial and self.holds(path, role) is not True:
-        raise Mismatch(f"the private item {path} holds unknown bytes; left in place")
-    self.vfs.unlink(path)
+    return st.kind is Kind.FILE and expected["kind"] == "file" and st.size < int(expected["size"])
 
 
-factory = patched("private-discard-foreign", Executor, "discard_private", _discard_by_size)
+factory = patched("private-discard-foreign", Executor, "partial_copy", _shorter,
+                  foreign=lambda self, path: False)

@@ -10,30 +10,17 @@ one opened during the drain and still open after it is not.
 from typing import Any
 
 from hookconf.reference.candidate import ReferenceCandidate
-from hookconf.reference.runtime import activation as act
-from hookconf.reference.shells.coordinator import _MAX_STEPS, Shell
+from hookconf.reference.shells.coordinator import Shell
 from tests.mutants.shells.base import mutant
 
 
 class LeasesBeforeDrainShell(Shell):
-    def stop(self, budget_ms: float = 5_000.0) -> list[dict[str, Any]]:
-        seen = len(self.trace.events)
-        rt, db = self.runtime, self.database
-        assert rt is not None and db is not None
-        self.admitting = False
-        self.step("admission.stop")
-        live = [(lease.lease_id, lease.plugin_id, lease.generation) for lease in rt.leases.values()
-                if not (lease.done or lease.aborted)]  # the bug: before the drain
-        began = rt.clock.now_ms()
-        status = rt.scheduler.run(until_ms=began + budget_ms, max_steps=_MAX_STEPS, idle_to_until=False)
-        self.step("work.drain", budgetMs=budget_ms, status=status, elapsedMs=rt.clock.now_ms() - began)
-        self.step("leases.persist", leases=db.persist_leases(live),
-                  pluginIds=sorted(plugin_id for _, plugin_id, _ in live))
-        workers = [pid for pid, state in rt.states.items() if state is not act.State.INACTIVE]
-        for pid in workers:
-            rt.states[pid] = act.State.INACTIVE
-        self.step("workers.stop", workers=len(workers))
-        return self.trace.since(seen)
+    def stop_admission(self) -> None:
+        super().stop_admission()
+        self.listed = super().live_leases()  # the bug: the leases are listed before the drain
+
+    def live_leases(self) -> list[tuple[str, str, int]]:
+        return self.listed
 
 
 class LeasesBeforeDrain(ReferenceCandidate):

@@ -10,27 +10,15 @@ from typing import Any
 
 from hookconf.reference.candidate import ReferenceCandidate
 from hookconf.reference.runtime import activation as act
-from hookconf.reference.shells.coordinator import _MAX_STEPS, Shell
+from hookconf.reference.shells.coordinator import Shell
 from tests.mutants.shells.base import mutant
 
 
 class ActiveOnlyShell(Shell):
-    def stop(self, budget_ms: float = 5_000.0) -> list[dict[str, Any]]:
-        seen = len(self.trace.events)
-        rt, db = self.runtime, self.database
-        assert rt is not None and db is not None
-        self.admitting = False
-        self.step("admission.stop")
-        status = rt.scheduler.run(until_ms=rt.clock.now_ms() + budget_ms, max_steps=_MAX_STEPS)
-        self.step("work.drain", budgetMs=budget_ms, status=status)
-        live = [(lease.lease_id, lease.plugin_id, lease.generation) for lease in rt.leases.values()
-                if not (lease.done or lease.aborted)]
-        self.step("leases.persist", leases=db.persist_leases(live))
-        workers = [pid for pid, state in rt.states.items() if state is act.State.ACTIVE]  # the bug
-        for pid in workers:
-            rt.states[pid] = act.State.INACTIVE
-        self.step("workers.stop", workers=len(workers))
-        return self.trace.since(seen)
+    def running_workers(self) -> list[str]:
+        assert self.runtime is not None
+        return [pid for pid, state in self.runtime.states.items()
+                if state is act.State.ACTIVE]  # the bug: Activating or Faulted workers are left
 
 
 class StopActiveOnly(ReferenceCandidate):
