@@ -2,7 +2,7 @@
 ``serve``.
 
 Exit codes (``run`` and ``certify``): 0 conformant, 1 not conformant, 2 usage or corpus error
-(or a report that could not be written), 3 candidate unreachable.  ``verify-cert``: 0 the
+(or a report that could not be written), 3 candidate unreachable, 130 interrupted.  ``verify-cert``: 0 the
 certificate matches its files and says CONFORMANT, 1 it matches and says NOT CONFORMANT,
 2 usage error, 3 the ``--candidate`` to compare cannot be loaded, 4 refused (a file missing,
 edited or unreadable, or the certificate contradicting its report).  ``merge``: as ``run``, with 2

@@ -38,9 +38,26 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--hookconf-no-embedded", action="store_true", help="do not load the embedded corpus")
     group.addoption("--hookconf-case", action="append", default=[], metavar="GLOB",
                     help="only cases whose id matches (repeatable)")
-    group.addoption("--hookconf-seed", type=int, default=0, metavar="N", help="seed of generated cases (default 0)")
-    group.addoption("--hookconf-timeout", type=float, default=10.0, metavar="SECONDS",
-                    help="per-request timeout of cmd: candidates (default 10)")
+    group.addoption("--hookconf-seed", type=_seed, default=0, metavar="N",
+                    help="seed of generated cases (default 0; as hookconf run's --seed)")
+    group.addoption("--hookconf-timeout", type=_timeout, default=10.0, metavar="SECONDS",
+                    help="per-request timeout of cmd: candidates (default 10; as hookconf run's --timeout)")
+
+
+def _seed(value: str) -> int:
+    """``--hookconf-seed``: the range of ``hookconf run --seed`` (a usage error outside it).
+    The CLI is imported only when the option is given."""
+    from hookconf.harness.cli import _seed as seed
+
+    return seed(value)
+
+
+def _timeout(value: str) -> float:
+    """``--hookconf-timeout``: the range of ``hookconf run --timeout`` (a usage error
+    outside it: NaN, infinite, 0 or negative)."""
+    from hookconf.harness.cli import _timeout as timeout
+
+    return timeout(value)
 
 
 class _Candidate:

@@ -73,6 +73,21 @@ def test_a_malformed_candidate_is_a_usage_error_not_a_failed_case(tmp_path, caps
     assert "--hookconf-candidate: --candidate" in out + err and "Traceback" not in out + err
 
 
+@pytest.mark.parametrize(("option", "said"), [
+    ("--hookconf-timeout=nan", "expected a number of seconds greater than 0"),
+    ("--hookconf-timeout=-1", "expected a number of seconds greater than 0"),
+    ("--hookconf-timeout=0", "expected a number of seconds greater than 0"),
+    ("--hookconf-seed=-1", "expected a whole number from 0 to"),
+])
+def test_an_option_out_of_range_is_a_usage_error(tmp_path, capsys, option, said):
+    (tmp_path / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+    code = pytest.main(["-c", str(tmp_path / "pytest.ini"), "--rootdir", str(tmp_path), "-p", "no:cacheprovider",
+                        str(tmp_path), "--hookconf-candidate=reference", option, "--hookconf-case", "perm.ipv6.1"])
+    out, err = capsys.readouterr()
+    assert code == pytest.ExitCode.USAGE_ERROR, out + err
+    assert said in out + err and "Traceback" not in out + err
+
+
 def test_a_case_glob_that_matches_nothing_is_a_warning(tmp_path, capsys):
     code, out = inner(tmp_path, capsys, "--hookconf-candidate=reference", "--hookconf-case", "perm.ipv6.1",
                       "--hookconf-case", "perm.ipv66.*")
