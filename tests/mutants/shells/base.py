@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from hookconf.reference.candidate import ReferenceCandidate
+from hookconf.reference.shells.coordinator import Shell
 
 
 def mutant(name: str, cls: type[ReferenceCandidate]) -> Callable[[], ReferenceCandidate]:
@@ -14,3 +15,18 @@ def mutant(name: str, cls: type[ReferenceCandidate]) -> Callable[[], ReferenceCa
             return {**super().hello(), "name": f"mutant-{name}"}
 
     return ShellMutant
+
+
+def shell_mutant(name: str, shell: type[Shell]) -> Callable[[], ReferenceCandidate]:
+    """A reference candidate whose shells, once started, are instances of ``shell`` (a
+    :class:`Shell` subclass overriding one step)."""
+
+    class WithShell(ReferenceCandidate):
+        def shell_start(self, args: dict[str, Any]) -> dict[str, Any]:
+            result = super().shell_start(args)
+            started = self._shells().get(args["shell"])
+            if started is not None:
+                started.__class__ = shell
+            return result
+
+    return mutant(name, WithShell)

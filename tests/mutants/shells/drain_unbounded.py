@@ -6,11 +6,9 @@ runs the accepted work to its end however long it takes: work longer than the bu
 and the drain waits past the budget.
 """
 
-from typing import Any
 
-from hookconf.reference.candidate import ReferenceCandidate
 from hookconf.reference.shells.coordinator import _MAX_STEPS, Shell
-from tests.mutants.shells.base import mutant
+from tests.mutants.shells.base import shell_mutant
 
 
 class UnboundedDrainShell(Shell):
@@ -22,13 +20,4 @@ class UnboundedDrainShell(Shell):
         self.step("work.drain", budgetMs=budget_ms, status=status, elapsedMs=rt.clock.now_ms() - began)
 
 
-class DrainUnbounded(ReferenceCandidate):
-    def shell_start(self, args: dict[str, Any]) -> dict[str, Any]:
-        result = super().shell_start(args)
-        shell = self._shells().get(args["shell"])
-        if shell is not None:
-            shell.__class__ = UnboundedDrainShell
-        return result
-
-
-factory = mutant("drain-unbounded", DrainUnbounded)
+factory = shell_mutant("drain-unbounded", UnboundedDrainShell)

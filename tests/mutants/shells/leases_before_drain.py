@@ -7,11 +7,9 @@ seed S1-L1.3: seal first, then wait boundedly.  Here the list of live leases is 
 one opened during the drain and still open after it is not.
 """
 
-from typing import Any
 
-from hookconf.reference.candidate import ReferenceCandidate
 from hookconf.reference.shells.coordinator import Shell
-from tests.mutants.shells.base import mutant
+from tests.mutants.shells.base import shell_mutant
 
 
 class LeasesBeforeDrainShell(Shell):
@@ -23,13 +21,4 @@ class LeasesBeforeDrainShell(Shell):
         return self.listed
 
 
-class LeasesBeforeDrain(ReferenceCandidate):
-    def shell_start(self, args: dict[str, Any]) -> dict[str, Any]:
-        result = super().shell_start(args)
-        shell = self._shells().get(args["shell"])
-        if shell is not None:
-            shell.__class__ = LeasesBeforeDrainShell
-        return result
-
-
-factory = mutant("leases-before-drain", LeasesBeforeDrain)
+factory = shell_mutant("leases-before-drain", LeasesBeforeDrainShell)

@@ -6,12 +6,10 @@ worker still Activating when the drain budget runs out is never stopped.  Betwee
 paths every running worker is Active, so only a shutdown during an activation shows it.
 """
 
-from typing import Any
 
-from hookconf.reference.candidate import ReferenceCandidate
 from hookconf.reference.runtime import activation as act
 from hookconf.reference.shells.coordinator import Shell
-from tests.mutants.shells.base import mutant
+from tests.mutants.shells.base import shell_mutant
 
 
 class ActiveOnlyShell(Shell):
@@ -21,13 +19,4 @@ class ActiveOnlyShell(Shell):
                 if state is act.State.ACTIVE]  # the bug: Activating or Faulted workers are left
 
 
-class StopActiveOnly(ReferenceCandidate):
-    def shell_start(self, args: dict[str, Any]) -> dict[str, Any]:
-        result = super().shell_start(args)
-        shell = self._shells().get(args["shell"])
-        if shell is not None:
-            shell.__class__ = ActiveOnlyShell
-        return result
-
-
-factory = mutant("stop-active-only", StopActiveOnly)
+factory = shell_mutant("stop-active-only", ActiveOnlyShell)
