@@ -30,31 +30,56 @@ Public surface::
     Budgets, FakeClock, SequentialIds, MemoryStorage, HttpResponse, PENDING, LogRecord
 """
 
-from hookconf.reference.guest.bridge import CapabilityBridge, Phase, Refusal, Reply
-from hookconf.reference.guest.bundle import PluginBundle, load_bundle, rewrite_imports
-from hookconf.reference.guest.capabilities import (
-    PENDING,
-    CapabilityError,
-    HttpCapability,
-    HttpRequest,
-    HttpResponse,
-    LogRecord,
-    MemoryStorage,
-    default_request_check,
-)
-from hookconf.reference.guest.engine import GuestEngine, Step
-from hookconf.reference.guest.process import EngineCrashed, EngineTimeout, InProcessEngine, ProcessEngine
-from hookconf.reference.guest.quickjs_port import QuickJsGuest
-from hookconf.reference.guest.vm import AbortReason, ActivationOutcome, HookOutcome, PluginState, PluginVm
-from hookconf.reference.guest.vm_ports import (
-    Budgets,
-    Clock,
-    FakeClock,
-    IdSource,
-    MonotonicClock,
-    RandomIds,
-    SequentialIds,
-)
+import importlib
+
+#: Where each public name lives: imported on first use (PEP 562), so the worker process,
+#: which needs only ``engine``, does not pay for the host side's imports (jsonschema).
+_WHERE = {
+    "AbortReason": "vm",
+    "ActivationOutcome": "vm",
+    "Budgets": "vm_ports",
+    "CapabilityBridge": "bridge",
+    "CapabilityError": "capabilities",
+    "Clock": "vm_ports",
+    "EngineCrashed": "process",
+    "EngineTimeout": "process",
+    "FakeClock": "vm_ports",
+    "GuestEngine": "engine",
+    "HookOutcome": "vm",
+    "HttpCapability": "capabilities",
+    "HttpRequest": "capabilities",
+    "HttpResponse": "capabilities",
+    "IdSource": "vm_ports",
+    "InProcessEngine": "process",
+    "LogRecord": "capabilities",
+    "MemoryStorage": "capabilities",
+    "MonotonicClock": "vm_ports",
+    "PENDING": "capabilities",
+    "Phase": "bridge",
+    "PluginBundle": "bundle",
+    "PluginState": "vm",
+    "PluginVm": "vm",
+    "ProcessEngine": "process",
+    "QuickJsGuest": "quickjs_port",
+    "RandomIds": "vm_ports",
+    "Refusal": "bridge",
+    "Reply": "bridge",
+    "SequentialIds": "vm_ports",
+    "Step": "engine",
+    "default_request_check": "capabilities",
+    "load_bundle": "bundle",
+    "rewrite_imports": "bundle",
+}
+
+
+def __getattr__(name: str) -> object:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "PENDING",
