@@ -49,23 +49,32 @@ MAX_LINE_BYTES = 8 * 1024 * 1024
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{},:]')
 _TOP_ID = re.compile(r"\s*(-?\d+)\s*[,}]")
-_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
-_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
-_LEAF = re.compile(r"\[\]|\{\}")
+#: What :func:`_may_nest_deeper` reads of a text's UTF-8 bytes: an escape (backslash and the
+#: byte after it), a string once escapes are gone, and — through ``bytes.translate`` — the
+#: brackets alone, ``{``/``}`` folded onto ``[``/``]`` (depth does not care which kind).
+_ESCAPE = re.compile(rb"\\.", re.S)
+_PLAIN_STRING = re.compile(rb'"[^"]*"')
+_FOLD = bytes.maketrans(b"{}", b"[]")
+_NOT_BRACKET = bytes(c for c in range(256) if c not in b"[]{}")
 
 
 def _may_nest_deeper(text: str, max_depth: int) -> bool:
     """Whether the JSON text ``text`` may nest more than ``max_depth`` containers: ``False``
-    only when it surely does not.  Strings are cut out and what remains is reduced to its
-    brackets; each round removes every innermost pair (one regex pass, so exactly one level
-    of every branch), all in native code.  A text whose brackets do not pair up (not JSON,
-    or brackets inside a string the pattern missed) answers ``True``: the exact scan
-    decides."""
+    only when it surely does not.  Escapes and then strings are cut out of the text's bytes
+    and what remains is reduced to its brackets; each round removes every innermost pair
+    (one ``bytes.replace``, so exactly one level of every branch), all in native code.  A
+    text whose quotes or brackets do not pair up (not JSON) answers ``True``: the exact
+    scan decides."""
     if text.count("[") + text.count("{") <= max_depth:
         return False
-    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
+    raw = text.encode("utf-8", "surrogatepass")
+    if b"\\" in raw:
+        raw = _ESCAPE.sub(b"", raw)
+    if raw.count(b'"') % 2:
+        return True
+    brackets = _PLAIN_STRING.sub(b"", raw).translate(_FOLD, _NOT_BRACKET)
     for _ in range(max_depth):
-        peeled = _LEAF.sub("", brackets)
+        peeled = brackets.replace(b"[]", b"")
         if not peeled:
             return False
         if len(peeled) == len(brackets):
