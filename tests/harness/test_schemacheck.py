@@ -85,9 +85,9 @@ def test_the_libraries_agree_on_protocol_messages_and_their_mutations(monkeypatc
     seen: list[tuple[Schema, Any]] = []
     best_error = Schema.best_error
 
-    def recording(self, value):
+    def recording(self, value, **how):
         seen.append((self, copy.deepcopy(value)))
-        return best_error(self, value)
+        return best_error(self, value, **how)
 
     monkeypatch.setattr(Schema, "best_error", recording)
     from hookconf.harness.protocol import messages
@@ -127,3 +127,27 @@ def test_every_schema_hookconf_checks_with_is_one():
             schema.validator.check_schema(schema.schema)
     for schema in (corpus._validator(), corpus._template_validator()):
         schema.validator.check_schema(schema.schema)
+
+
+def test_a_bounded_value_is_not_walked_for_its_depth_and_gets_the_same_verdict(monkeypatch):
+    """``bounded`` (a value boundedjson read or wrote) skips the depth walk, nothing else:
+    valid and invalid values get the verdicts and errors they get without it."""
+    from hookconf.harness import schemacheck
+
+    schema = Schema({"type": "object", "properties": {"rows": {"type": "array",
+                                                               "items": {"type": "integer"}}}})
+    good, bad = {"rows": list(range(50))}, {"rows": [1, "two", 3]}
+    walked: list[int] = []
+    deeper = schemacheck._deeper
+    monkeypatch.setattr(schemacheck, "_deeper", lambda v, n: walked.append(n) or deeper(v, n))
+    for value in (good, bad):
+        walked.clear()
+        plain = schema.best_error(value)
+        assert walked == [NATIVE_DEPTH]
+        walked.clear()
+        skipped = schema.best_error(value, bounded=True)
+        assert walked == []
+        assert (plain is None) == (skipped is None) == (value is good)
+        if plain is not None:
+            assert (list(plain.absolute_path), plain.message) == \
+                (list(skipped.absolute_path), skipped.message)

@@ -149,10 +149,12 @@ _MEMO_TEXT = 4096
 
 
 def _first_error(validator: Schema, value: Any,
-                 text: str | None = None) -> str | None:
+                 text: str | None = None, *, bounded: bool = False) -> str | None:
     """The first schema error of ``value`` (``None``: valid).  ``text``: the JSON text
     ``value`` was read from or is sent as, when the caller has it: it serves as the memo
-    key instead of a canonical text made again (equal texts are equal values)."""
+    key instead of a canonical text made again (equal texts are equal values).
+    ``bounded``: ``value`` was read from, or written as, a text :mod:`hookconf.boundedjson`
+    bounded (:meth:`Schema.iter_errors`)."""
     if text is not None and ("NaN" in text or "Infinity" in text):
         text = None
     if text is None:
@@ -163,7 +165,7 @@ def _first_error(validator: Schema, value: Any,
     key = (id(validator), text) if text is not None and len(text) <= _MEMO_TEXT else None
     if key is not None and key in _MEMO:
         return _MEMO[key]
-    error = validator.best_error(value)
+    error = validator.best_error(value, bounded=bounded)
     found = None
     if error is not None:
         where = "/" + "/".join(str(p) for p in error.absolute_path)
@@ -177,8 +179,9 @@ def _first_error(validator: Schema, value: Any,
 
 def check_args(op: str, args: dict[str, Any], text: str | None = None) -> None:
     """Raise ``ValueError`` if the harness is about to send malformed arguments (a bug).
-    ``text``: the JSON text the arguments are sent as, if made already."""
-    problem = _first_error(OPS[op].args, args, text)
+    ``text``: the JSON text the arguments are sent as, if :func:`hookconf.boundedjson.dumps`
+    made it already (so the arguments nest at most its bound)."""
+    problem = _first_error(OPS[op].args, args, text, bounded=text is not None)
     if problem:
         raise ValueError(f"harness built bad args for {op}: {problem}")
 
@@ -200,10 +203,13 @@ def check_reply(reply: Any, expected_id: int) -> dict[str, Any]:
     return reply["result"]
 
 
-def check_result(op: str, result: Any, text: str | None = None) -> dict[str, Any]:
+def check_result(op: str, result: Any, text: str | None = None, *,
+                 bounded: bool = False) -> dict[str, Any]:
     """Check an ok result against the operation's schema; raise ProtocolViolation if not.
-    ``text``: the JSON text ``result`` was read from, if there is one."""
-    problem = _first_error(OPS[op].result, result, text)
+    ``text``: the JSON text ``result`` was read from, if there is one — a text
+    :mod:`hookconf.boundedjson` bounded, as is every result ``bounded`` says was read
+    through it (a stdio reply line)."""
+    problem = _first_error(OPS[op].result, result, text, bounded=bounded or text is not None)
     if problem:
         raise ProtocolViolation(f"{op} result breaks its schema ({problem}): {_clip(result)}")
     return result

@@ -201,7 +201,7 @@ class SubprocessConnection:
         self._next_id += 1
         try:
             result = self._exchange({"id": request_id, "op": op, "args": args}, request_id, op)
-            return check_result(op, result)
+            return check_result(op, result, bounded=True)  # read by boundedjson.loads
         except CandidateReplyError:
             raise
         except BaseException:
