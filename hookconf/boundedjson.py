@@ -50,10 +50,9 @@ _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{},:]')
 _TOP_ID = re.compile(r"\s*(-?\d+)\s*[,}]")
 #: What :func:`_may_nest_deeper` reads of a text's UTF-8 bytes: an escape (backslash and the
-#: byte after it), a string once escapes are gone, and — through ``bytes.translate`` — the
-#: brackets alone, ``{``/``}`` folded onto ``[``/``]`` (depth does not care which kind).
+#: byte after it) and — through ``bytes.translate`` — the brackets alone, ``{``/``}`` folded
+#: onto ``[``/``]`` (depth does not care which kind).
 _ESCAPE = re.compile(rb"\\.", re.S)
-_PLAIN_STRING = re.compile(rb'"[^"]*"')
 _FOLD = bytes.maketrans(b"{}", b"[]")
 _NOT_BRACKET = bytes(c for c in range(256) if c not in b"[]{}")
 
@@ -70,9 +69,10 @@ def _may_nest_deeper(text: str, max_depth: int) -> bool:
     raw = text.encode("utf-8", "surrogatepass")
     if b"\\" in raw:
         raw = _ESCAPE.sub(b"", raw)
-    if raw.count(b'"') % 2:
+    parts = raw.split(b'"')  # with escapes gone, every other part is inside a string
+    if len(parts) % 2 == 0:
         return True
-    brackets = _PLAIN_STRING.sub(b"", raw).translate(_FOLD, _NOT_BRACKET)
+    brackets = b"".join(parts[::2]).translate(_FOLD, _NOT_BRACKET)
     for _ in range(max_depth):
         peeled = brackets.replace(b"[]", b"")
         if not peeled:

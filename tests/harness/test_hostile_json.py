@@ -214,3 +214,36 @@ def test_dumps_judges_the_depth_first_whatever_else_is_wrong():
     assert boundedjson.loads(boundedjson.dumps(many)) == many
     text = "[" * 3 + '"' + "[" * 200 + '"' + "]" * 3  # brackets inside a string
     assert boundedjson.dumps(boundedjson.loads(text)) == text
+
+
+_LEAVES = ('1', 'null', '"x"', '"a[\\"{"', '"\\\\"', '"\\\\\\""', '"x]}"', '"\\u005b"', '"é[ü"',
+           '"\\ud800"')
+
+
+def _nest(rng, depth: int) -> str:
+    if depth == 0:
+        return rng.choice(_LEAVES)
+    if rng.random() < 0.5:
+        return "[" + ",".join(_nest(rng, depth - 1) for _ in range(rng.randint(0, 3))) + "]"
+    return "{" + ",".join(f'"k{i}{rng.choice(_LEAVES)[1:-1] or ""}":{_nest(rng, depth - 1)}'
+                          for i in range(rng.randint(0, 3))) + "}"
+
+
+def test_the_depth_pre_check_never_clears_a_text_the_exact_scan_refuses():
+    """``loads``/``dumps`` skip the exact token scan when the native pre-check says a text
+    surely nests no deeper than the bound; over seeded texts with brackets, quotes and
+    backslashes inside strings, that answer is never wrong (and it is not always "maybe")."""
+    import random
+
+    rng = random.Random(7)
+    cleared = 0
+    for _ in range(4000):
+        text = _nest(rng, rng.randint(0, 9))
+        for bound in (0, 1, 2, 3, 5, 8):
+            deeper = boundedjson._text_depth(text, bound)[0] is not None
+            if not boundedjson._may_nest_deeper(text, bound):
+                cleared += 1
+                assert not deeper, (text, bound)
+    assert cleared > 4000
+    assert boundedjson._may_nest_deeper('{"a":' + nested(300) + "}", 128)
+    assert not boundedjson._may_nest_deeper('["' + "[" * 300 + '"]', 128)
