@@ -294,11 +294,16 @@ class DeliveryQueue:
     # ---- tombstones (§11: bounded buckets) ----------------------------------------------
     def _tombstone(self, plugin_id: str, hook: str, reason: str, occurrence: str, now: int) -> None:
         day = now // DAY_MS
+        known = self.db.execute(
+            "SELECT 1 FROM tombstones WHERE plugin_id = ? AND hook = ? AND reason = ? AND day = ?",
+            (plugin_id, hook, reason, day)).fetchone() is not None
         self.db.execute(
             "INSERT INTO tombstones VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?) "
             "ON CONFLICT(plugin_id, hook, reason, day) DO UPDATE SET count = count + 1, "
             "last_occurrence = excluded.last_occurrence, last_ms = excluded.last_ms",
             (plugin_id, hook, reason, day, occurrence, occurrence, now, now))
+        if known:  # a bucket bumped, none added: both caps hold as they held before
+            return
         self._cap_daily(plugin_id, hook, reason)
         self._cap_global()
 
