@@ -4,7 +4,9 @@ Both implement :class:`Engine`: ``call(op, args, deadline_ms=…)`` runs one
 :class:`~hookconf.reference.guest.engine.GuestEngine` operation and returns its
 :class:`~hookconf.reference.guest.engine.Step`.
 
-* :class:`ProcessEngine` — one worker process per plugin VM, JSON lines over pipes.  The
+* :class:`ProcessEngine` — one worker process per plugin VM, JSON lines over pipes; on
+  POSIX forked by this process's zygote (:mod:`hookconf.reference.guest.zygote`, which has
+  the engine imported: a worker is ready in milliseconds), elsewhere spawned afresh.  The
   host waits for each answer in slices of ``poll_slice_s`` real seconds, reading the
   injected clock between slices; at the deadline it kills the worker (SIGKILL) and raises
   :class:`EngineTimeout`.  A worker that dies (crash, OOM kill) raises
@@ -21,8 +23,10 @@ from __future__ import annotations
 import json
 import os
 import select
+import socket
 import subprocess
 import sys
+import threading
 import time
 import weakref
 from collections.abc import Callable
@@ -109,17 +113,12 @@ class ProcessEngine:
 
     def __init__(self, *, grants: list[str], memory_limit_bytes: int, stack_limit_bytes: int,
                  clock: Clock, poll_slice_s: float, prelude: str | None = None) -> None:
-        env = {**os.environ,
-               "PYTHONPATH": os.pathsep.join(filter(None, [_PACKAGE_ROOT,
-                                                           os.environ.get("PYTHONPATH")]))}
-        self._process = subprocess.Popen(
-            [sys.executable, "-m", "hookconf.reference.guest.worker"], stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, bufsize=0)
+        self._worker = _start_worker()
         self._clock = clock
         self._slice = poll_slice_s
         self._buffer = b""
         self._closed = False
-        self._reaper = weakref.finalize(self, _reap, self._process)
+        self._reaper = weakref.finalize(self, self._worker.end)
         config = {"grants": grants, "memory_limit_bytes": memory_limit_bytes,
                   "stack_limit_bytes": stack_limit_bytes}
         if prelude is not None:
@@ -136,7 +135,7 @@ class ProcessEngine:
     @property
     def pid(self) -> int | None:
         """The worker's process id (for fault injection in tests)."""
-        return None if self._closed else self._process.pid
+        return None if self._closed else self._worker.pid
 
     def call(self, op: str, *args: str, deadline_ms: float) -> Step:
         if self._closed:
@@ -149,12 +148,11 @@ class ProcessEngine:
 
     def _read_line(self, op: str, expired: Callable[[], bool]) -> Step:
         """The worker's next step line; kills it and raises when ``expired()`` first."""
-        stdout = self._process.stdout
-        assert stdout is not None
+        stdout = self._worker.read_fd
         while b"\n" not in self._buffer:
             ready, _, _ = select.select([stdout], [], [], self._slice)
             if ready:
-                chunk = os.read(stdout.fileno(), 1 << 20)
+                chunk = os.read(stdout, 1 << 20)
                 if not chunk:
                     self.close()
                     raise EngineCrashed("worker died")
@@ -173,11 +171,11 @@ class ProcessEngine:
             raise EngineCrashed("worker answered garbage") from None
 
     def _write(self, data: bytes) -> None:
-        stdin = self._process.stdin
-        assert stdin is not None
+        view = memoryview(data)
         try:
-            stdin.write(data)
-        except (OSError, ValueError) as error:
+            while view:
+                view = view[os.write(self._worker.write_fd, view):]
+        except OSError as error:
             self.close()
             raise EngineCrashed(f"worker pipe broken: {error}") from None
 
@@ -188,11 +186,151 @@ class ProcessEngine:
         self._reaper()
 
 
-def _reap(process: subprocess.Popen) -> None:
-    """Kill and wait for a worker (also run if its engine is garbage-collected unclosed)."""
-    if process.poll() is None:
+def _worker_env() -> dict[str, str]:
+    """The environment of a worker (and of the zygote): this one, with hookconf's root on
+    the import path."""
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(
+        filter(None, [_PACKAGE_ROOT, os.environ.get("PYTHONPATH")]))}
+
+
+class _Spawned:
+    """A worker spawned afresh (``python -m hookconf.reference.guest.worker``): where no
+    zygote can serve (not POSIX, or the zygote failed)."""
+
+    def __init__(self) -> None:
+        self._process = subprocess.Popen(
+            [sys.executable, "-m", "hookconf.reference.guest.worker"], stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=_worker_env(), bufsize=0)
+        assert self._process.stdin is not None and self._process.stdout is not None
+        self.pid = self._process.pid
+        self.write_fd = self._process.stdin.fileno()
+        self.read_fd = self._process.stdout.fileno()
+
+    def end(self) -> None:
+        """Kill and wait for the worker, close its pipes (idempotent)."""
+        process = self._process
+        if process.poll() is None:
+            process.kill()
+        process.wait()
+        for stream in (process.stdin, process.stdout):
+            if stream is not None:
+                stream.close()
+
+
+class _Forked:
+    """A worker the zygote forked: its pid and this side's ends of its two pipes."""
+
+    def __init__(self, zygote: _Zygote, pid: int, write_fd: int, read_fd: int) -> None:
+        self._zygote = zygote
+        self.pid = pid
+        self.write_fd = write_fd
+        self.read_fd = read_fd
+        self._ended = False
+
+    def end(self) -> None:
+        """Have the zygote kill and reap the worker, close the pipes (idempotent)."""
+        if self._ended:
+            return
+        self._ended = True
+        self._zygote.end(self.pid)
+        for fd in (self.write_fd, self.read_fd):
+            os.close(fd)
+
+
+class _Zygote:
+    """The host's side of :mod:`hookconf.reference.guest.zygote`: one per host process,
+    started on first use; requests are serialised by a lock.  Raises ``OSError`` when the
+    zygote does not answer within :data:`STARTUP_TIMEOUT_S`."""
+
+    def __init__(self) -> None:
+        mine, theirs = socket.socketpair()
+        try:
+            self._process = subprocess.Popen(
+                [sys.executable, "-m", "hookconf.reference.guest.zygote", str(theirs.fileno())],
+                pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=_worker_env())
+        finally:
+            theirs.close()
+        mine.settimeout(STARTUP_TIMEOUT_S)
+        self._socket = mine
+        self._lock = threading.Lock()
+        self._buffer = b""
+        self.owner = os.getpid()
+        weakref.finalize(self, _close_zygote, mine, self._process)
+
+    def alive(self) -> bool:
+        """Whether this process's zygote still runs (a forked host needs its own)."""
+        return self.owner == os.getpid() and self._process.poll() is None
+
+    def fork(self) -> _Forked:
+        """A new worker; raises ``OSError`` when the zygote cannot give one."""
+        stdin_read, stdin_write = os.pipe()
+        stdout_read, stdout_write = os.pipe()
+        try:
+            with self._lock:
+                socket.send_fds(self._socket, [b"fork\n"], [stdin_read, stdout_write])
+                pid = self._answer()
+        except BaseException:
+            for fd in (stdin_write, stdout_read):
+                os.close(fd)
+            raise
+        finally:
+            os.close(stdin_read)
+            os.close(stdout_write)
+        if pid <= 0:
+            os.close(stdin_write)
+            os.close(stdout_read)
+            raise OSError("the zygote could not fork a worker")
+        return _Forked(self, pid, stdin_write, stdout_read)
+
+    def end(self, pid: int) -> None:
+        """Kill and reap worker ``pid`` (nothing when the zygote is gone: it took its
+        workers with it)."""
+        if not self.alive():
+            return
+        try:
+            with self._lock:
+                self._socket.sendall(f"end {pid}\n".encode())
+                self._answer()
+        except OSError:
+            pass
+
+    def _answer(self) -> int:
+        while b"\n" not in self._buffer:
+            chunk = self._socket.recv(64)
+            if not chunk:
+                raise OSError("the zygote closed its socket")
+            self._buffer += chunk
+        line, _, self._buffer = self._buffer.partition(b"\n")
+        return int(line)
+
+
+def _close_zygote(sock: socket.socket, process: subprocess.Popen) -> None:
+    sock.close()  # the zygote exits at the end of its socket
+    try:
+        process.wait(timeout=5)
+    except subprocess.TimeoutExpired:  # pragma: no cover - it exits at once
         process.kill()
-    process.wait()
-    for stream in (process.stdin, process.stdout):
-        if stream is not None:
-            stream.close()
+        process.wait()
+
+
+_zygote: _Zygote | None = None
+_zygote_lock = threading.Lock()
+
+
+def _start_worker() -> _Spawned | _Forked:
+    """A worker process: forked by this process's zygote where the platform has one
+    (POSIX: ``fork`` and descriptor passing), else — or when the zygote fails — spawned.
+    Raises ``OSError`` when neither starts."""
+    global _zygote
+    if os.name == "posix" and hasattr(socket, "send_fds"):
+        try:
+            with _zygote_lock:
+                if _zygote is None or not _zygote.alive():
+                    _zygote = _Zygote()
+                zygote = _zygote
+            return zygote.fork()
+        except (OSError, ValueError):
+            with _zygote_lock:
+                _zygote = None  # a fresh one next time; this worker is spawned
+    return _Spawned()

@@ -1,6 +1,7 @@
 """The worker process: one QuickJS VM serving JSON-line requests on stdin/stdout (§4, §8).
 
-Run as ``python -m hookconf.reference.guest.worker``.  The first line is the VM configuration
+Run as ``python -m hookconf.reference.guest.worker``, or forked by
+:mod:`~hookconf.reference.guest.zygote` with the engine already imported.  The first line is the VM configuration
 (``{"grants": [...], "memory_limit_bytes": N, "stack_limit_bytes": N, "prelude"?: text}``);
 the worker
 answers it with one empty step line once its VM is built (ready), and every later
@@ -17,8 +18,9 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import BinaryIO
 
-__all__ = ["main"]
+__all__ = ["main", "serve"]
 
 def _die_with_parent() -> None:
     """Linux: ask for SIGKILL when the host dies, so a spinning guest is never orphaned."""
@@ -34,11 +36,16 @@ def _die_with_parent() -> None:
 
 def main() -> int:
     """Serve requests until stdin closes; returns the process exit status."""
+    _die_with_parent()
+    return serve(sys.stdin.buffer, sys.stdout.buffer)
+
+
+def serve(stdin: BinaryIO, stdout: BinaryIO) -> int:
+    """Read the configuration line, then answer requests (see the module docstring) until
+    ``stdin`` ends; returns the exit status (0).  A worker forked by
+    :mod:`~hookconf.reference.guest.zygote` runs this on its two pipes."""
     from hookconf.reference.guest.engine import GuestEngine, RawStep
 
-    _die_with_parent()
-
-    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     config = json.loads(stdin.readline())
     engine: GuestEngine | None = None
     try:
