@@ -239,3 +239,38 @@ def test_the_reference_records_a_raised_hook_as_a_retry_of_that_row_only():
     assert answer == {"claimed": 2, "delivered": 1, "retried": 1, "permanent": 0}
     status = {r["pluginId"]: r["status"] for r in cand.delivery_state({})["deliveries"]}
     assert status == {"a": "pending", "b": "delivered"}
+
+
+def test_vanished_twice_claimed_over_limit_and_policy_ended_rows():
+    cand = ReferenceCandidate()
+    assert cand.delivery_reset({})["accepted"]
+    ops = cand.delivery_ops()
+    driver = Driver(lambda op, args: ops[op](args), dict(LIMITS), ("H15",))
+    driver.play([{"do": "install", "plugin": p, "hooks": ["afterComplete"]} for p in ("a", "b", "c")]
+                + [{"do": "terminal", "task": "t1"}, {"do": "terminal", "task": "t2"}])
+    before = driver.state
+    first = {r["pluginId"]: r["deliveryId"] for r in reversed(before["deliveries"])}  # t1's rows
+    outcomes = {"a": "throw", "b": "permanent", "c": "retry"}
+    retried = {"status": "pending", "attempts": 1, "nextRetryMs": 1000}
+
+    def judge(changes, m=None, rounds=1):
+        rows = [{**r, **changes.get(r["deliveryId"], {})} for r in before["deliveries"]
+                if changes.get(r["deliveryId"], {}) is not None]  # None: the row is gone
+        found, ran = checks.dispatch_problems(m or copy.deepcopy(driver.m), outcomes, rounds, None, before,
+                                              {**before, "deliveries": rows})
+        return found["H15"], {did for did, _, _ in ran}
+
+    problems, _ = judge({first["c"]: None})
+    assert any("disappeared in the dispatch" in p for p in problems)
+    problems, _ = judge({first["b"]: retried})
+    assert any("is pending, not dead_letter" in p for p in problems)
+    problems, _ = judge({r["deliveryId"]: retried for r in before["deliveries"] if r["pluginId"] == "a"})
+    assert any("several rows of ['a']" in p for p in problems)
+    limited = copy.deepcopy(driver.m)
+    limited.limits["maxAttempts"] = 1
+    problems, _ = judge({first["a"]: retried}, limited)
+    assert any("attempt 1 of 1 failed" in p for p in problems)
+    disabled = copy.deepcopy(driver.m)
+    disabled.plugins["b"].enabled = False
+    problems, ran = judge({first["b"]: {"status": "dead_letter", "attempts": 0, "reason": "disabled"}}, disabled)
+    assert first["b"] not in ran and not any(first["b"] in p for p in problems)
