@@ -40,7 +40,8 @@ const FAMILIES = {
   guest: ['guest.run'],
   shell: ['shell.start', 'shell.path', 'shell.stop'],
   delivery: ['delivery.reset', 'delivery.policy', 'delivery.terminal', 'delivery.claim', 'delivery.heartbeat',
-    'delivery.complete', 'delivery.fail', 'delivery.advance', 'delivery.restart', 'delivery.state'],
+    'delivery.complete', 'delivery.fail', 'delivery.dispatch', 'delivery.advance', 'delivery.restart',
+    'delivery.state'],
   builtins: ['builtins.run'],
 };
 

@@ -81,9 +81,9 @@ FAMILIES = {
                  "runtime.state"}),
     "guest": (("guest.hook-effects.*",), ("H4",), {"guest.run"}),
     "shell": (("shell.symmetry.*", "shell.incomplete.*"), ("H16",), {"shell.start", "shell.path", "shell.stop"}),
-    "delivery": (("dlv.snap.*", "dlv.fence.*"), ("H14", "H20"),
+    "delivery": (("dlv.snap.*", "dlv.fence.*", "dlv.gen.dispatch.n2.occ2.drain.*"), ("H14", "H15", "H20"),
                  {"delivery.reset", "delivery.policy", "delivery.terminal", "delivery.claim", "delivery.heartbeat",
-                  "delivery.complete", "delivery.fail", "delivery.advance", "delivery.state"}),
+                  "delivery.complete", "delivery.fail", "delivery.dispatch", "delivery.advance", "delivery.state"}),
     "builtins": (("builtin.archive.*",), ("H25", "H5", "H7"), {"builtins.run"}),
 }
 
@@ -129,6 +129,8 @@ MUTANTS = [
     ("tests.mutants.delivery.daily_cap_per_hook:factory", ("dlv.gen.bounds.tombstones.daily-buckets-two-hooks",),
      "H24"),
     ("tests.mutants.delivery.stale_token_accepted:factory", ("dlv.fence.*",), "H14"),
+    # the runtime's own dispatcher (delivery.dispatch) losing a batch to one raising hook (§11)
+    ("tests.mutants.delivery.dispatch_loses_batch:factory", ("dlv.gen.dispatch.n2.*.throw",), "H15"),
     ("tests.mutants.builtins.signature_unchecked:factory", ("builtin.archive.*",), "H25"),
 ]
 

@@ -388,6 +388,12 @@ PATH_MUTANTS = [
     ("tests.mutants.delivery.jitter_inside_cap:factory", "H14", ("dlv.gen.retry-schedule.base-max.*",)),
     # the round-robin cursor serves the plugin served last again first (§11)
     ("tests.mutants.delivery.cursor_serves_last_again:factory", "H15", ("dlv.gen.round-robin.n2.*",)),
+    # the runtime's own dispatcher (delivery.dispatch, §11 per-row capture): a batch's exits
+    # recorded after all its hooks ran, under one try (a hook that raises loses the batch);
+    # a failed hook ending the drain; a raised hook dead-lettered instead of retried
+    ("tests.mutants.delivery.dispatch_loses_batch:factory", "H15", ("dlv.gen.dispatch.*",)),
+    ("tests.mutants.delivery.dispatch_failure_ends_drain:factory", "H15", ("dlv.gen.dispatch.*.drain.*",)),
+    ("tests.mutants.delivery.dispatch_throw_permanent:factory", "H15", ("dlv.gen.dispatch.*.throw",)),
     ("tests.mutants.guest.finalize_effects_unchecked:factory", "H4",
      ("guest.hook-effects.beforefinalize.*",)),
     # §9.3 the guest's AbortSignal, every hook × cause (guest.abort-signal): the outstanding

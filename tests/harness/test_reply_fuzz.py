@@ -8,7 +8,7 @@ reply schemas, so they travel past the protocol layer into the runners and oracl
 must end as passed, failed or errored (never an exception), and every report writer must
 render the run.
 
-The sample is nineteen of the embedded corpus's quickest cases chosen so that, between them,
+The sample is twenty-one of the embedded corpus's quickest cases chosen so that, between them,
 they call every operation of ``ops.schema.json``; a test checks that it still does, so a new
 operation cannot stay unfuzzed.
 """
@@ -54,6 +54,7 @@ SAMPLE = (
     "rt.diag.pass-through",
     "builtin.gen.archives.url-resolver.flip.first",
     "rt.gen.late-messages.capability.idle.aborted",
+    "dlv.gen.dispatch.n2.occ1.drain.free.first.throw",
 )
 
 #: What a bent value may become.

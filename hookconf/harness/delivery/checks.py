@@ -18,7 +18,9 @@ Attribution:
   plugin with a due row while there is room — a ``delivering`` row whose lease expired is
   not in flight (:func:`in_flight`): it holds no worker and no lane —, a claim that takes
   more rows than the claim batch and the free global workers allow, two rows of one plugin in
-  flight, a claim through an open breaker.
+  flight, a claim through an open breaker; the candidate's own dispatcher
+  (``delivery.dispatch``, :func:`dispatch_problems`) leaving a row it claimed ``delivering``,
+  recording a row by another plugin's exit, or stopping before what it had to run.
 - **H20** (§11 "Candidate enumeration never happens later from the current registry"): a
   terminal's rows + tombstones are not exactly the §6 candidates at that moment, a row
   appears for a plugin that was not one, a row's permissions/generation are not the snapshot,
@@ -45,8 +47,8 @@ from hookconf.harness.tables import FIXED
 #: §11: "Delivery/dead-letter receipts are compacted to at most 1 KiB".
 RECEIPT_MAX_BYTES = 1024
 
-__all__ = ["INVARIANTS", "after_step", "bucket_content_problems", "in_flight", "receipt_order_problems",
-           "round_robin_problems", "state_problems"]
+__all__ = ["DISPATCH_COUNTS", "INVARIANTS", "after_step", "bucket_content_problems", "dispatch_problems",
+           "in_flight", "receipt_order_problems", "round_robin_problems", "state_problems"]
 
 INVARIANTS = ("H14", "H15", "H20", "H24", "H25")
 ACTIVE = ("pending", "delivering")
@@ -394,6 +396,167 @@ def round_robin_problems(m: DeliveryModel, served: set[str], answer: dict[str, A
     if waiting <= claimed:
         return out, set()
     return out, served | claimed
+
+
+#: The counts a ``delivery.dispatch`` answers, and the hook exits each counts (§11).
+DISPATCH_COUNTS = {"claimed": ("delivered", "retry", "permanent", "throw"), "delivered": ("delivered",),
+                   "retried": ("retry", "throw"), "permanent": ("permanent",)}
+_DISPATCH_RULE = "§11 '每行独立捕获插件错误，不能阻止其他插件执行'"
+
+
+def _due_row(r: dict[str, Any], now: int) -> bool:
+    """A row a claim at ``now`` may take, its plugin aside: pending and due, or an expired lease."""
+    if r.get("status") == "pending":
+        return isinstance(r.get("nextRetryMs"), int) and r["nextRetryMs"] <= now
+    return (r.get("status") == "delivering" and isinstance(r.get("leaseUntilMs"), int)
+            and r["leaseUntilMs"] <= now)
+
+
+def _blocked(m: DeliveryModel, r: dict[str, Any]) -> bool:
+    """Whether a policy ends ``r`` at its claim instead of running it (§11): its plugin gone,
+    disabled or quarantined, another identity live, a required grant revoked."""
+    live = m.live(r["pluginId"])
+    return (live is None or not live.enabled or live.quarantined
+            or (r.get("version"), r.get("digest")) != live.identity
+            or not set(r.get("requires", [])) <= live.grants)
+
+
+def dispatch_problems(m: DeliveryModel, outcomes: dict[str, str], rounds: int,
+                      answer: dict[str, Any] | None, before: dict[str, Any],
+                      after: dict[str, Any]) -> tuple[Problems, list[tuple[str, str, str]]]:
+    """H15 for one ``delivery.dispatch``: the candidate's own dispatcher ran at most ``rounds``
+    claims at the model's instant, each hook's exit scripted by ``outcomes`` (a plugin not
+    named: ``retry``); ``answer`` its counts, ``None`` after an error reply.
+
+    §11: "每行独立捕获插件错误，不能阻止其他插件执行" and "一个插件失败不能让无关 consumer 或插件
+    保持 undispatched".  Each row is judged by its own plugin's exit only:
+
+    - a row the dispatch could never claim (not due, its plugin's lane held by another
+      worker's unexpired lease, its breaker open) is unchanged: status, attempts,
+      ``nextRetryMs``, ``leaseUntilMs``;
+    - a row it ran (status or attempts changed) counts one attempt more and is never left
+      ``delivering``: ``delivered`` → the receipt ``delivered``; ``retry`` and ``throw`` (the
+      hook raised; §11 "Worker crash 和 timeout 可重试") → ``pending`` with ``nextRetryMs`` =
+      now + min(``delayCapMs``, ``baseDelayMs``·2^(attempt−1))·jitter (ms), or ``dead_letter``
+      with a reason at the attempt limit; ``permanent`` → ``dead_letter``;
+    - with one round the dispatch ran no more rows than one claim's room (claim batch, free
+      workers), one per plugin, and every claimable plugin while there was room; with at
+      least as many rounds as there were claimable rows it drained: no row is claimable
+      after it (a row it ran is not due again at the same instant);
+    - the answer's counts are those of the rows it ran (``retried`` counts ``throw``).
+
+    A row a policy ends at its claim (§11: ``dead_letter`` with its reason) was not run: its
+    hook never started, so its script does not judge it and the counts leave it out.
+    Returns the problems and the rows the dispatch ran ``(deliveryId, pluginId, exit)``; the
+    model's breakers record their exits (a retryable failure or a success)."""
+    out = _new()
+    now, lim = m.now_ms, m.limits
+    prev, rows = _rows(before), _rows(after)
+    busy, _, eligible = _claimable(m, prev)
+    flying = in_flight(before, now)
+    room = max(0, min(lim["claimBatch"], lim["workers"] - flying))
+    reachable = {did for did, r in prev.items()
+                 if r["status"] in ACTIVE and _due_row(r, now) and r["pluginId"] not in busy
+                 and not m.breaker_open(r["pluginId"]) and not _replaced(m, r)}
+    keys = ("status", "attempts", "nextRetryMs", "leaseUntilMs")
+    ran: list[tuple[str, str, str]] = []
+    for did, r0 in prev.items():
+        if r0["status"] not in ACTIVE:
+            continue
+        r1, pid = rows.get(did), r0["pluginId"]
+        if did not in reachable:
+            if r1 is not None and any(r0.get(k) != r1.get(k) for k in keys):
+                out["H15"].append(f"{did} of {pid} was not claimable at the dispatch (not due, its "
+                                  "lane held by another worker, or its breaker open), yet it changed: "
+                                  f"{ {k: r0.get(k) for k in keys} } -> { {k: r1.get(k) for k in keys} }")
+            continue
+        exit_ = outcomes.get(pid, "retry")
+        if r1 is None:
+            if exit_ in ("retry", "throw"):
+                out["H15"].append(f"{did} of {pid} disappeared in the dispatch; its hook's exit "
+                                  f"({exit_}) leaves it pending")
+            else:
+                ran.append((did, pid, exit_))
+            continue
+        if r1["status"] == r0["status"] and r1.get("attempts") == r0.get("attempts"):
+            continue  # not run
+        if _blocked(m, r0) and r1["status"] == "dead_letter" and r1.get("reason"):
+            continue  # a policy ended it at its claim (§11), its hook never ran
+        ran.append((did, pid, exit_))
+        out["H15"] += _ran_row_problems(m, did, pid, exit_, r0, r1)
+    per_plugin = Counter(pid for _, pid, _ in ran)
+    if rounds == 1:
+        twice = sorted(p for p, n in per_plugin.items() if n > 1)
+        if twice:
+            out["H15"].append(f"one claim's dispatch ran several rows of {twice} (per-plugin "
+                              "concurrency is 1)")
+        if len(ran) > room:
+            out["H15"].append(f"one claim's dispatch ran {len(ran)} rows with {flying} in flight: the "
+                              f"claim batch ({lim['claimBatch']}) and the free workers "
+                              f"({lim['workers']} - {flying}) allow {room}")
+        skipped = sorted(p for p in eligible - set(per_plugin)
+                         if not all(_blocked(m, r) for r in prev.values() if r["pluginId"] == p
+                                    and r["status"] in ACTIVE))
+        if skipped and len(ran) < min(room, len(eligible)):
+            out["H15"].append(f"the dispatch ran {len(ran)} row(s) with room for {room}: {skipped} had "
+                              "due rows and no running delivery, yet none was run "
+                              f"({_DISPATCH_RULE}; '一个插件失败不能让无关 consumer 或插件保持 undispatched')")
+    for did, pid, exit_ in ran:  # the model's breakers (§11: retryable failures, successes)
+        m.end_lease(did)
+        if exit_ == "delivered":
+            m.breaker_success(pid)
+        elif exit_ in ("retry", "throw"):
+            m.breaker_failure(pid)
+    if rounds >= len(reachable):  # each claim takes a row while any is claimable
+        left = sorted(did for did, r in rows.items()
+                      if r["status"] in ACTIVE and _due_row(r, now) and not _replaced(m, r)
+                      and r["pluginId"] not in busy and not m.breaker_open(r["pluginId"]))
+        if left and min(lim["claimBatch"], lim["workers"] - in_flight(after, now)) > 0:
+            out["H15"].append(f"the dispatch of up to {rounds} claims stopped with {left[:4]} still "
+                              "claimable (each claim takes one row at least while any is): "
+                              f"{_DISPATCH_RULE}; '一个插件失败不能让无关 consumer 或插件保持 undispatched'")
+    if answer is not None:
+        want = {k: sum(1 for _, _, e in ran if e in exits) for k, exits in DISPATCH_COUNTS.items()}
+        got = {k: answer.get(k) for k in DISPATCH_COUNTS}
+        if got != want:
+            out["H15"].append(f"the dispatch answered {got}; the rows it ran show {want}")
+    return out, ran
+
+
+def _ran_row_problems(m: DeliveryModel, did: str, pid: str, exit_: str, r0: dict[str, Any],
+                      r1: dict[str, Any]) -> list[str]:
+    """What is wrong with row ``did`` (``r0`` before, ``r1`` after) that the dispatch ran,
+    judged by its own plugin's exit ``exit_`` (:func:`dispatch_problems`)."""
+    lim, now = m.limits, m.now_ms
+    status, attempts = r1["status"], r1.get("attempts")
+    name = f"{did} of {pid} (hook exit {exit_})"
+    if status == "delivering":
+        return [f"{name} is left delivering by the dispatch, no exit recorded and no receipt: "
+                f"{_DISPATCH_RULE}"]
+    out = []
+    if isinstance(r0.get("attempts"), int) and attempts != r0["attempts"] + 1:
+        out.append(f"{name}: attempts {r0['attempts']} -> {attempts}, one dispatch runs a row once "
+                   "and counts that attempt")
+    if exit_ == "delivered" and status != "delivered":
+        out.append(f"{name} is {status}, not delivered (the receipt of its matching hook exit)")
+    elif exit_ == "permanent" and status != "dead_letter":
+        out.append(f"{name} is {status}, not dead_letter (a permanent failure)")
+    elif exit_ in ("retry", "throw"):
+        limit = isinstance(attempts, int) and attempts >= lim["maxAttempts"]
+        if limit and not (status == "dead_letter" and r1.get("reason")):
+            out.append(f"{name}: attempt {attempts} of {lim['maxAttempts']} failed and the row is "
+                       f"{status}, not dead_letter with a reason")
+        elif not limit and status != "pending":
+            out.append(f"{name} is {status}, not pending: a retryable failure"
+                       + (" (a raised hook is a worker failing, §11 'Worker crash 和 timeout 可重试')"
+                          if exit_ == "throw" else ""))
+        elif not limit and isinstance(attempts, int):
+            want = now + m.retry_delay_ms(attempts)
+            got = r1.get("nextRetryMs")
+            if not isinstance(got, int) or abs(got - want) >= 1:
+                out.append(f"{name}: next retry at {got}, §11 gives now + min(cap, base·2^"
+                           f"{attempts - 1})·jitter = {want:g}")
+    return out
 
 
 def fenced_problems(m: DeliveryModel, op: str, step: dict[str, Any], did: str, token: str,

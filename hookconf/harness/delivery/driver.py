@@ -19,13 +19,21 @@ an ``upgrade`` with a ``build`` and no ``version`` keeps the installed version.
     {"do": "complete" | "fail" | "heartbeat", "plugin": "a", "token"?: "current" | "stale",
      "retryable"?: true}
     {"do": "advance", "ms": N}      {"do": "restart"}
+    {"do": "dispatch", "outcomes": {"a": "delivered" | "retry" | "permanent" | "throw"},
+     "rounds"?: 1}
+
+``dispatch`` asks the candidate to run its own dispatcher (``delivery.dispatch``) for at most
+``rounds`` claims, each hook's exit played by ``outcomes`` (:func:`checks.dispatch_problems`
+judges every row by its own plugin's exit, H15); a candidate answering
+``protocol.unknown_op`` makes the case skipped.
 
 ``complete``/``fail``/``heartbeat`` act as the worker holding ``plugin``'s newest claim
 (``token: stale`` sends that row's previous token instead); without one the step is a no-op.
 A step may carry ``expect`` (exact values of the answer's summary: ``admitted``,
 ``tombstoned``, ``permanent``, ``plugins``, ``permissions``, ``accepted``, ``status``; of a
 claim also ``claimed``, how many rows it took, and ``inFlight``, the ``delivering`` rows of the
-state after it whose lease has not expired) and
+state after it whose lease has not expired; of a dispatch its answer's counts ``claimed``,
+``delivered``, ``retried``, ``permanent``) and
 ``expectRows`` (``{"<task>/<plugin>": {"status": ..., "reason": ...}}`` of the durable state).
 After every step the harness reads ``delivery.state`` and runs
 :mod:`hookconf.harness.delivery.checks`.
@@ -37,7 +45,7 @@ from typing import Any
 
 from hookconf.harness.delivery import checks
 from hookconf.harness.delivery.model import DAY_MS, ROW_CHARGE, DeliveryModel, Plugin, canonical_len, dto_of_bytes
-from hookconf.harness.protocol import CandidateRaised, CandidateReplyError
+from hookconf.harness.protocol import CandidateRaised, CandidateReplyError, CaseSkipped
 
 __all__ = ["Driver", "POLICY_ACTIONS"]
 
@@ -144,6 +152,8 @@ class Driver:
             return {}, {}
         if do == "restart":
             return self._restart()
+        if do == "dispatch":
+            return self._dispatch(step)
         raise ValueError(f"unknown delivery step {do!r}")
 
     def _policy(self, step: dict[str, Any]) -> tuple[dict[str, list[str]], dict[str, Any]]:
@@ -323,6 +333,34 @@ class Driver:
         if "status" in answer:
             summary["status"] = answer["status"]
         return found, summary
+
+    def _dispatch(self, step: dict[str, Any]) -> tuple[dict[str, list[str]], dict[str, Any]]:
+        """The candidate's own dispatcher, once (``delivery.dispatch``): every row judged by
+        its own plugin's scripted exit (:func:`checks.dispatch_problems`, H15).  An error
+        reply fails H15 (§11: a plugin's error is caught per row, so the dispatch itself
+        succeeds), the error quoted; ``protocol.unknown_op`` skips the case."""
+        before = self.state
+        outcomes = dict(step.get("outcomes", {}))
+        rounds = int(step.get("rounds", 1))
+        refused: dict[str, list[str]] = {}
+        answer: dict[str, Any] | None
+        try:
+            answer = self.call("delivery.dispatch", {"outcomes": outcomes, "rounds": rounds})
+        except _ANSWERED_ERROR as exc:
+            if exc.code == "protocol.unknown_op":
+                raise CaseSkipped(f"the candidate does not implement delivery.dispatch "
+                                  f"({exc.code}: {exc.message:.120}): its own dispatcher cannot "
+                                  "be observed") from exc
+            refused = self._refused(
+                "delivery.dispatch", exc, ("H15",),
+                "§11 '每行独立捕获插件错误，不能阻止其他插件执行': a hook that fails or raises is "
+                "that row's outcome, recorded, and the other rows' exits are recorded too")
+            answer = None
+        after = self._state_after()
+        found, ran = checks.dispatch_problems(self.m, outcomes, rounds, answer, before, after)
+        self.counts["dispatched"] = self.counts.get("dispatched", 0) + len(ran)  # only when any
+        summary = {k: answer.get(k) for k in checks.DISPATCH_COUNTS} if answer is not None else {}
+        return checks.after_step(refused, found), summary
 
     def _restart(self) -> tuple[dict[str, list[str]], dict[str, Any]]:
         """Restart twice: start-up recovery run again must leave what it left once."""

@@ -19,8 +19,8 @@ candidate meets it.  Expansion is deterministic for a given ``--seed`` (the expa
 An expander is registered with :func:`template` in the module of its spec area (this
 package's ``permissions``, ``schemas``, ``guest``, ``guest_redirects``, ``guest_scopes``, ``runtime``,
 ``termination``, ``later_candidates``, ``finalize``, ``shells``, ``delivery``,
-``delivery_in_flight``, ``delivery_malformed``, ``delivery_retry``, ``builtins``, ``diagnostics``
-modules) and has the shape::
+``delivery_in_flight``, ``delivery_malformed``, ``delivery_retry``, ``delivery_dispatch``,
+``builtins``, ``diagnostics`` modules) and has the shape::
 
     expand(params: dict, rng: random.Random) -> Iterable[Instance]
 
@@ -64,6 +64,7 @@ _AREAS = (
     "hookconf.harness.generate.delivery_in_flight",
     "hookconf.harness.generate.delivery_malformed",
     "hookconf.harness.generate.delivery_retry",
+    "hookconf.harness.generate.delivery_dispatch",
     "hookconf.harness.generate.builtins",
     "hookconf.harness.generate.diagnostics",
 )

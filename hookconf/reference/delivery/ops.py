@@ -13,6 +13,8 @@ The clock is the harness's: it only moves by ``delivery.advance``.
 ``delivery.heartbeat``   extend a lease (current unexpired token only)
 ``delivery.complete``    the matching hook exit: the receipt
 ``delivery.fail``        a retryable or permanent hook failure
+``delivery.dispatch``    the queue's own dispatcher, once: claims and runs what is
+                         claimable now, each hook's exit scripted by the harness
 ``delivery.advance``     move the injected clock
 ``delivery.restart``     the process restarted: volatile state gone, start-up recovery
 ``delivery.state``       the durable state, read only
@@ -36,14 +38,14 @@ from __future__ import annotations
 from typing import Any
 
 from hookconf.reference.delivery.limits import ConfigError, validate_config
-from hookconf.reference.delivery.queue import DeliveryQueue
+from hookconf.reference.delivery.queue import DeliveryQueue, drain_materialised
 from hookconf.reference.delivery.store import connect_memory, connect_vfs
 from hookconf.reference.errors import ErrorCode, HookRuntimeError
 
 __all__ = ["DeliveryOps"]
 
-_NAMES = ("reset", "policy", "terminal", "claim", "heartbeat", "complete", "fail", "advance",
-          "restart", "state")
+_NAMES = ("reset", "policy", "terminal", "claim", "heartbeat", "complete", "fail", "dispatch",
+          "advance", "restart", "state")
 
 
 class DeliveryOps:
@@ -125,6 +127,35 @@ class DeliveryOps:
     def delivery_fail(self, args: dict[str, Any]) -> dict[str, Any]:
         return self._queue().fail(args["deliveryId"], args["token"], bool(args["retryable"]),
                                   args.get("code", str(ErrorCode.POST_RETRYABLE)))
+
+    def delivery_dispatch(self, args: dict[str, Any]) -> dict[str, Any]:
+        """The runtime's own dispatcher of materialised deliveries (§11, §16 step 8 "drain
+        已物化 delivery"), run once at the current instant: up to ``args["rounds"]`` (default 1)
+        claims, each batch's hooks run and their exits recorded row by row, stopping at the
+        first claim that takes nothing.
+
+        ``args["outcomes"]`` maps a plugin id to its hook's exit: ``delivered`` (the matching
+        hook exit: the receipt), ``retry`` (a retryable failure), ``permanent`` (a permanent
+        failure), ``throw`` (the hook raises: a worker failing unexpectedly, retryable by §11
+        "Worker crash 和 timeout 可重试"); a plugin it does not name fails retryably (its
+        activation failed).  Returns ``{claimed, delivered, retried, permanent}``, counted by
+        the hooks' exits (``retried`` includes ``throw``); the clock does not move.
+        """
+        outcomes = args.get("outcomes") or {}
+
+        def run_hook(claim: dict[str, Any]) -> str:
+            outcome = outcomes.get(claim["pluginId"], "retry")
+            if outcome == "throw":
+                raise HookRuntimeError(ErrorCode.WORKER_CRASHED,
+                                       f"the hook of {claim['pluginId']} raised")
+            return outcome
+
+        return self.drain(self._queue(), run_hook, int(args.get("rounds", 1)))
+
+    def drain(self, queue: DeliveryQueue, run_hook: Any, rounds: int) -> dict[str, int]:
+        """Run the dispatcher over ``queue`` for at most ``rounds`` claims (a mutant's seam:
+        :func:`~hookconf.reference.delivery.queue.drain_materialised`)."""
+        return drain_materialised(queue, run_hook, max_rounds=rounds)
 
     def delivery_advance(self, args: dict[str, Any]) -> dict[str, Any]:
         self._delivery_now_ms += int(args["ms"])

@@ -788,7 +788,10 @@ def drain_materialised(queue: DeliveryQueue, run_hook: Callable[[dict[str, Any]]
 
     ``run_hook(claim)`` returns ``"delivered"``, ``"retry"`` or ``"permanent"``; an exception
     it raises counts as a retryable failure of that row only (one plugin's failure never
-    stops another's, H15).  Returns counts ``{claimed, delivered, retried, permanent}``.
+    stops another's, H15: §11 "每行独立捕获插件错误，不能阻止其他插件执行").  At most
+    ``max_rounds`` claims; the loop stops at the first claim that takes nothing.  Returns
+    counts ``{claimed, delivered, retried, permanent}`` by the hooks' exits (``delivery.dispatch``
+    runs it with the harness's scripted exits).
     """
     counts = {"claimed": 0, "delivered": 0, "retried": 0, "permanent": 0}
     for _ in range(max_rounds):

@@ -34,7 +34,8 @@ const OPERATIONS = {
   shell: { start: 'shell.start', path: 'shell.path', stop: 'shell.stop' },
   delivery: { reset: 'delivery.reset', policy: 'delivery.policy', terminal: 'delivery.terminal',
     claim: 'delivery.claim', heartbeat: 'delivery.heartbeat', complete: 'delivery.complete',
-    fail: 'delivery.fail', advance: 'delivery.advance', restart: 'delivery.restart', state: 'delivery.state' },
+    fail: 'delivery.fail', dispatch: 'delivery.dispatch', advance: 'delivery.advance', restart: 'delivery.restart',
+    state: 'delivery.state' },
   builtins: { run: 'builtins.run' },
 };
 
