@@ -96,7 +96,10 @@ class InodeTree:
 
     def _apply(self, m: Mutation) -> None:
         """Apply to the volatile layer, keep link counts and parents, queue as pending."""
-        if isinstance(m, SetEntry):
+        cls = m.__class__
+        if cls is Write:  # content: no entry, link count or parent changes
+            pass
+        elif cls is SetEntry:
             old = self._vol.entries[m.dir].get(m.key)
             if old is not None:
                 self._unref(old[1])
@@ -104,7 +107,7 @@ class InodeTree:
                 self._nlink[m.ino] = self._nlink.get(m.ino, 0) + 1
                 if self._meta[m.ino].kind is _DIR:
                     self._parent[m.ino] = m.dir
-        elif isinstance(m, Move):
+        elif cls is Move:
             old = self._vol.entries[m.dst_dir].get(m.dst_key)
             if old is not None and old[1] != m.ino:
                 self._unref(old[1])
