@@ -374,9 +374,18 @@ class ModelVfs(InodeTree):
         """What :meth:`crash_states` yields, each state still a bare layer (what survives,
         pruned to what is reachable from the root): :meth:`layer_snapshot` reads it and
         :meth:`reborn` makes it a ModelVfs, so a caller that has seen a state need not
-        build it again."""
+        build it again.  The ``durable`` layer is the very object of the last call while
+        nothing more has become durable (a caller may keep what it learnt of it); like
+        every layer yielded, it is read, never changed."""
         dirs = self._directories()
         for variant, layer in crash_variants(self._dur, self._pending, explore=explore):
+            if variant == "durable":
+                # the same object as at the last reading while nothing more became durable
+                memo = self._durable_memo
+                if memo is None or memo[0] != self._dur_changes:
+                    memo = self._durable_memo = (self._dur_changes, layer.reachable(dirs))
+                yield variant, memo[1]
+                continue
             yield variant, layer.reachable(dirs)
 
     def _directories(self) -> set[int]:

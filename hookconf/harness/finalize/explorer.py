@@ -518,6 +518,9 @@ def _capture(run: _Run, faults: tuple[Fault, ...], trace: list[Any],
     #: far (variant, layer, digest once computed) and the rest of them, still to be made
     last: list[Any] = [None, [], iter(())]
     renames: list[int] = []  # indices of the trace's (no-replace) renames, and how far it was read
+    #: the last durable layer digested and its digest (the model hands the same layer
+    #: again while nothing more has become durable)
+    durable: list[Any] = [None, None]
     scanned = [0]
 
     def probe(index: int, when: str) -> None:
@@ -569,10 +572,14 @@ def _capture(run: _Run, faults: tuple[Fault, ...], trace: list[Any],
                 continue  # SQLite's own atomic commit: faultinject's tests, not this case's
             if mine:
                 ledger.tally(unit, statesGenerated=1)
+            if found is None and layer is durable[0]:
+                found = entry[2] = durable[1]  # nothing more durable since: the same state
             if found is None:
                 # the digest of the state's snapshot, read off the bare layer: a state
                 # seen before is never built again
                 found = entry[2] = digest(model.layer_snapshot(layer))
+                if variant == "durable":
+                    durable[:] = [layer, found]
             key = found + bytes([bool(outsiders.fired)])
             if key in seen:
                 continue
