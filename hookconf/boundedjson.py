@@ -47,6 +47,10 @@ MAX_DEPTH = 128
 MAX_LINE_BYTES = 8 * 1024 * 1024
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+#: :func:`dumps`'s encoders without ``indent`` or ``default`` (``allow_nan`` true, false),
+#: made once: ``json.dumps`` with any non-default argument builds a new one per call
+_ENCODERS = {True: json.JSONEncoder(ensure_ascii=False, allow_nan=True),
+             False: json.JSONEncoder(ensure_ascii=False, allow_nan=False)}
 _TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{},:]')
 _TOP_ID = re.compile(r"\s*(-?\d+)\s*[,}]")
 #: What :func:`_may_nest_deeper` reads of a text's UTF-8 bytes: an escape (backslash and the
@@ -225,7 +229,7 @@ def loads(data: bytes | str, *, max_depth: int = MAX_DEPTH, max_bytes: int | Non
 def escape_surrogates(text: str) -> str:
     """``text`` with each lone surrogate written as its ``\\uXXXX`` escape (6 characters),
     so that a message quoting someone else's string always encodes to UTF-8."""
-    if not _LONE_SURROGATE.search(text):
+    if text.isascii() or not _LONE_SURROGATE.search(text):  # isascii: O(1) for a str
         return text
     return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
@@ -242,8 +246,11 @@ def dumps(value: Any, *, max_depth: int = MAX_DEPTH, indent: int | None = None,
         TypeError, ValueError: ``value`` is not JSON (as :func:`json.dumps` raises them).
     """
     try:
-        text = json.dumps(value, ensure_ascii=False, allow_nan=allow_nan, indent=indent,
-                          default=default)
+        if indent is None and default is None:
+            text = _ENCODERS[bool(allow_nan)].encode(value)
+        else:
+            text = json.dumps(value, ensure_ascii=False, allow_nan=allow_nan, indent=indent,
+                              default=default)
     except (TypeError, ValueError, RecursionError):
         text = None  # the depth is judged first, as if it had been checked before
     # Only a value whose text may nest deeper is walked for the pointer.

@@ -75,6 +75,8 @@ class FaultyVfs:
         #: no fault and no probe (``plan`` and ``probe`` are fixed at construction): each
         #: port method records its call and passes it straight through, inline
         self._fast = probe is None and not self.plan.faults
+        #: a probe but no fault: :meth:`_call` traces, probes and passes the call through
+        self._probe_only = probe is not None and not self.plan.faults
 
     def _failed(self, index: int, exc: OSError) -> None:
         """Mark the traced call at ``index`` as failed with ``exc.errno``."""
@@ -106,6 +108,18 @@ class FaultyVfs:
             raise Crash(self.crashed.index, self.crashed.when)
         index = len(self.trace)
         self.trace.append(_event(TraceEvent, (index, op, paths, op in MUTATING_OPS, None, mode)))
+        if self._probe_only:  # a probe and no fault: nothing fires, nothing crashes
+            probe_at = self.probe_at
+            if (index, "before") in probe_at:
+                self.probe(index, "before")  # type: ignore[misc]
+            try:
+                return fn()
+            except OSError as exc:
+                self._failed(index, exc)
+                raise
+            finally:
+                if (index, "after") in probe_at:
+                    self.probe(index, "after")  # type: ignore[misc]
         fired = self._fire(op, paths)
         names = {f.name for f in fired}
         for fault in fired:

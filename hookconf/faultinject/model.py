@@ -89,7 +89,7 @@ from .persistence import (
     crash_variants,
     touches_dir,
 )
-from .port import OPEN_MODES, DirHandle, FileHandle, Publication, Stat, fs_error, split_path
+from .port import _SPLIT, OPEN_MODES, DirHandle, FileHandle, Publication, Stat, fs_error, split_path
 from .tree import _DIR, _FIFO, _FILE, _SYMLINK, InodeTree, collisions, fold_name
 
 __all__ = ["ModelVfs", "fold_name", "collisions"]
@@ -148,16 +148,21 @@ class ModelVfs(InodeTree):
         del self._handles[handle.token]
 
     def read(self, fh: FileHandle, size: int, offset: int) -> bytes:
-        ino, is_dir = self._handle(fh)
-        if is_dir:
-            raise fs_error(errno.EISDIR, fh.path)
+        hit = self._handles.get(fh.token)
+        if hit is None or fh.__class__ is not FileHandle:  # EBADF, or EISDIR: the slow path
+            ino, is_dir = self._handle(fh)
+            if is_dir:
+                raise fs_error(errno.EISDIR, fh.path)
         if size < 0 or offset < 0:
             raise fs_error(errno.EINVAL, fh.path)
-        return self._vol.data.get(ino, b"")[offset:offset + size]
+        return self._vol.data.get(hit[0], b"")[offset:offset + size]
 
     def write(self, fh: FileHandle, data: bytes, offset: int) -> int:
-        ino, _ = self._handle(fh)
-        if not self._handles[fh.token][1]:
+        hit = self._handles.get(fh.token)
+        if hit is None:
+            raise fs_error(errno.EBADF, fh.path)
+        ino, writable = hit
+        if not writable:
             raise fs_error(errno.EBADF, fh.path)
         if offset < 0:
             raise fs_error(errno.EINVAL, fh.path)
@@ -173,7 +178,10 @@ class ModelVfs(InodeTree):
             self._apply(Truncate(ino, size))
 
     def fstat(self, handle: FileHandle | DirHandle) -> Stat:
-        return self._stat(self._handle(handle)[0])
+        hit = self._handles.get(handle.token)
+        if hit is None:
+            raise fs_error(errno.EBADF, handle.path)
+        return self._stat(hit[0])
 
     # ---- durability ------------------------------------------------------------------
     def fsync(self, fh: FileHandle) -> None:
@@ -198,6 +206,17 @@ class ModelVfs(InodeTree):
 
     # ---- namespace -------------------------------------------------------------------
     def lstat(self, path: str, *, at: DirHandle | None = None) -> Stat:
+        if at is None and path.__class__ is str and not self.fold_names:  # _resolve inline
+            comps = _SPLIT.get(path)
+            if comps:
+                entries = self._vol.entries
+                d = ROOT_INO
+                if len(comps) > 1:
+                    d = self._walk(d, comps[:-1], path)
+                hit = entries[d].get(comps[-1])
+                if hit is None:
+                    raise fs_error(errno.ENOENT, path)
+                return self._stat(hit[1])
         return self._stat(self._resolve(path, at))
 
     def listdir(self, path: str = ".", *, at: DirHandle | None = None) -> list[str]:
@@ -355,9 +374,18 @@ class ModelVfs(InodeTree):
         """What :meth:`crash_states` yields, each state still a bare layer (what survives,
         pruned to what is reachable from the root): :meth:`layer_snapshot` reads it and
         :meth:`reborn` makes it a ModelVfs, so a caller that has seen a state need not
-        build it again."""
+        build it again.  The ``durable`` layer is the very object of the last call while
+        nothing more has become durable (a caller may keep what it learnt of it); like
+        every layer yielded, it is read, never changed."""
         dirs = self._directories()
         for variant, layer in crash_variants(self._dur, self._pending, explore=explore):
+            if variant == "durable":
+                # the same object as at the last reading while nothing more became durable
+                memo = self._durable_memo
+                if memo is None or memo[0] != self._dur_changes:
+                    memo = self._durable_memo = (self._dur_changes, layer.reachable(dirs))
+                yield variant, memo[1]
+                continue
             yield variant, layer.reachable(dirs)
 
     def _directories(self) -> set[int]:

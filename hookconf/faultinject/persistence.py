@@ -149,12 +149,12 @@ class Layer:
 
     def apply(self, m: Mutation) -> None:
         """Apply one mutation in place; never raises on an inconsistent layer."""
-        if isinstance(m, Write):
+        if m.__class__ is Write:  # the mutations are final classes: one test each
             self.data[m.ino] = _splice(self.data.get(m.ino, b""), m.offset, m.data)
-        elif isinstance(m, Truncate):
+        elif m.__class__ is Truncate:
             cur = self.data.get(m.ino, b"")
             self.data[m.ino] = cur[: m.size] + bytes(max(0, m.size - len(cur)))
-        elif isinstance(m, SetEntry):
+        elif m.__class__ is SetEntry:
             ents = self.entries.setdefault(m.dir, {})
             if m.ino is None:
                 ents.pop(m.key, None)

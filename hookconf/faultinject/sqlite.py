@@ -107,16 +107,18 @@ class _PortFile(_MemFile):
 
     def __init__(self, vfs: Vfs, path: str, fh: FileHandle, dirsync: bool) -> None:
         self.vfs, self.path, self.fh, self.dirsync = vfs, path, fh, dirsync
+        # the port's two page calls, bound once (SQLite makes them for every page)
+        self._read, self._write = vfs.read, vfs.write
 
     def xRead(self, amount: int, offset: int) -> bytes:
         try:
-            return self.vfs.read(self.fh, amount, offset)
+            return self._read(self.fh, amount, offset)
         except OSError as exc:
             raise _sqlite_error(exc) from exc
 
     def xWrite(self, data: bytes, offset: int) -> None:
         try:
-            self.vfs.write(self.fh, bytes(data), offset)
+            self._write(self.fh, data if data.__class__ is bytes else bytes(data), offset)
         except OSError as exc:
             raise _sqlite_error(exc) from exc
 

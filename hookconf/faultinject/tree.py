@@ -66,6 +66,10 @@ class InodeTree:
         no open handles; link counts and parents recomputed."""
         self._vol = layer
         self._dur = layer.copy()
+        #: Bumped by every change of the durable layer (see :meth:`durable_changes`).
+        self._dur_changes = getattr(self, "_dur_changes", 0) + 1
+        #: ``(durable changes, durable layer pruned)`` of the last crash states read
+        self._durable_memo: tuple[int, Layer] | None = None
         self._pending: list[Mutation] = []
         #: Bumped by every change of the volatile layer, the durable layer or the pending
         #: mutations (see :attr:`changes`).
@@ -96,7 +100,10 @@ class InodeTree:
 
     def _apply(self, m: Mutation) -> None:
         """Apply to the volatile layer, keep link counts and parents, queue as pending."""
-        if isinstance(m, SetEntry):
+        cls = m.__class__
+        if cls is Write:  # content: no entry, link count or parent changes
+            pass
+        elif cls is SetEntry:
             old = self._vol.entries[m.dir].get(m.key)
             if old is not None:
                 self._unref(old[1])
@@ -104,7 +111,7 @@ class InodeTree:
                 self._nlink[m.ino] = self._nlink.get(m.ino, 0) + 1
                 if self._meta[m.ino].kind is _DIR:
                     self._parent[m.ino] = m.dir
-        elif isinstance(m, Move):
+        elif cls is Move:
             old = self._vol.entries[m.dst_dir].get(m.dst_key)
             if old is not None and old[1] != m.ino:
                 self._unref(old[1])
@@ -264,6 +271,7 @@ class InodeTree:
                 self._dur.apply(halves[i][0])
                 keep.append(halves[i][1])
         self._pending = keep
+        self._dur_changes += 1
 
     def _promote_data(self, ino: int) -> None:
         """The ``fsync`` of file ``ino``: its pending writes and truncations become durable,
@@ -278,6 +286,7 @@ class InodeTree:
         if len(keep) != len(self._pending):
             self._pending = keep
             self._changes += 1
+            self._dur_changes += 1
 
     def _settle_root(self, ino: int) -> None:
         """The fsync of directory ``ino``, for the pending renames that moved ``ino`` itself
@@ -295,6 +304,7 @@ class InodeTree:
                 keep.append(replace(m, root=""))
                 continue
             self._dur.apply(replace(m, part="in", root=""))
+            self._dur_changes += 1
             if m.part == "both":
                 keep.append(replace(m, part="out", root=""))
         self._pending = keep

@@ -514,10 +514,13 @@ def _capture(run: _Run, faults: tuple[Fault, ...], trace: list[Any],
     units = {point: unit for unit, point in reversed(list(enumerate(chosen)))}
 
     failed: list[BaseException] = []
-    #: the model's change count at the last point read and that point's crash states
-    #: (variant, layer, digest once computed)
-    last: list[Any] = [None, []]
+    #: the model's change count at the last point read, that point's crash states read so
+    #: far (variant, layer, digest once computed) and the rest of them, still to be made
+    last: list[Any] = [None, [], iter(())]
     renames: list[int] = []  # indices of the trace's (no-replace) renames, and how far it was read
+    #: the last durable layer digested and its digest (the model hands the same layer
+    #: again while nothing more has become durable)
+    durable: list[Any] = [None, None]
     scanned = [0]
 
     def probe(index: int, when: str) -> None:
@@ -550,18 +553,33 @@ def _capture(run: _Run, faults: tuple[Fault, ...], trace: list[Any],
         in_db = all(p.startswith(DATABASE) for p in trace[index].paths)
         if last[0] != model.changes:  # else a crash here leaves what it left at the last point
             last[0] = model.changes
-            last[1] = [[variant, layer, None]
-                       for variant, layer in model.crash_layers(explore=variants == "all")]
-        for entry in last[1]:
+            last[1] = []
+            # made as they are read, while the count stands (so the model is as it was):
+            # a point on the database's files reads "durable" and "all" only, which come first
+            last[2] = model.crash_layers(explore=variants == "all")
+        states, more = last[1], last[2]
+        at = 0
+        while True:
+            if at == len(states):
+                made = next(more, None) if not in_db or at < 2 else None
+                if made is None:
+                    break
+                states.append([made[0], made[1], None])
+            entry = states[at]
+            at += 1
             variant, layer, found = entry
             if in_db and variant not in ("durable", "all"):
                 continue  # SQLite's own atomic commit: faultinject's tests, not this case's
             if mine:
                 ledger.tally(unit, statesGenerated=1)
+            if found is None and layer is durable[0]:
+                found = entry[2] = durable[1]  # nothing more durable since: the same state
             if found is None:
                 # the digest of the state's snapshot, read off the bare layer: a state
                 # seen before is never built again
                 found = entry[2] = digest(model.layer_snapshot(layer))
+                if variant == "durable":
+                    durable[:] = [layer, found]
             key = found + bytes([bool(outsiders.fired)])
             if key in seen:
                 continue

@@ -116,7 +116,8 @@ class JournalStore:
         record of an open phase; ``None`` when there is no journal.  ``committed``: the
         database's committed final path already read, as a 1-tuple.  Raises
         :class:`~hookconf.reference.finalize.journal.JournalError` for a damaged journal
-        or a database SQLite cannot read."""
+        or a database SQLite cannot read.  The list is new; its records are shared
+        (:func:`~hookconf.reference.finalize.journal.decode`) and must not be changed."""
         raw = self.read()
         if committed is not None:
             (final,) = committed
@@ -135,7 +136,7 @@ class JournalStore:
             for index, record in enumerate(records):
                 if record.get("phase") in j.OPEN_PHASES:
                     cut = index + 1
-            records.insert(cut, {"phase": j.Phase.DB_COMMITTED.value, "finalPath": final})
+            records.insert(cut, j.committed_record(final))
         return records
 
     def commit(self, plan: HookPlan, final_path: str) -> None:

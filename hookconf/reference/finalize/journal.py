@@ -233,11 +233,41 @@ def event_of(record: dict[str, Any]) -> Event:
 
 def fold(records: list[dict[str, Any]]) -> JournalState:
     """Replay records through :func:`step`; raises :class:`JournalError` on a record out
-    of order or malformed (the caller quarantines)."""
+    of order or malformed (the caller quarantines).  The same record objects folded again
+    (:func:`decode` shares them between reads of the same journal) give the state folded
+    the first time: records are never changed, and a state is immutable."""
+    key = tuple(map(id, records))
+    hit = _FOLDED.get(key)
+    if hit is not None and all(a is b for a, b in zip(hit[0], records, strict=True)):
+        return hit[1]
     state = JournalState()
     for record in records:
         state, _ = step(state, event_of(record))
+    if len(_FOLDED) >= _FOLDED_MAX:
+        _FOLDED.clear()
+    _FOLDED[key] = (tuple(records), state)  # the records kept: their ids stay theirs
     return state
+
+
+#: Record ids -> (the records, their fold) (see :func:`fold`); cleared whole when full.
+_FOLDED: dict[tuple[int, ...], tuple[tuple[dict[str, Any], ...], JournalState]] = {}
+_FOLDED_MAX = 512
+
+
+def committed_record(final_path: str) -> dict[str, Any]:
+    """The ``db_committed`` record of ``final_path`` (the database's row read as a journal
+    record), one shared object per path: like :func:`decode`'s records it must not be
+    changed."""
+    record = _COMMITTED.get(final_path)
+    if record is None:
+        if len(_COMMITTED) >= _FOLDED_MAX:
+            _COMMITTED.clear()
+        record = _COMMITTED[final_path] = {"phase": Phase.DB_COMMITTED.value,
+                                           "finalPath": final_path}
+    return record
+
+
+_COMMITTED: dict[str, dict[str, Any]] = {}
 
 
 def encode(record: dict[str, Any]) -> bytes:

@@ -133,7 +133,7 @@ def recover_task(vfs: Vfs, store: JournalStore) -> Outcome:
     if state.phase in (None, j.Phase.CLEANED, j.Phase.CANCELLED, j.Phase.QUARANTINED):
         return outcome_of(state)
     try:
-        plan = HookPlan.from_json(state.plan)
+        plan = _plan_of(state.plan)
     except ValueError as exc:
         state, effects = j.step(state, j.Quarantined(str(ErrorCode.RECOVERY_QUARANTINED),
                                                      f"malformed plan: {exc}"))
@@ -146,6 +146,24 @@ def recover_task(vfs: Vfs, store: JournalStore) -> Outcome:
     if state.committed:
         return ex.run_from(done, done=done)
     return _resume(ex, done)
+
+
+def _plan_of(value: object) -> HookPlan:
+    """``HookPlan.from_json(value)`` for the plan of a folded journal, parsed once per plan
+    object: :func:`~hookconf.reference.finalize.journal.decode` shares a journal's records
+    (never changed) between reads, and a HookPlan is never changed either.  Raises
+    ``ValueError`` as ``from_json`` does."""
+    hit = _PLANS.get(id(value))
+    if hit is not None and hit[0] is value:
+        return hit[1]
+    plan = HookPlan.from_json(value)
+    if len(_PLANS) >= 256:
+        _PLANS.clear()
+    _PLANS[id(value)] = (value, plan)  # the object kept: its id stays its own
+    return plan
+
+
+_PLANS: dict[int, tuple[object, HookPlan]] = {}
 
 
 def _journaled(ex: Executor, phase: j.Phase) -> int:
