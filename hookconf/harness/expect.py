@@ -87,8 +87,9 @@ def check_entries(entries: Any, where: str) -> None:
     :data:`EXPECT_SCHEMA`."""
     error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(EXPECT_SCHEMA).iter_errors(entries))
     if error is not None:
-        pointer = boundedjson.pointer_of(list(error.absolute_path)) or "(top level)"
-        raise ExpectError(f"{where}: not an expect file: at {pointer}: {json_message(error)[:300]}")
+        pointer = boundedjson.pointer_of(list(error.absolute_path))
+        at = f"at {pointer}" if pointer else "the file's value as a whole"
+        raise ExpectError(f"{where}: not an expect file: {at}: {json_message(error)[:300]}")
 
 
 def match_expectation(case_id: str, entries: Mapping[str, Mapping[str, str]]) -> Expectation | None:

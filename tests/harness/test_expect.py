@@ -95,7 +95,7 @@ def test_shards_with_expectations_merge_into_the_whole_run(tmp_path):
 
 @pytest.mark.parametrize(("content", "message"), [
     ("{not json", "not a JSON text hookconf reads"),
-    ([], "not an expect file: at (top level)"),
+    ([], "not an expect file: the file's value as a whole"),
     ({"perm.*": {}}, 'not an expect file: at /perm.*: "reason" is a required property'),
     ({"perm.*": {"reason": 7}}, 'at /perm.*/reason: 7 is not of type "string"'),
     ({"perm.*": {"reason": "x", "why": "y"}}, "at /perm.*: Additional properties"),

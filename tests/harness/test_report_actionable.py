@@ -111,6 +111,19 @@ def test_html_shows_the_crash_explorers_counts(hookconf, tmp_path):
     assert f"<p>{points} crash points," in page.read_text()
 
 
+def test_terminal_crash_counts_stay_on_one_line_in_an_80_column_log(hookconf, monkeypatch, capsys):
+    monkeypatch.setenv("COLUMNS", "80")
+    capsys.readouterr()
+    _, report = hookconf("run", "--case", "fin.matrix.file.distinct*")
+    crashed = [c for c in report["cases"] if "crashPoints" in c.get("metrics", {})]
+    points = sum(c["metrics"]["crashPoints"] for c in crashed)
+    states = sum(c["metrics"]["crashStates"] for c in crashed)
+    lines = capsys.readouterr().out.splitlines()
+    counts = [line for line in lines if line.startswith("crash explorer: ")]
+    assert counts == [f"crash explorer: {points} crash points, {states} distinct post-crash states"]
+    assert lines[lines.index(counts[0]) + 1].startswith(f"  over {len(crashed)} scenarios; ")
+
+
 def test_html_shows_the_metadata_programs_counts(hookconf, tmp_path):
     page = tmp_path / "report.html"
     _, report = hookconf("run", "--case", "guest.metadata*", "--html", str(page))

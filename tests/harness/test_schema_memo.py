@@ -78,3 +78,48 @@ def test_in_process_calls_judge_results_as_before(monkeypatch):
         conn.call("finalize.recover", {"root": "r", "stateDir": "s"})
     with pytest.raises(ValueError, match="bad args"):
         conn.call("finalize.recover", {"root": object()})
+
+
+def test_flat_arguments_are_checked_once_per_connection_and_sent_as_copies(monkeypatch):
+    """A flat argument object that passed the schema check is copied without JSON when sent
+    again on the same connection; one that failed is judged again every time; a candidate
+    that mutates what it was sent never reaches the harness's value; a second connection
+    remembers nothing of the first."""
+    from hookconf.harness.protocol import InProcessConnection, inprocess
+
+    checked: list[str] = []
+    real_check = inprocess.check_args
+
+    def counting(op, args, text=None):
+        checked.append(op)
+        return real_check(op, args, text)
+
+    monkeypatch.setattr(inprocess, "check_args", counting)
+
+    class Mutating:
+        def hello(self):
+            return {"name": "t", "version": "0", "protocol": 1, "families": ["runtime"]}
+
+        def handle(self, op, args):
+            args["root"] = "changed"
+            return {"tasks": []}
+
+    args = {"root": "r", "stateDir": "s"}
+    first = InProcessConnection(Mutating(), "a")
+    first.open()
+    for _ in range(3):
+        assert first.call("finalize.recover", args) == {"tasks": []}
+    assert args == {"root": "r", "stateDir": "s"}
+    assert checked == ["finalize.recover"]
+    for _ in range(2):
+        with pytest.raises(ValueError, match="bad args"):
+            first.call("finalize.recover", {"root": "r", "stateDir": 5})
+    assert checked == ["finalize.recover"] * 3
+    second = InProcessConnection(Mutating(), "b")
+    second.open()
+    second.call("finalize.recover", args)
+    assert checked == ["finalize.recover"] * 4
+    monkeypatch.setattr(inprocess, "_FLAT_MEMO_MAX", 2)
+    for i in range(4):
+        second.call("finalize.recover", {"root": f"r{i}", "stateDir": "s"})
+    assert 1 <= len(second._flat_ok) <= 2

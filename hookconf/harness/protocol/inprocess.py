@@ -51,6 +51,13 @@ class InProcessConnection:
         self._candidate = candidate
         self.label = label
         self.hello: Hello | None = None
+        #: ``(op, ((key, type, value), ...))`` of flat arguments that passed
+        #: :func:`check_args` on this connection: sent again (``finalize.state``,
+        #: ``finalize.recover`` and ``finalize.crash`` with the same few arguments thousands
+        #: of times per exploration), they are copied without JSON.  The check is a pure
+        #: function of the key, so this only saves its work; cleared whole at
+        #: :data:`_FLAT_MEMO_MAX` entries.
+        self._flat_ok: set[tuple[str, tuple[tuple[str, type, Any], ...]]] = set()
 
     @property
     def candidate(self) -> CandidateObject:
@@ -75,7 +82,7 @@ class InProcessConnection:
             CandidateError: it returned a malformed result.
         """
         flat = _flat(op, args)
-        if flat is not None and flat in _FLAT_OK:
+        if flat is not None and flat in self._flat_ok:
             sent: Any = dict(args)  # what the JSON round trip gives a flat object of scalars
         else:
             try:
@@ -86,9 +93,9 @@ class InProcessConnection:
             # the harness's own bounds: a failure here is a harness bug
             sent = _through_json(args) if text is None else boundedjson.loads(text)
             if flat is not None:
-                if len(_FLAT_OK) >= 4096:
-                    _FLAT_OK.clear()
-                _FLAT_OK.add(flat)
+                if len(self._flat_ok) >= _FLAT_MEMO_MAX:
+                    self._flat_ok.clear()
+                self._flat_ok.add(flat)
         try:
             result = self._candidate.handle(op, sent)
         except Exception as exc:  # noqa: BLE001 - classify every failure
@@ -132,11 +139,8 @@ class InProcessConnection:
 #: The scalar types a JSON round trip hands back as they are (exact classes: no subclass,
 #: no float, whose NaN is not equal to itself).
 _SCALARS = frozenset({str, int, bool, type(None)})
-#: ``(op, ((key, type, value), ...))`` of flat arguments that passed :func:`check_args`:
-#: sent again (``finalize.state``, ``finalize.recover`` and ``finalize.crash`` with the same
-#: few arguments thousands of times per exploration), they are copied without JSON.
-#: Cleared whole when it reaches 4096.
-_FLAT_OK: set[tuple[str, tuple[tuple[str, type, Any], ...]]] = set()
+#: How many flat argument sets one connection remembers as checked (``_flat_ok``).
+_FLAT_MEMO_MAX = 4096
 
 
 def _flat(op: str, args: Any) -> tuple[str, tuple[tuple[str, type, Any], ...]] | None:

@@ -234,10 +234,12 @@ def _print_crashes(report: Report, console: Console) -> None:
         return
     points = sum(r.observation.metrics["crashPoints"] for r in crashed)
     states = sum(r.observation.metrics["crashStates"] for r in crashed)
-    console.print(f"crash explorer: {points} crash points, {states} distinct post-crash states "
-                  f"over {_scenarios(len(crashed))} (finalize: each recovered twice; delivery: restarted "
-                  "twice, its terminals sent again) "
-                  "(per case in --json: metrics)", markup=False, highlight=False, emoji=False)
+    # the counts on a line that fits 80 columns, so a narrow log never breaks them
+    console.print(f"crash explorer: {points} crash points, {states} distinct post-crash states",
+                  markup=False, highlight=False, emoji=False)
+    console.print(f"  over {_scenarios(len(crashed))}; finalize: each state recovered twice; "
+                  "delivery: restarted twice, its terminals sent again; per case in --json: "
+                  "metrics", markup=False, highlight=False, emoji=False)
     stops = sum(r.observation.metrics.get("processCrashes", 0) for r in crashed)
     if stops:
         console.print(f"  process stops before a directory fsync, recovered, power lost after each "
