@@ -12,11 +12,12 @@ crash points, states generated, distinct states checked, states per second of ea
 their ratio, in CPU seconds of this process (per core, whatever else the machine runs).
 The issue's goal is >= 1,000 checked states/s per core.  ``--split`` first prints where a
 probed exploration's CPU goes: each ``finalize.*`` operation of the candidate and the
-harness's own share.  ``--against DIR`` (another checkout of hookconf, e.g. the commit
-before a change, from ``git worktree add``) instead measures the probed exploration of both
-trees in turn, each round in a fresh child process of each (same case glob), and prints
-each tree's best rate and their ratio: a before/after from one session, under whatever
-load the machine has.  Single thread per process.  Prints figures; asserts nothing.
+harness's own share, then the candidate's own work (inside its ``handle``, less the
+probes) against hookconf's, and the rate hookconf's share alone allows.  ``--against DIR``
+(another checkout of hookconf, e.g. the commit before a change, from ``git worktree
+add``) instead measures the probed exploration of both trees in turn, each round in a
+fresh child process of each (same case glob), and prints each tree's best rate and their
+ratio: a before/after from one session, under whatever load the machine has.  Single thread per process.  Prints figures; asserts nothing.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from hookconf.harness.corpus import load_corpus  # noqa: E402
+from hookconf.harness.finalize import explorer  # noqa: E402
 from hookconf.harness.finalize.explorer import run_finalize  # noqa: E402
 from hookconf.harness.protocol import InProcessConnection  # noqa: E402
 from hookconf.harness.runners import Observation  # noqa: E402
@@ -90,6 +92,56 @@ def split(cases, conn) -> None:
     rest = elapsed - sum(timed.seconds.values())
     print(f"  {'harness':18} {rest:6.2f} s {rest / elapsed:6.1%}  (scenarios, oracles; the "
           "probes reading each point's crash states run inside finalize.run)")
+    own = conn.candidate.seconds - _PROBES[0]  # type: ignore[attr-defined]
+    harness = elapsed - own
+    print(f"the candidate's own work (inside its handle(), less the probes; its file and SQLite "
+          f"calls on hookconf's model file system): {own:.2f} s {own / elapsed:.1%}; hookconf's "
+          f"(scenarios, probes, protocol checks, oracles): {harness:.2f} s = "
+          f"{harness / max(states, 1) * 1000:.2f} ms per state, {states / harness:.0f} checked "
+          "states/s per core if the candidate answered at once")
+
+
+#: CPU seconds spent in the explorer's probes (hookconf's work, run from inside the
+#: candidate's ``finalize.run`` at each crash point: reading that point's crash states).
+_PROBES = [0.0]
+
+
+class _ProbeTimedVfs(explorer.FaultyVfs):  # type: ignore[misc,valid-type]
+    """The explorer's FaultyVfs with its probe's CPU seconds added to :data:`_PROBES`."""
+
+    def __init__(self, inner, plan=None, *, probe=None, probe_at=frozenset()):  # noqa: ANN001
+        if probe is not None:
+            untimed = probe
+
+            def probe(index: int, when: str) -> None:
+                started = time.process_time()
+                try:
+                    untimed(index, when)
+                finally:
+                    _PROBES[0] += time.process_time() - started
+
+        super().__init__(inner, plan, probe=probe, probe_at=probe_at)
+
+
+class _TimedCandidate:
+    """A candidate object that adds up the CPU seconds spent inside its ``handle``."""
+
+    def __init__(self, candidate: object) -> None:
+        self._candidate = candidate
+        self.seconds = 0.0
+
+    def hello(self) -> dict:
+        return self._candidate.hello()  # type: ignore[attr-defined]
+
+    def handle(self, op: str, args: dict) -> dict:
+        started = time.process_time()
+        try:
+            return self._candidate.handle(op, args)  # type: ignore[attr-defined]
+        finally:
+            self.seconds += time.process_time() - started
+
+    def __getattr__(self, name: str) -> object:  # attach_vfs, attach_host
+        return getattr(self._candidate, name)
 
 
 #: The child process of ``--against``: one probed exploration of the glob's cases, printed
@@ -159,7 +211,13 @@ def main() -> None:
     conn = InProcessConnection(ReferenceCandidate(), "reference")
     conn.open()
     if args.split:
-        split(cases, conn)
+        timed = InProcessConnection(_TimedCandidate(ReferenceCandidate()), "reference")  # type: ignore[arg-type]
+        timed.open()
+        untimed, explorer.FaultyVfs = explorer.FaultyVfs, _ProbeTimedVfs
+        try:
+            split(cases, timed)
+        finally:
+            explorer.FaultyVfs = untimed
     for _ in range(args.rounds):
         rates = {}
         for label, replay in (("probed run", False), ("replayed per point", True)):
