@@ -17,7 +17,8 @@ probes) against hookconf's, and the rate hookconf's share alone allows.  ``--aga
 (another checkout of hookconf, e.g. the commit before a change, from ``git worktree
 add``) instead measures the probed exploration of both trees in turn, each round in a
 fresh child process of each (same case glob), and prints each tree's best rate and their
-ratio: a before/after from one session, under whatever load the machine has.  Single thread per process.  Prints figures; asserts nothing.
+ratio: a before/after from one session, under whatever load the machine has.  Single
+thread per process.  Prints figures; asserts nothing.
 """
 
 from __future__ import annotations
