@@ -52,7 +52,8 @@ class CaseResult:
 def run_one(case: Case, conn: Connection, hello: Hello, part: Any = None) -> CaseResult:
     """Run and judge one case — only ``part``'s units of an explorer case when given (a
     :class:`~hookconf.harness.parts.Part`; the result carries it) — never raises for
-    candidate misbehaviour."""
+    candidate misbehaviour: an exception of hookconf's own (any ``Exception``) makes the case
+    errored, saying so; ``KeyboardInterrupt`` and ``SystemExit`` pass through."""
     result = _run_one(case, conn, hello, part)
     result.part = part
     return result
@@ -78,6 +79,12 @@ def _run_one(case: Case, conn: Connection, hello: Hello, part: Any) -> CaseResul
         status, reason, obs = "errored", exc.reason, None
     except FixtureError as exc:  # a fixture changed on disk after the corpus was loaded
         status, reason, obs = "errored", f"cannot send the case's plugin: {exc}", None
+    except Exception as exc:  # noqa: BLE001 - hookconf's own failure: the case, not the run
+        # a candidate's behaviour led hookconf down a path it cannot handle; the case is
+        # errored, saying so, and the run goes on and writes its report
+        reason = escape_surrogates(f"hookconf could not judge this case, an error of hookconf "
+                                   f"itself (please report it): {type(exc).__name__}: {exc}")[:600]
+        status, obs = "errored", None
     else:
         judgements = [judge(inv, case, obs) for inv in case.invariants]
         failed = any(not j.passed for j in judgements)

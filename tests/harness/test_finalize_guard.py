@@ -258,3 +258,39 @@ def test_a_same_size_read_change_rewrites_in_place():
     (fault,) = sc.faults()
     fault.mutate(vfs, ())
     assert sc.tampered == {"save/a.part": b"ebub"}
+
+
+def test_a_host_lease_call_where_a_file_call_was_looked_for_is_passed_over():
+    """The host's lease calls are traced too (H8): the outsider is aimed at the next call
+    on the file system, never at a lease call no fault can stand before."""
+    with_lease = _trace(*[(ev.op, ev.paths, ev.errno, ev.mode) for ev in COPY[:9]],
+                        ("lease_release", ("t",), None, None),
+                        *[(ev.op, ev.paths, ev.errno, ev.mode) for ev in COPY[9:]])
+    sc = _sc("db_committed")
+    assert sc.aim_guard(with_lease) is None
+    assert sc.guard_at == ("lstat", "save/a.mkv", 2, "save/a.mkv")
+    assert len(sc.faults()) == 1
+    only_lease = _trace(*[(ev.op, ev.paths, ev.errno, ev.mode) for ev in COPY[:9]],
+                        ("lease_release", ("t",), None, None))
+    sc = _sc("db_committed")
+    assert "no call" in sc.aim_guard(only_lease) and sc.faults() == ()
+
+
+def test_hookconfs_own_error_in_a_case_makes_it_errored_and_the_report_is_written(hookconf, monkeypatch):
+    from hookconf.harness import engine
+
+    real = engine.observe
+
+    def failing(case, conn, part=None):
+        if case.id == "fin.guard.file.direct.db_committed.append":
+            raise ValueError("unknown op 'lease_release'")
+        return real(case, conn, part)
+
+    monkeypatch.setattr(engine, "observe", failing)
+    code, report = hookconf("run", "--case", "fin.guard.file.direct.db_committed.*")
+    assert code == 1 and report is not None
+    by_id = {c["id"]: c for c in report["cases"]}
+    bad = by_id["fin.guard.file.direct.db_committed.append"]
+    assert bad["status"] == "errored"
+    assert "an error of hookconf itself" in bad["reason"] and "lease_release" in bad["reason"]
+    assert all(c["status"] == "passed" for i, c in by_id.items() if i != bad["id"])

@@ -82,6 +82,9 @@ FINALIZE_MUTANTS = [
     ("tests.mutants.finalize.recovery_ignores_busy_lease:factory", "H8", ("fin.matrix.file.distinct",)),
     ("tests.mutants.finalize.staging_string_prefix:factory", "H9", ("fin.contain.staged.sibling-*",)),
     ("tests.mutants.finalize.orchestrator_promotes:factory", "H9", ("fin.staging.file.distinct.one",)),
+    # planning renames the source itself on the direct route (§10.1)
+    ("tests.mutants.finalize.planner_renames_source:factory", "H9",
+     ("fin.staging.file.distinct.none-stray",)),
     ("tests.mutants.finalize.replacement_by_scan:factory", "H9", ("fin.staging.file.distinct.none-stray",)),
     ("tests.mutants.finalize.two_mappings_accepted:factory", "H9", ("fin.staging.file.distinct.two",)),
     # the staged file compared with its record by size, not digest (§10.1)

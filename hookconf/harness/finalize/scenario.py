@@ -28,7 +28,7 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from hookconf.faultinject.faults import Fault
+from hookconf.faultinject.faults import OPS, Fault
 from hookconf.faultinject.host import ModelHost
 from hookconf.faultinject.model import ModelVfs, fold_name
 from hookconf.faultinject.port import Vfs
@@ -774,7 +774,9 @@ class FinalizeScenario:
         spec = self.given.get("outsideGuard") or {}
         phase, tgt = spec.get("phase"), self.task["targetPath"]
         tdir = _parent(tgt)
-        ok = [ev for ev in trace if ev.errno is None]
+        # the file-system calls that succeeded: the outsider acts before one of them (the
+        # host's lease calls are in the trace too, but no fault can stand before those)
+        ok = [ev for ev in trace if ev.errno is None and ev.op in OPS]
         installs = [i for i, ev in enumerate(ok) if ev.op in ("rename_noreplace", "rename", "link")
                     and ev.paths and ev.paths[-1] == tgt]
         at: int | None = None
