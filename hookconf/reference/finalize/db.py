@@ -31,6 +31,7 @@ missing database or table reads as empty).  Instance paths are not modelled.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sqlite3
@@ -67,13 +68,24 @@ CREATE TABLE IF NOT EXISTS finalize_phase (task_id TEXT PRIMARY KEY, phase TEXT 
 #: The tables :data:`_SCHEMA` creates.
 _TABLES = frozenset({"task", "task_file", "task_metadata", "occurrence", "finalize_phase"})
 
-#: What :func:`view_and_committed` reads of a database that has every table, in one
-#: statement (one parse per connection instead of five): ``(table number, a, b)`` rows.
-_VIEW = """SELECT 0, phase, final_path FROM finalize_phase WHERE task_id = ?1
-UNION ALL SELECT 1, status, final_path FROM task WHERE task_id = ?1
-UNION ALL SELECT 2, idx, path FROM task_file WHERE task_id = ?1
-UNION ALL SELECT 3, key, value FROM task_metadata WHERE task_id = ?1
-UNION ALL SELECT 4, count(*), NULL FROM occurrence WHERE task_id = ?1"""
+#: What :func:`view_and_committed` reads of each table, as ``(part number, a, b)`` rows of
+#: the task (``?1``: its id): the query of a database is the ``UNION ALL`` of the parts of
+#: the tables it has (:func:`_view_query`), so one statement reads every row of the task.
+_VIEW_PARTS = (
+    ("finalize_phase", "SELECT 0, phase, final_path FROM finalize_phase WHERE task_id = ?1"),
+    ("task", "SELECT 1, status, final_path FROM task WHERE task_id = ?1"),
+    ("task_file", "SELECT 2, idx, path FROM task_file WHERE task_id = ?1"),
+    ("task_metadata", "SELECT 3, key, value FROM task_metadata WHERE task_id = ?1"),
+    ("occurrence", "SELECT 4, count(*), NULL FROM occurrence WHERE task_id = ?1"),
+)
+
+
+@functools.cache
+def _view_query(tables: frozenset[str]) -> str:
+    """The one statement reading the parts of :data:`_VIEW_PARTS` whose table is in
+    ``tables`` (a subset of :data:`_TABLES`: at most 32 statements, each built once);
+    ``""`` for none."""
+    return "\nUNION ALL ".join(sql for table, sql in _VIEW_PARTS if table in tables)
 
 
 def _create_schema(conn: Any) -> None:
@@ -335,63 +347,35 @@ def view(vfs: Vfs, path: str, task_id: str) -> dict[str, Any]:
         {"phase": "db_committed" | None, "status": str | None, "finalPath": str | None,
          "taskFiles": [str], "metadata": {key: value}, "occurrences": int}
 
-    Read only; raises :data:`DbError` for a database SQLite cannot read."""
+    ``taskFiles`` in index order, ``metadata`` (values decoded from JSON) in key order,
+    ``occurrences`` the task's rows in ``occurrence``.  Read only: a missing database or
+    table reads as empty.  Raises :data:`DbError` for a database SQLite cannot read."""
     return view_and_committed(vfs, path, task_id)[0]
 
 
 def view_and_committed(vfs: Vfs, path: str, task_id: str) -> tuple[dict[str, Any], str | None]:
     """:func:`view` and :func:`committed_path` read in one read transaction on a kept
-    connection (see :func:`_reading`).  Raises :data:`DbError`."""
+    connection (see :func:`_reading`), in one statement over the tables the database has
+    (:func:`_view_query`).  Raises :data:`DbError`."""
     out: dict[str, Any] = {"phase": None, "status": None, "finalPath": None, "taskFiles": [],
                            "metadata": {}, "occurrences": 0}
     committed = None
-    with _reading(vfs, path) as conn:
-        if conn is None:
-            return out, committed
-        tables = _tables(conn)
-        if _TABLES <= tables:  # the usual database: every row of the task in one statement
-            return _view_rows(conn, task_id, out)
-        if "finalize_phase" in tables:
-            row = conn.execute("SELECT phase, final_path FROM finalize_phase WHERE task_id = ?",
-                               (task_id,)).fetchone()
-            out["phase"] = row[0] if row else None
-            committed = None if row is None else str(row[1])
-        if "task" in tables:
-            row = conn.execute("SELECT status, final_path FROM task WHERE task_id = ?",
-                               (task_id,)).fetchone()
-            if row:
-                out["status"], out["finalPath"] = row
-        if "task_file" in tables:
-            out["taskFiles"] = [p for (p,) in conn.execute(
-                "SELECT path FROM task_file WHERE task_id = ? ORDER BY idx", (task_id,))]
-        if "task_metadata" in tables:
-            out["metadata"] = {k: json.loads(v) for k, v in conn.execute(
-                "SELECT key, value FROM task_metadata WHERE task_id = ? ORDER BY key",
-                (task_id,))}
-        if "occurrence" in tables:
-            (out["occurrences"],) = conn.execute(
-                "SELECT count(*) FROM occurrence WHERE task_id = ?", (task_id,)).fetchone()
-    return out, committed
-
-
-def _view_rows(conn: Any, task_id: str, out: dict[str, Any]
-               ) -> tuple[dict[str, Any], str | None]:
-    """:func:`view_and_committed`'s reading of a database that has every table: the same
-    values the per-table queries give (files by index, metadata by key)."""
-    committed = None
     files: list[tuple[int, str]] = []
     metadata: list[tuple[str, str]] = []
-    for table, a, b in conn.execute(_VIEW, (task_id,)):
-        if table == 0:
-            out["phase"], committed = a, str(b)
-        elif table == 1:
-            out["status"], out["finalPath"] = a, b
-        elif table == 2:
-            files.append((a, b))
-        elif table == 3:
-            metadata.append((a, b))
-        else:
-            out["occurrences"] = a
-    out["taskFiles"] = [path for _, path in sorted(files)]
+    with _reading(vfs, path) as conn:
+        query = "" if conn is None else _view_query(_TABLES.intersection(_tables(conn)))
+        rows = conn.execute(query, (task_id,)) if query else ()
+        for part, a, b in rows:
+            if part == 0:
+                out["phase"], committed = a, str(b)
+            elif part == 1:
+                out["status"], out["finalPath"] = a, b
+            elif part == 2:
+                files.append((a, b))
+            elif part == 3:
+                metadata.append((a, b))
+            else:
+                out["occurrences"] = a
+    out["taskFiles"] = [file for _, file in sorted(files)]
     out["metadata"] = {key: json.loads(value) for key, value in sorted(metadata)}
     return out, committed
