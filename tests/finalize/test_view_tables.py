@@ -125,15 +125,16 @@ def test_every_subset_of_the_tables_is_there():
 def test_the_view_of_a_database_with_some_tables(make, ddl, tables, tmp_path):
     vfs = make(tables, ddl, tmp_path)
     task, other, task_final, other_final = expected(tables)
-    for _ in range(2):  # again: through the kept connection, where one is kept
-        assert db.view_and_committed(vfs, DB, TASK) == (task, task_final)
-        assert db.view_and_committed(vfs, DB, OTHER) == (other, other_final)
-        got = db.view(vfs, DB, TASK)
-        assert got == task
-        assert list(got["metadata"]) == list(task["metadata"])  # in key order, too
-        assert db.committed_read(vfs, DB, TASK) == task_final
-        assert db.committed_read(vfs, DB, OTHER) == other_final
-    assert db.view(vfs, DB, "no such task") == expected(frozenset())[0]
+    for readers in (None, db.Readers()):
+        for _ in range(2):  # again: through the kept connection, where one is kept
+            assert db.view_and_committed(vfs, DB, TASK, readers=readers) == (task, task_final)
+            assert db.view_and_committed(vfs, DB, OTHER, readers=readers) == (other, other_final)
+            got = db.view(vfs, DB, TASK, readers=readers)
+            assert got == task
+            assert list(got["metadata"]) == list(task["metadata"])  # in key order, too
+            assert db.committed_read(vfs, DB, TASK, readers=readers) == task_final
+            assert db.committed_read(vfs, DB, OTHER, readers=readers) == other_final
+        assert db.view(vfs, DB, "no such task", readers=readers) == expected(frozenset())[0]
     assert db.committed_path(vfs, DB, TASK) == task_final
     assert db.committed_path(vfs, DB, OTHER) == other_final
 

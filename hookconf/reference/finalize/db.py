@@ -27,6 +27,10 @@ Tables (the reference's choice; the spec names what changes, not the schema)::
 Before the commit a task has no row in any of them; the commit writes all, or — a crash,
 an I/O error — none.  :func:`view` reads them back for ``finalize.state`` (read only: a
 missing database or table reads as empty).  Instance paths are not modelled.
+
+Reads between two crashes may go through connections a :class:`Readers` keeps: the caller
+that owns the finalization state (a candidate) owns one and passes it down; with none, each
+read opens the database and closes it again.
 """
 
 from __future__ import annotations
@@ -44,8 +48,8 @@ import apsw
 from hookconf.faultinject.port import Vfs
 from hookconf.faultinject.sqlite import connect, connect_os
 
-__all__ = ["DbError", "apply_metadata_ops", "commit_terminal", "committed_path", "committed_read",
-           "forget_readers", "rebase", "view", "view_and_committed"]
+__all__ = ["DbError", "Readers", "apply_metadata_ops", "commit_terminal", "committed_path",
+           "committed_read", "rebase", "view", "view_and_committed"]
 
 #: A failed statement or commit (``SQLITE_IOERR``, ``SQLITE_FULL`` …): ``apsw.Error`` under
 #: the model, ``sqlite3.Error`` on a real file system; catch both as ``except DbError``.
@@ -143,21 +147,22 @@ def apply_metadata_ops(ops: list[dict[str, Any]], start: dict[str, Any] | None =
 
 def commit_terminal(vfs: Vfs, path: str, *, task_id: str, final_path: str,
                     task_files: list[str], metadata_ops: list[dict[str, Any]],
-                    clock_ms: Callable[[], int] = lambda: 0, keep: bool = False) -> None:
+                    clock_ms: Callable[[], int] = lambda: 0, keep: bool = False,
+                    readers: Readers | None = None) -> None:
     """The §10.2 transaction: terminal status ``completed`` and ``final_path``, the
     rebased ``task_files``, the metadata operations, the terminal occurrence and the
     phase ``db_committed``, in one ``BEGIN IMMEDIATE … COMMIT``.  Idempotent (a second
     call after a lost acknowledgement changes nothing).  Raises :data:`DbError`; after
     an error nothing of it is committed unless :func:`committed_path` says so.
 
-    A connection kept by an earlier read of this file system (start-up recovery reads the
-    journal's database first) is used and kept again; otherwise one is opened for this
-    transaction and closed, as in a finalization's first and only commit — or, with
-    ``keep`` (start-up recovery, which reads the database again), kept once the file's
-    inode is read (one ``lstat`` after the commit).  After an error the connection is
-    closed."""
-    kept = _kept(vfs, path)
-    conn = kept[1] if kept is not None else _open(vfs, path)
+    A connection ``readers`` keeps from an earlier read of this file system (start-up
+    recovery reads the journal's database first) is used and kept again; otherwise one is
+    opened for this transaction and closed, as in a finalization's first and only commit —
+    or, with ``keep`` and ``readers`` (start-up recovery, which reads the database again),
+    kept in ``readers`` once the file's inode is read (one ``lstat`` after the commit).
+    After an error the connection is closed."""
+    kept = readers.take(vfs, path) if readers is not None else None
+    conn = kept[0] if kept is not None else _open(vfs, path)
     ok = False
     try:
         conn.execute("BEGIN IMMEDIATE")
@@ -188,10 +193,10 @@ def commit_terminal(vfs: Vfs, path: str, *, task_id: str, final_path: str,
                 pass
         raise
     finally:
-        ino = kept[2] if kept is not None else _inode(vfs, path) if ok and keep and _keeps(vfs) \
-            else None
-        if ok and ino is not None:
-            _keep(vfs, path, conn, ino)
+        ino = kept[1] if kept is not None else _inode(vfs, path) \
+            if ok and keep and readers is not None and _keeps(vfs) else None
+        if ok and ino is not None and readers is not None:
+            readers.keep(vfs, path, conn, ino)
         else:
             conn.close()
 
@@ -208,47 +213,71 @@ def _exists(vfs: Vfs, path: str) -> bool:
     return True
 
 
-#: Read connections kept open between reads of one model file system's database (start-up
-#: recovery and ``finalize.state`` read it several times between two crashes, and a fresh
-#: connection reads the schema again before its first statement): ``(id(vfs), path)`` ->
-#: ``(vfs, connection, inode of the database file it opened)``.  At most
-#: :data:`_MAX_READERS`, the oldest closed first; :func:`forget_readers` closes them all.
-_READERS: dict[tuple[int, str], tuple[Vfs, Any, int]] = {}
-_MAX_READERS = 8
+class Readers:
+    """Read connections kept open between reads of one model file system's database, for
+    one owner (a candidate's finalization state; start-up recovery and ``finalize.state``
+    read the database several times between two crashes, and a fresh connection reads the
+    schema again before its first statement).  Keyed by ``(id(vfs), path)``, each with the
+    file system object and the inode of the database file it opened: it is used again only
+    by that object while the file keeps that inode.  At most :attr:`MAX`, the oldest closed
+    first; :meth:`close` closes them all (``finalize.crash``: nothing volatile survives a
+    crash).  A real file system's connections are never kept (see :func:`_keeps`)."""
 
+    MAX = 8
 
-def forget_readers() -> None:
-    """Close every kept read connection (``finalize.crash``: nothing volatile survives a
-    crash, and the next read opens the database again)."""
-    readers = list(_READERS.values())
-    _READERS.clear()
-    for _, conn, _ in readers:
-        try:
-            conn.close()
-        except DbError:  # pragma: no cover - closing a connection outside a transaction
-            pass
+    __slots__ = ("_kept",)
+
+    def __init__(self) -> None:
+        self._kept: dict[tuple[int, str], tuple[Vfs, Any, int]] = {}
+
+    def __len__(self) -> int:
+        return len(self._kept)
+
+    def holds(self, vfs: Vfs, path: str) -> bool:
+        """Whether a connection to ``path`` on ``vfs`` (that very object) is kept."""
+        kept = self._kept.get((id(vfs), path))
+        return kept is not None and kept[0] is vfs
+
+    def take(self, vfs: Vfs, path: str, ino: int | None = None) -> tuple[Any, int] | None:
+        """Take the kept connection to ``path`` on ``vfs`` out, if there is one, as
+        ``(connection, inode)``: only while the file's inode (``ino``, else read with one
+        ``lstat`` then, so a file system with none kept sees exactly the calls a fresh
+        connection makes) is the one it opened; a stale one is closed (``None``)."""
+        kept = self._kept.pop((id(vfs), path), None)
+        if kept is None:
+            return None
+        if ino is None:
+            try:
+                ino = vfs.lstat(path).ino
+            except FileNotFoundError:
+                ino = -1
+        if kept[0] is vfs and kept[2] == ino:
+            return kept[1], ino
+        kept[1].close()
+        return None
+
+    def keep(self, vfs: Vfs, path: str, conn: Any, ino: int) -> None:
+        """Keep ``conn`` (outside any transaction) for the next use on ``vfs``; ``ino``: the
+        inode of the database file it has open."""
+        self._kept[(id(vfs), path)] = (vfs, conn, ino)
+        while len(self._kept) > self.MAX:
+            _, old, _ = self._kept.pop(next(iter(self._kept)))
+            old.close()
+
+    def close(self) -> None:
+        """Close every kept connection; the next read opens the database again."""
+        kept = list(self._kept.values())
+        self._kept.clear()
+        for _, conn, _ in kept:
+            try:
+                conn.close()
+            except DbError:  # pragma: no cover - closing a connection outside a transaction
+                pass
 
 
 def _keeps(vfs: Vfs) -> bool:
     """Whether connections to ``vfs`` are kept: a model file system's, not a real one's."""
     return not isinstance(getattr(vfs, "root_path", None), str)
-
-
-def _kept(vfs: Vfs, path: str) -> tuple[Vfs, Any, int] | None:
-    """Take the kept connection to ``path`` on ``vfs`` out of :data:`_READERS`, if there is
-    one; it is checked against the file's inode (one ``lstat``) only then, so a file
-    system with none kept sees exactly the calls a fresh connection makes."""
-    kept = _READERS.pop((id(vfs), path), None)
-    if kept is None:
-        return None
-    try:
-        ino = vfs.lstat(path).ino
-    except FileNotFoundError:
-        ino = -1
-    if kept[0] is vfs and kept[2] == ino:
-        return (vfs, kept[1], ino)
-    kept[1].close()
-    return None
 
 
 def _inode(vfs: Vfs, path: str) -> int | None:
@@ -259,38 +288,22 @@ def _inode(vfs: Vfs, path: str) -> int | None:
         return None
 
 
-def _keep(vfs: Vfs, path: str, conn: Any, ino: int) -> None:
-    """Keep ``conn`` (outside any transaction) for the next use on ``vfs``; ``ino``: the
-    inode of the database file it has open."""
-    _READERS[(id(vfs), path)] = (vfs, conn, ino)
-    while len(_READERS) > _MAX_READERS:
-        _, old, _ = _READERS.pop(next(iter(_READERS)))
-        old.close()
-
-
 @contextmanager
-def _reading(vfs: Vfs, path: str) -> Iterator[Any]:
+def _reading(vfs: Vfs, path: str, readers: Readers | None) -> Iterator[Any]:
     """A connection to the database ``path`` inside one read transaction (``BEGIN`` …
-    ``COMMIT``), or ``None`` when there is no database file.  On a model file system the
-    connection is kept for the next read while the file keeps its inode (SQLite checks the
-    file's change counter and looks for a hot journal at every transaction, as for a
-    fresh connection); a real file system's is closed after.  A connection that failed is
-    closed, never kept.  Raises :data:`DbError`."""
+    ``COMMIT``), or ``None`` when there is no database file.  With ``readers``, on a model
+    file system, the connection is kept there for the next read while the file keeps its
+    inode (SQLite checks the file's change counter and looks for a hot journal at every
+    transaction, as for a fresh connection); otherwise it is closed after.  A connection
+    that failed is closed, never kept.  Raises :data:`DbError`."""
     try:
         st = vfs.lstat(path)
     except FileNotFoundError:
         yield None
         return
-    keep = _keeps(vfs)
-    kept = _READERS.pop((id(vfs), path), None) if keep else None
-    conn = None
-    if kept is not None:
-        if kept[0] is vfs and kept[2] == st.ino:
-            conn = kept[1]
-        else:
-            kept[1].close()
-    if conn is None:
-        conn = _open(vfs, path)
+    keep = readers is not None and _keeps(vfs)
+    kept = readers.take(vfs, path, st.ino) if keep else None  # type: ignore[union-attr]
+    conn = kept[0] if kept is not None else _open(vfs, path)
     ok = False
     try:
         conn.execute("BEGIN")
@@ -299,7 +312,7 @@ def _reading(vfs: Vfs, path: str) -> Iterator[Any]:
         ok = True
     finally:
         if ok and keep:
-            _keep(vfs, path, conn, st.ino)
+            readers.keep(vfs, path, conn, st.ino)  # type: ignore[union-attr]
         else:
             if _in_transaction(conn):
                 try:
@@ -329,11 +342,12 @@ def committed_path(vfs: Vfs, path: str, task_id: str) -> str | None:
         conn.close()
 
 
-def committed_read(vfs: Vfs, path: str, task_id: str) -> str | None:
-    """:func:`committed_path` in one read transaction on a kept connection (see
-    :func:`_reading`): what start-up recovery and ``finalize.state`` read.  Raises
+def committed_read(vfs: Vfs, path: str, task_id: str, *,
+                   readers: Readers | None = None) -> str | None:
+    """:func:`committed_path` in one read transaction, on a connection ``readers`` keeps
+    (see :func:`_reading`): what start-up recovery and ``finalize.state`` read.  Raises
     :data:`DbError`."""
-    with _reading(vfs, path) as conn:
+    with _reading(vfs, path, readers) as conn:
         if conn is None or "finalize_phase" not in _tables(conn):
             return None
         row = conn.execute("SELECT final_path FROM finalize_phase WHERE task_id = ?",
@@ -341,7 +355,8 @@ def committed_read(vfs: Vfs, path: str, task_id: str) -> str | None:
         return None if row is None else str(row[0])
 
 
-def view(vfs: Vfs, path: str, task_id: str) -> dict[str, Any]:
+def view(vfs: Vfs, path: str, task_id: str, *, readers: Readers | None = None
+         ) -> dict[str, Any]:
     """What the database holds of the §10.2 transaction for ``task_id``::
 
         {"phase": "db_committed" | None, "status": str | None, "finalPath": str | None,
@@ -350,19 +365,20 @@ def view(vfs: Vfs, path: str, task_id: str) -> dict[str, Any]:
     ``taskFiles`` in index order, ``metadata`` (values decoded from JSON) in key order,
     ``occurrences`` the task's rows in ``occurrence``.  Read only: a missing database or
     table reads as empty.  Raises :data:`DbError` for a database SQLite cannot read."""
-    return view_and_committed(vfs, path, task_id)[0]
+    return view_and_committed(vfs, path, task_id, readers=readers)[0]
 
 
-def view_and_committed(vfs: Vfs, path: str, task_id: str) -> tuple[dict[str, Any], str | None]:
-    """:func:`view` and :func:`committed_path` read in one read transaction on a kept
-    connection (see :func:`_reading`), in one statement over the tables the database has
-    (:func:`_view_query`).  Raises :data:`DbError`."""
+def view_and_committed(vfs: Vfs, path: str, task_id: str, *, readers: Readers | None = None
+                       ) -> tuple[dict[str, Any], str | None]:
+    """:func:`view` and :func:`committed_path` read in one read transaction, on a
+    connection ``readers`` keeps (see :func:`_reading`), in one statement over the tables
+    the database has (:func:`_view_query`).  Raises :data:`DbError`."""
     out: dict[str, Any] = {"phase": None, "status": None, "finalPath": None, "taskFiles": [],
                            "metadata": {}, "occurrences": 0}
     committed = None
     files: list[tuple[int, str]] = []
     metadata: list[tuple[str, str]] = []
-    with _reading(vfs, path) as conn:
+    with _reading(vfs, path, readers) as conn:
         query = "" if conn is None else _view_query(_TABLES.intersection(_tables(conn)))
         rows = conn.execute(query, (task_id,)) if query else ()
         for part, a, b in rows:
