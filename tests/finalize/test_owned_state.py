@@ -70,8 +70,10 @@ def test_recovery_called_alone_closes_what_it_opened_and_parses_afresh():
     vfs = _crashed_after_prepared()
     [(_, outcome)] = recover(vfs, "state")
     assert outcome.status == "completed"
-    # nothing of that call is kept anywhere: a candidate starts with nothing
+    # nothing of that call is kept anywhere: a candidate starts with nothing, and a crash
+    # before its first read has nothing to close
     cand = ReferenceCandidate()
+    assert cand.handle("finalize.crash", {}) == {}
     assert len(cand.database_readers()) == 0 and len(cand.parsed_plans()) == 0
 
 
