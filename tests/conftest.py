@@ -22,17 +22,6 @@ def fake(mode: str, *extra: str) -> str:
     return "cmd:" + " ".join([sys.executable, str(FAKE), mode, *extra])
 
 
-@pytest.fixture(autouse=True)
-def _forget_kept_database_connections():
-    """Each test starts and ends with no task-database connection kept by the reference
-    (kept between two crashes, :func:`hookconf.reference.finalize.db.forget_readers`)."""
-    from hookconf.reference.finalize import db
-
-    db.forget_readers()
-    yield
-    db.forget_readers()
-
-
 @pytest.fixture
 def hookconf(tmp_path, monkeypatch):
     """Run ``hookconf ARGS…`` with a JSON report; returns ``(exit_code, report or None)``."""

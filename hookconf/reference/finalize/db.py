@@ -27,10 +27,15 @@ Tables (the reference's choice; the spec names what changes, not the schema)::
 Before the commit a task has no row in any of them; the commit writes all, or — a crash,
 an I/O error — none.  :func:`view` reads them back for ``finalize.state`` (read only: a
 missing database or table reads as empty).  Instance paths are not modelled.
+
+Reads between two crashes may go through connections a :class:`Readers` keeps: the caller
+that owns the finalization state (a candidate) owns one and passes it down; with none, each
+read opens the database and closes it again.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sqlite3
@@ -43,8 +48,8 @@ import apsw
 from hookconf.faultinject.port import Vfs
 from hookconf.faultinject.sqlite import connect, connect_os
 
-__all__ = ["DbError", "apply_metadata_ops", "commit_terminal", "committed_path", "committed_read",
-           "forget_readers", "rebase", "view", "view_and_committed"]
+__all__ = ["DbError", "Readers", "apply_metadata_ops", "commit_terminal", "committed_path",
+           "committed_read", "rebase", "view", "view_and_committed"]
 
 #: A failed statement or commit (``SQLITE_IOERR``, ``SQLITE_FULL`` …): ``apsw.Error`` under
 #: the model, ``sqlite3.Error`` on a real file system; catch both as ``except DbError``.
@@ -67,13 +72,24 @@ CREATE TABLE IF NOT EXISTS finalize_phase (task_id TEXT PRIMARY KEY, phase TEXT 
 #: The tables :data:`_SCHEMA` creates.
 _TABLES = frozenset({"task", "task_file", "task_metadata", "occurrence", "finalize_phase"})
 
-#: What :func:`view_and_committed` reads of a database that has every table, in one
-#: statement (one parse per connection instead of five): ``(table number, a, b)`` rows.
-_VIEW = """SELECT 0, phase, final_path FROM finalize_phase WHERE task_id = ?1
-UNION ALL SELECT 1, status, final_path FROM task WHERE task_id = ?1
-UNION ALL SELECT 2, idx, path FROM task_file WHERE task_id = ?1
-UNION ALL SELECT 3, key, value FROM task_metadata WHERE task_id = ?1
-UNION ALL SELECT 4, count(*), NULL FROM occurrence WHERE task_id = ?1"""
+#: What :func:`view_and_committed` reads of each table, as ``(part number, a, b)`` rows of
+#: the task (``?1``: its id): the query of a database is the ``UNION ALL`` of the parts of
+#: the tables it has (:func:`_view_query`), so one statement reads every row of the task.
+_VIEW_PARTS = (
+    ("finalize_phase", "SELECT 0, phase, final_path FROM finalize_phase WHERE task_id = ?1"),
+    ("task", "SELECT 1, status, final_path FROM task WHERE task_id = ?1"),
+    ("task_file", "SELECT 2, idx, path FROM task_file WHERE task_id = ?1"),
+    ("task_metadata", "SELECT 3, key, value FROM task_metadata WHERE task_id = ?1"),
+    ("occurrence", "SELECT 4, count(*), NULL FROM occurrence WHERE task_id = ?1"),
+)
+
+
+@functools.cache
+def _view_query(tables: frozenset[str]) -> str:
+    """The one statement reading the parts of :data:`_VIEW_PARTS` whose table is in
+    ``tables`` (a subset of :data:`_TABLES`: at most 32 statements, each built once);
+    ``""`` for none."""
+    return "\nUNION ALL ".join(sql for table, sql in _VIEW_PARTS if table in tables)
 
 
 def _create_schema(conn: Any) -> None:
@@ -131,21 +147,22 @@ def apply_metadata_ops(ops: list[dict[str, Any]], start: dict[str, Any] | None =
 
 def commit_terminal(vfs: Vfs, path: str, *, task_id: str, final_path: str,
                     task_files: list[str], metadata_ops: list[dict[str, Any]],
-                    clock_ms: Callable[[], int] = lambda: 0, keep: bool = False) -> None:
+                    clock_ms: Callable[[], int] = lambda: 0, keep: bool = False,
+                    readers: Readers | None = None) -> None:
     """The §10.2 transaction: terminal status ``completed`` and ``final_path``, the
     rebased ``task_files``, the metadata operations, the terminal occurrence and the
     phase ``db_committed``, in one ``BEGIN IMMEDIATE … COMMIT``.  Idempotent (a second
     call after a lost acknowledgement changes nothing).  Raises :data:`DbError`; after
     an error nothing of it is committed unless :func:`committed_path` says so.
 
-    A connection kept by an earlier read of this file system (start-up recovery reads the
-    journal's database first) is used and kept again; otherwise one is opened for this
-    transaction and closed, as in a finalization's first and only commit — or, with
-    ``keep`` (start-up recovery, which reads the database again), kept once the file's
-    inode is read (one ``lstat`` after the commit).  After an error the connection is
-    closed."""
-    kept = _kept(vfs, path)
-    conn = kept[1] if kept is not None else _open(vfs, path)
+    A connection ``readers`` keeps from an earlier read of this file system (start-up
+    recovery reads the journal's database first) is used and kept again; otherwise one is
+    opened for this transaction and closed, as in a finalization's first and only commit —
+    or, with ``keep`` and ``readers`` (start-up recovery, which reads the database again),
+    kept in ``readers`` once the file's inode is read (one ``lstat`` after the commit).
+    After an error the connection is closed."""
+    kept = readers.take(vfs, path) if readers is not None else None
+    conn = kept[0] if kept is not None else _open(vfs, path)
     ok = False
     try:
         conn.execute("BEGIN IMMEDIATE")
@@ -176,10 +193,10 @@ def commit_terminal(vfs: Vfs, path: str, *, task_id: str, final_path: str,
                 pass
         raise
     finally:
-        ino = kept[2] if kept is not None else _inode(vfs, path) if ok and keep and _keeps(vfs) \
-            else None
-        if ok and ino is not None:
-            _keep(vfs, path, conn, ino)
+        ino = kept[1] if kept is not None else _inode(vfs, path) \
+            if ok and keep and readers is not None and _keeps(vfs) else None
+        if ok and ino is not None and readers is not None:
+            readers.keep(vfs, path, conn, ino)
         else:
             conn.close()
 
@@ -196,47 +213,71 @@ def _exists(vfs: Vfs, path: str) -> bool:
     return True
 
 
-#: Read connections kept open between reads of one model file system's database (start-up
-#: recovery and ``finalize.state`` read it several times between two crashes, and a fresh
-#: connection reads the schema again before its first statement): ``(id(vfs), path)`` ->
-#: ``(vfs, connection, inode of the database file it opened)``.  At most
-#: :data:`_MAX_READERS`, the oldest closed first; :func:`forget_readers` closes them all.
-_READERS: dict[tuple[int, str], tuple[Vfs, Any, int]] = {}
-_MAX_READERS = 8
+class Readers:
+    """Read connections kept open between reads of one model file system's database, for
+    one owner (a candidate's finalization state; start-up recovery and ``finalize.state``
+    read the database several times between two crashes, and a fresh connection reads the
+    schema again before its first statement).  Keyed by ``(id(vfs), path)``, each with the
+    file system object and the inode of the database file it opened: it is used again only
+    by that object while the file keeps that inode.  At most :attr:`MAX`, the oldest closed
+    first; :meth:`close` closes them all (``finalize.crash``: nothing volatile survives a
+    crash).  A real file system's connections are never kept (see :func:`_keeps`)."""
 
+    MAX = 8
 
-def forget_readers() -> None:
-    """Close every kept read connection (``finalize.crash``: nothing volatile survives a
-    crash, and the next read opens the database again)."""
-    readers = list(_READERS.values())
-    _READERS.clear()
-    for _, conn, _ in readers:
-        try:
-            conn.close()
-        except DbError:  # pragma: no cover - closing a connection outside a transaction
-            pass
+    __slots__ = ("_kept",)
+
+    def __init__(self) -> None:
+        self._kept: dict[tuple[int, str], tuple[Vfs, Any, int]] = {}
+
+    def __len__(self) -> int:
+        return len(self._kept)
+
+    def holds(self, vfs: Vfs, path: str) -> bool:
+        """Whether a connection to ``path`` on ``vfs`` (that very object) is kept."""
+        kept = self._kept.get((id(vfs), path))
+        return kept is not None and kept[0] is vfs
+
+    def take(self, vfs: Vfs, path: str, ino: int | None = None) -> tuple[Any, int] | None:
+        """Take the kept connection to ``path`` on ``vfs`` out, if there is one, as
+        ``(connection, inode)``: only while the file's inode (``ino``, else read with one
+        ``lstat`` then, so a file system with none kept sees exactly the calls a fresh
+        connection makes) is the one it opened; a stale one is closed (``None``)."""
+        kept = self._kept.pop((id(vfs), path), None)
+        if kept is None:
+            return None
+        if ino is None:
+            try:
+                ino = vfs.lstat(path).ino
+            except FileNotFoundError:
+                ino = -1
+        if kept[0] is vfs and kept[2] == ino:
+            return kept[1], ino
+        kept[1].close()
+        return None
+
+    def keep(self, vfs: Vfs, path: str, conn: Any, ino: int) -> None:
+        """Keep ``conn`` (outside any transaction) for the next use on ``vfs``; ``ino``: the
+        inode of the database file it has open."""
+        self._kept[(id(vfs), path)] = (vfs, conn, ino)
+        while len(self._kept) > self.MAX:
+            _, old, _ = self._kept.pop(next(iter(self._kept)))
+            old.close()
+
+    def close(self) -> None:
+        """Close every kept connection; the next read opens the database again."""
+        kept = list(self._kept.values())
+        self._kept.clear()
+        for _, conn, _ in kept:
+            try:
+                conn.close()
+            except DbError:  # pragma: no cover - closing a connection outside a transaction
+                pass
 
 
 def _keeps(vfs: Vfs) -> bool:
     """Whether connections to ``vfs`` are kept: a model file system's, not a real one's."""
     return not isinstance(getattr(vfs, "root_path", None), str)
-
-
-def _kept(vfs: Vfs, path: str) -> tuple[Vfs, Any, int] | None:
-    """Take the kept connection to ``path`` on ``vfs`` out of :data:`_READERS`, if there is
-    one; it is checked against the file's inode (one ``lstat``) only then, so a file
-    system with none kept sees exactly the calls a fresh connection makes."""
-    kept = _READERS.pop((id(vfs), path), None)
-    if kept is None:
-        return None
-    try:
-        ino = vfs.lstat(path).ino
-    except FileNotFoundError:
-        ino = -1
-    if kept[0] is vfs and kept[2] == ino:
-        return (vfs, kept[1], ino)
-    kept[1].close()
-    return None
 
 
 def _inode(vfs: Vfs, path: str) -> int | None:
@@ -247,38 +288,22 @@ def _inode(vfs: Vfs, path: str) -> int | None:
         return None
 
 
-def _keep(vfs: Vfs, path: str, conn: Any, ino: int) -> None:
-    """Keep ``conn`` (outside any transaction) for the next use on ``vfs``; ``ino``: the
-    inode of the database file it has open."""
-    _READERS[(id(vfs), path)] = (vfs, conn, ino)
-    while len(_READERS) > _MAX_READERS:
-        _, old, _ = _READERS.pop(next(iter(_READERS)))
-        old.close()
-
-
 @contextmanager
-def _reading(vfs: Vfs, path: str) -> Iterator[Any]:
+def _reading(vfs: Vfs, path: str, readers: Readers | None) -> Iterator[Any]:
     """A connection to the database ``path`` inside one read transaction (``BEGIN`` …
-    ``COMMIT``), or ``None`` when there is no database file.  On a model file system the
-    connection is kept for the next read while the file keeps its inode (SQLite checks the
-    file's change counter and looks for a hot journal at every transaction, as for a
-    fresh connection); a real file system's is closed after.  A connection that failed is
-    closed, never kept.  Raises :data:`DbError`."""
+    ``COMMIT``), or ``None`` when there is no database file.  With ``readers``, on a model
+    file system, the connection is kept there for the next read while the file keeps its
+    inode (SQLite checks the file's change counter and looks for a hot journal at every
+    transaction, as for a fresh connection); otherwise it is closed after.  A connection
+    that failed is closed, never kept.  Raises :data:`DbError`."""
     try:
         st = vfs.lstat(path)
     except FileNotFoundError:
         yield None
         return
-    keep = _keeps(vfs)
-    kept = _READERS.pop((id(vfs), path), None) if keep else None
-    conn = None
-    if kept is not None:
-        if kept[0] is vfs and kept[2] == st.ino:
-            conn = kept[1]
-        else:
-            kept[1].close()
-    if conn is None:
-        conn = _open(vfs, path)
+    keep = readers is not None and _keeps(vfs)
+    kept = readers.take(vfs, path, st.ino) if keep else None  # type: ignore[union-attr]
+    conn = kept[0] if kept is not None else _open(vfs, path)
     ok = False
     try:
         conn.execute("BEGIN")
@@ -287,7 +312,7 @@ def _reading(vfs: Vfs, path: str) -> Iterator[Any]:
         ok = True
     finally:
         if ok and keep:
-            _keep(vfs, path, conn, st.ino)
+            readers.keep(vfs, path, conn, st.ino)  # type: ignore[union-attr]
         else:
             if _in_transaction(conn):
                 try:
@@ -317,11 +342,12 @@ def committed_path(vfs: Vfs, path: str, task_id: str) -> str | None:
         conn.close()
 
 
-def committed_read(vfs: Vfs, path: str, task_id: str) -> str | None:
-    """:func:`committed_path` in one read transaction on a kept connection (see
-    :func:`_reading`): what start-up recovery and ``finalize.state`` read.  Raises
+def committed_read(vfs: Vfs, path: str, task_id: str, *,
+                   readers: Readers | None = None) -> str | None:
+    """:func:`committed_path` in one read transaction, on a connection ``readers`` keeps
+    (see :func:`_reading`): what start-up recovery and ``finalize.state`` read.  Raises
     :data:`DbError`."""
-    with _reading(vfs, path) as conn:
+    with _reading(vfs, path, readers) as conn:
         if conn is None or "finalize_phase" not in _tables(conn):
             return None
         row = conn.execute("SELECT final_path FROM finalize_phase WHERE task_id = ?",
@@ -329,69 +355,43 @@ def committed_read(vfs: Vfs, path: str, task_id: str) -> str | None:
         return None if row is None else str(row[0])
 
 
-def view(vfs: Vfs, path: str, task_id: str) -> dict[str, Any]:
+def view(vfs: Vfs, path: str, task_id: str, *, readers: Readers | None = None
+         ) -> dict[str, Any]:
     """What the database holds of the §10.2 transaction for ``task_id``::
 
         {"phase": "db_committed" | None, "status": str | None, "finalPath": str | None,
          "taskFiles": [str], "metadata": {key: value}, "occurrences": int}
 
-    Read only; raises :data:`DbError` for a database SQLite cannot read."""
-    return view_and_committed(vfs, path, task_id)[0]
+    ``taskFiles`` in index order, ``metadata`` (values decoded from JSON) in key order,
+    ``occurrences`` the task's rows in ``occurrence``.  Read only: a missing database or
+    table reads as empty.  Raises :data:`DbError` for a database SQLite cannot read."""
+    return view_and_committed(vfs, path, task_id, readers=readers)[0]
 
 
-def view_and_committed(vfs: Vfs, path: str, task_id: str) -> tuple[dict[str, Any], str | None]:
-    """:func:`view` and :func:`committed_path` read in one read transaction on a kept
-    connection (see :func:`_reading`).  Raises :data:`DbError`."""
+def view_and_committed(vfs: Vfs, path: str, task_id: str, *, readers: Readers | None = None
+                       ) -> tuple[dict[str, Any], str | None]:
+    """:func:`view` and :func:`committed_path` read in one read transaction, on a
+    connection ``readers`` keeps (see :func:`_reading`), in one statement over the tables
+    the database has (:func:`_view_query`).  Raises :data:`DbError`."""
     out: dict[str, Any] = {"phase": None, "status": None, "finalPath": None, "taskFiles": [],
                            "metadata": {}, "occurrences": 0}
     committed = None
-    with _reading(vfs, path) as conn:
-        if conn is None:
-            return out, committed
-        tables = _tables(conn)
-        if _TABLES <= tables:  # the usual database: every row of the task in one statement
-            return _view_rows(conn, task_id, out)
-        if "finalize_phase" in tables:
-            row = conn.execute("SELECT phase, final_path FROM finalize_phase WHERE task_id = ?",
-                               (task_id,)).fetchone()
-            out["phase"] = row[0] if row else None
-            committed = None if row is None else str(row[1])
-        if "task" in tables:
-            row = conn.execute("SELECT status, final_path FROM task WHERE task_id = ?",
-                               (task_id,)).fetchone()
-            if row:
-                out["status"], out["finalPath"] = row
-        if "task_file" in tables:
-            out["taskFiles"] = [p for (p,) in conn.execute(
-                "SELECT path FROM task_file WHERE task_id = ? ORDER BY idx", (task_id,))]
-        if "task_metadata" in tables:
-            out["metadata"] = {k: json.loads(v) for k, v in conn.execute(
-                "SELECT key, value FROM task_metadata WHERE task_id = ? ORDER BY key",
-                (task_id,))}
-        if "occurrence" in tables:
-            (out["occurrences"],) = conn.execute(
-                "SELECT count(*) FROM occurrence WHERE task_id = ?", (task_id,)).fetchone()
-    return out, committed
-
-
-def _view_rows(conn: Any, task_id: str, out: dict[str, Any]
-               ) -> tuple[dict[str, Any], str | None]:
-    """:func:`view_and_committed`'s reading of a database that has every table: the same
-    values the per-table queries give (files by index, metadata by key)."""
-    committed = None
     files: list[tuple[int, str]] = []
     metadata: list[tuple[str, str]] = []
-    for table, a, b in conn.execute(_VIEW, (task_id,)):
-        if table == 0:
-            out["phase"], committed = a, str(b)
-        elif table == 1:
-            out["status"], out["finalPath"] = a, b
-        elif table == 2:
-            files.append((a, b))
-        elif table == 3:
-            metadata.append((a, b))
-        else:
-            out["occurrences"] = a
-    out["taskFiles"] = [path for _, path in sorted(files)]
+    with _reading(vfs, path, readers) as conn:
+        query = "" if conn is None else _view_query(_TABLES.intersection(_tables(conn)))
+        rows = conn.execute(query, (task_id,)) if query else ()
+        for part, a, b in rows:
+            if part == 0:
+                out["phase"], committed = a, str(b)
+            elif part == 1:
+                out["status"], out["finalPath"] = a, b
+            elif part == 2:
+                files.append((a, b))
+            elif part == 3:
+                metadata.append((a, b))
+            else:
+                out["occurrences"] = a
+    out["taskFiles"] = [file for _, file in sorted(files)]
     out["metadata"] = {key: json.loads(value) for key, value in sorted(metadata)}
     return out, committed

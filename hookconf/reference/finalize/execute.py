@@ -96,18 +96,24 @@ class JournalStore:
 
     An append first cuts a torn last line (a write that never completed its fsync, so was
     never acknowledged) so that the new record starts on a line of its own.
+
+    ``readers``: the database connections kept by the owner of the finalization state (a
+    candidate), which the database reads and the commit use (:class:`db.Readers`); with
+    none, each opens the database and closes it.
     """
 
     def __init__(self, vfs: Vfs, state_dir: str, task_id: str,
-                 database: str | None = None) -> None:
+                 database: str | None = None, *, readers: db.Readers | None = None) -> None:
         self.vfs = vfs
         self.state_dir = state_dir
         self.task_id = task_id
         self.database = database or f"{state_dir}/{DATABASE}"
         self.path = f"{state_dir}/finalize-{task_id}.journal"
         self.marker = f"{state_dir}/finalize-{task_id}.quarantined"
-        #: Keep the database connection a commit opened for the reads after it (start-up
-        #: recovery, which reads the database again; see :func:`db.commit_terminal`).
+        self.readers = readers
+        #: Keep the database connection a commit opened in :attr:`readers` for the reads
+        #: after it (start-up recovery, which reads the database again; see
+        #: :func:`db.commit_terminal`).
         self.keep_connection = False
 
     def records(self, committed: tuple[str | None] | None = None
@@ -123,7 +129,8 @@ class JournalStore:
             (final,) = committed
         else:
             try:
-                final = db.committed_read(self.vfs, self.database, self.task_id)
+                final = db.committed_read(self.vfs, self.database, self.task_id,
+                                          readers=self.readers)
             except db.DbError as exc:
                 raise j.JournalError(f"the task database cannot be read: {exc}") from exc
         if raw is None:
@@ -145,7 +152,8 @@ class JournalStore:
         db.commit_terminal(self.vfs, self.database, task_id=plan.task_id, final_path=final_path,
                            task_files=db.rebase(plan.task_files, plan.source_path,
                                                 plan.target_path, plan.replacement is not None),
-                           metadata_ops=plan.metadata_ops, keep=self.keep_connection)
+                           metadata_ops=plan.metadata_ops, keep=self.keep_connection,
+                           readers=self.readers)
 
     def read(self) -> bytes | None:
         """The journal's bytes, or ``None`` when there is no journal."""

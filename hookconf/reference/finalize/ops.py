@@ -56,6 +56,8 @@ class FinalizeOps:
     _finalize_hosts: dict[str, Host] | None = None
     _finalize_plans: dict[str, tuple[str, str, HookPlan]] | None = None
     _finalize_databases: dict[str, str] | None = None
+    _finalize_readers: db.Readers | None = None
+    _finalize_parsed: recovery.PlanCache | None = None
 
     def finalize_ops(self) -> dict[str, Any]:
         names = ("prepare", "run", "crash", "recover", "state")
@@ -108,6 +110,21 @@ class FinalizeOps:
     def database_of(self, state_dir: str) -> str:
         """The task database named for ``state_dir`` (default ``<state_dir>/motrix.db``)."""
         return (self._finalize_databases or {}).get(state_dir, f"{state_dir}/{execute.DATABASE}")
+
+    def database_readers(self) -> db.Readers:
+        """The task-database connections this candidate keeps between two crashes (reads
+        of ``finalize.state`` and recovery, and the commits after them; closed at
+        ``finalize.crash``): this candidate's alone."""
+        if self._finalize_readers is None:
+            self._finalize_readers = db.Readers()
+        return self._finalize_readers
+
+    def parsed_plans(self) -> recovery.PlanCache:
+        """The HookPlans this candidate's recoveries parsed from journal records (pure
+        values: kept across crashes): this candidate's alone."""
+        if self._finalize_parsed is None:
+            self._finalize_parsed = recovery.PlanCache()
+        return self._finalize_parsed
 
     # Each operation is a method so that a mutant can override exactly one of them.
 
@@ -229,14 +246,16 @@ class FinalizeOps:
 
     def make_executor(self, vfs: Vfs, state_dir: str, plan: HookPlan) -> execute.Executor:
         """The executor of one plan (a mutant's seam)."""
-        store = execute.JournalStore(vfs, state_dir, plan.task_id, self.database_of(state_dir))
+        store = execute.JournalStore(vfs, state_dir, plan.task_id, self.database_of(state_dir),
+                                     readers=self.database_readers())
         return execute.Executor(vfs, store, plan)
 
     def finalize_crash(self, args: dict[str, Any]) -> dict[str, Any]:
         for vfs in (self._finalize_roots or {}).values():
             if isinstance(vfs, OsVfs):  # a real root we opened: let its file system go
                 vfs.close_root()
-        db.forget_readers()
+        if self._finalize_readers is not None:
+            self._finalize_readers.close()
         self._finalize_plans = {}
         self._finalize_roots = {}
         self._finalize_hosts = {}
@@ -254,13 +273,16 @@ class FinalizeOps:
     def recover_all(self, vfs: Vfs, state_dir: str,
                     host: Host | None = None) -> list[tuple[str, execute.Outcome]]:
         """Start-up recovery (a mutant's seam)."""
-        return recovery.recover(vfs, state_dir, database=self.database_of(state_dir), host=host)
+        return recovery.recover(vfs, state_dir, database=self.database_of(state_dir), host=host,
+                                readers=self.database_readers(), plans=self.parsed_plans())
 
     def finalize_state(self, args: dict[str, Any]) -> dict[str, Any]:
         vfs = self._vfs(args["root"])
-        store = execute.JournalStore(vfs, args["stateDir"], args["taskId"], self._database(args))
+        store = execute.JournalStore(vfs, args["stateDir"], args["taskId"], self._database(args),
+                                     readers=self.database_readers())
         try:
-            view, final = db.view_and_committed(vfs, store.database, args["taskId"])
+            view, final = db.view_and_committed(vfs, store.database, args["taskId"],
+                                                readers=store.readers)
         except db.DbError as exc:
             state, reason = recovery.read_state(store)
             out = recovery.outcome_of(state, reason).to_json()

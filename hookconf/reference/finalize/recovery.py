@@ -28,6 +28,11 @@ before a phase update is unambiguous"):
 A journal that ends ``cleaned``, ``cancelled`` or ``quarantined`` is left alone, so a
 second run changes nothing (idempotent).  Recovery always rolls forward when it can; §10.3
 allows "retry or cancel safely" at ``prepared``.
+
+What recovery keeps between calls — the task databases' read connections
+(:class:`~hookconf.reference.finalize.db.Readers`) and the plans parsed from journal records
+(:class:`PlanCache`) — belongs to the caller that owns the finalization state (a candidate),
+which passes them to :func:`recover`; a call given none keeps them for itself alone.
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ from __future__ import annotations
 from hookconf.faultinject.host import Host, NullHost
 from hookconf.faultinject.port import Vfs
 from hookconf.reference.errors import ErrorCode
+from hookconf.reference.finalize import db
 from hookconf.reference.finalize import journal as j
 from hookconf.reference.finalize.execute import (
     Executor,
@@ -46,7 +52,7 @@ from hookconf.reference.finalize.execute import (
 from hookconf.reference.finalize.identity import ArtifactIdentity, artifact_identity
 from hookconf.reference.finalize.plan import CopyTree, FsyncDir, HookPlan, Layout, RenameNoReplace
 
-__all__ = ["journal_ids", "read_state", "recover", "recover_task"]
+__all__ = ["PlanCache", "journal_ids", "read_state", "recover", "recover_task"]
 
 _PREFIX, _SUFFIX = "finalize-", ".journal"
 
@@ -95,37 +101,51 @@ def outcome_of(state: j.JournalState | None, reason: str = "") -> Outcome:
 
 
 def recover(vfs: Vfs, state_dir: str, *, database: str | None = None,
-            host: Host | None = None) -> list[tuple[str, Outcome]]:
+            host: Host | None = None, readers: db.Readers | None = None,
+            plans: PlanCache | None = None) -> list[tuple[str, Outcome]]:
     """Recover every journal in ``state_dir`` (the task database at ``database``, default
     ``<state_dir>/motrix.db``); returns ``(taskId, outcome)`` pairs.  Each task is
     recovered under its artifact-mutation lease from ``host`` (§10.1: held through
     compensation and every identity-checked deletion); a task whose lease another owner
     holds (``lease_acquire`` raises ``OSError``, e.g. ``EBUSY``) is neither read nor
     changed: its outcome is ``pending`` with ``plugin.finalize.file_commit_failed`` and no
-    phase, so a later recovery takes it up."""
+    phase, so a later recovery takes it up.
+
+    ``readers`` and ``plans``: the database connections and parsed plans the caller keeps
+    between calls (a candidate's, forgotten at its crash); without them, ones of this call
+    alone (its connections closed before it returns)."""
     host = host or NullHost()
+    own = readers is None
+    readers = db.Readers() if readers is None else readers
+    plans = PlanCache() if plans is None else plans
     out = []
-    for tid in journal_ids(vfs, state_dir):
-        try:
-            host.lease_acquire(tid)
-        except OSError as exc:
-            # another owner holds the lease (a live finalization): nothing of the task is
-            # read or changed, and the task stays recoverable (§10.1, §10.3)
-            out.append((tid, Outcome("pending", None, str(ErrorCode.FILE_COMMIT_FAILED),
-                                     reason="the artifact-mutation lease is held elsewhere "
-                                            f"({exc.strerror}); recovery of this task waits")))
-            continue
-        try:
-            store = JournalStore(vfs, state_dir, tid, database)
-            store.keep_connection = True  # recovery reads the database again after a commit
-            out.append((tid, recover_task(vfs, store)))
-        finally:
-            host.lease_release(tid)
+    try:
+        for tid in journal_ids(vfs, state_dir):
+            try:
+                host.lease_acquire(tid)
+            except OSError as exc:
+                # another owner holds the lease (a live finalization): nothing of the task
+                # is read or changed, and the task stays recoverable (§10.1, §10.3)
+                out.append((tid, Outcome("pending", None, str(ErrorCode.FILE_COMMIT_FAILED),
+                                         reason="the artifact-mutation lease is held "
+                                                f"elsewhere ({exc.strerror}); recovery of "
+                                                "this task waits")))
+                continue
+            try:
+                store = JournalStore(vfs, state_dir, tid, database, readers=readers)
+                store.keep_connection = True  # recovery reads the database again after a commit
+                out.append((tid, recover_task(vfs, store, plans)))
+            finally:
+                host.lease_release(tid)
+    finally:
+        if own:
+            readers.close()
     return out
 
 
-def recover_task(vfs: Vfs, store: JournalStore) -> Outcome:
-    """Recover one task's finalization (see the module docstring)."""
+def recover_task(vfs: Vfs, store: JournalStore, plans: PlanCache | None = None) -> Outcome:
+    """Recover one task's finalization (see the module docstring); ``plans``: where the
+    journal's plan is parsed (one parse per record kept there), else parsed here."""
     state, reason = read_state(store)
     if state is None:
         store.mark_quarantined()
@@ -133,7 +153,7 @@ def recover_task(vfs: Vfs, store: JournalStore) -> Outcome:
     if state.phase in (None, j.Phase.CLEANED, j.Phase.CANCELLED, j.Phase.QUARANTINED):
         return outcome_of(state)
     try:
-        plan = _plan_of(state.plan)
+        plan = plans.parse(state.plan) if plans is not None else HookPlan.from_json(state.plan)
     except ValueError as exc:
         state, effects = j.step(state, j.Quarantined(str(ErrorCode.RECOVERY_QUARANTINED),
                                                      f"malformed plan: {exc}"))
@@ -148,22 +168,34 @@ def recover_task(vfs: Vfs, store: JournalStore) -> Outcome:
     return _resume(ex, done)
 
 
-def _plan_of(value: object) -> HookPlan:
-    """``HookPlan.from_json(value)`` for the plan of a folded journal, parsed once per plan
-    object: :func:`~hookconf.reference.finalize.journal.decode` shares a journal's records
-    (never changed) between reads, and a HookPlan is never changed either.  Raises
-    ``ValueError`` as ``from_json`` does."""
-    hit = _PLANS.get(id(value))
-    if hit is not None and hit[0] is value:
-        return hit[1]
-    plan = HookPlan.from_json(value)
-    if len(_PLANS) >= 256:
-        _PLANS.clear()
-    _PLANS[id(value)] = (value, plan)  # the object kept: its id stays its own
-    return plan
+class PlanCache:
+    """HookPlans parsed from the plans of folded journals, for one owner (a candidate):
+    :func:`~hookconf.reference.finalize.journal.decode` shares a journal's records (never
+    changed) between reads, and a HookPlan is never changed either, so each plan object is
+    parsed once.  Keyed by the object's id, the object kept with its plan (its id stays its
+    own); at most :attr:`MAX`, cleared whole when full."""
 
+    MAX = 256
 
-_PLANS: dict[int, tuple[object, HookPlan]] = {}
+    __slots__ = ("_parsed",)
+
+    def __init__(self) -> None:
+        self._parsed: dict[int, tuple[object, HookPlan]] = {}
+
+    def __len__(self) -> int:
+        return len(self._parsed)
+
+    def parse(self, value: object) -> HookPlan:
+        """``HookPlan.from_json(value)``, parsed once per object.  Raises ``ValueError`` as
+        ``from_json`` does (nothing kept)."""
+        hit = self._parsed.get(id(value))
+        if hit is not None and hit[0] is value:
+            return hit[1]
+        plan = HookPlan.from_json(value)
+        if len(self._parsed) >= self.MAX:
+            self._parsed.clear()
+        self._parsed[id(value)] = (value, plan)
+        return plan
 
 
 def _journaled(ex: Executor, phase: j.Phase) -> int:

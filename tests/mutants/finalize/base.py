@@ -29,7 +29,8 @@ def mutant(name: str, *, executor: type[execute.Executor] | None = None,
             if executor is None and store is None:
                 return super().make_executor(vfs, state_dir, plan_)
             journal = (store or execute.JournalStore)(vfs, state_dir, plan_.task_id,
-                                                      self.database_of(state_dir))
+                                                      self.database_of(state_dir),
+                                                      readers=self.database_readers())
             return (executor or execute.Executor)(vfs, journal, plan_)
 
         def make_plan(self, vfs, args):

@@ -16,7 +16,8 @@ class SidecarDroppingStore(execute.JournalStore):
         db.commit_terminal(self.vfs, self.database, task_id=plan.task_id, final_path=final_path,
                            task_files=db.rebase(files, src, plan.target_path,
                                                 plan.replacement is not None),
-                           metadata_ops=plan.metadata_ops, keep=self.keep_connection)
+                           metadata_ops=plan.metadata_ops, keep=self.keep_connection,
+                           readers=self.readers)
 
 
 factory = mutant("rebase-drops-sidecar", store=SidecarDroppingStore)

@@ -21,7 +21,8 @@ class SiblingPrefixStore(execute.JournalStore):
         db.commit_terminal(self.vfs, self.database, task_id=plan.task_id, final_path=final_path,
                            task_files=_rebase(plan.task_files, plan.source_path,
                                               plan.target_path, plan.replacement is not None),
-                           metadata_ops=plan.metadata_ops, keep=self.keep_connection)
+                           metadata_ops=plan.metadata_ops, keep=self.keep_connection,
+                           readers=self.readers)
 
 
 factory = mutant("rebase-sibling-prefix", store=SiblingPrefixStore)

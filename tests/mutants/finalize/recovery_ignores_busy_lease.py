@@ -21,9 +21,10 @@ def _recover_all(self, vfs, state_dir, host=None):
             except OSError:
                 taken = False  # "log and continue"
         try:
-            store = JournalStore(vfs, state_dir, tid, self.database_of(state_dir))
+            store = JournalStore(vfs, state_dir, tid, self.database_of(state_dir),
+                                 readers=self.database_readers())
             store.keep_connection = True
-            out.append((tid, recover_task(vfs, store)))
+            out.append((tid, recover_task(vfs, store, self.parsed_plans())))
         finally:
             if taken and host is not None:
                 host.lease_release(tid)

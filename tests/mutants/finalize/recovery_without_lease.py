@@ -14,9 +14,10 @@ from tests.mutants.finalize.base import mutant
 def _recover_all(self, vfs, state_dir, host=None):
     out = []
     for tid in journal_ids(vfs, state_dir):
-        store = JournalStore(vfs, state_dir, tid, self.database_of(state_dir))
+        store = JournalStore(vfs, state_dir, tid, self.database_of(state_dir),
+                             readers=self.database_readers())
         store.keep_connection = True
-        out.append((tid, recover_task(vfs, store)))
+        out.append((tid, recover_task(vfs, store, self.parsed_plans())))
     return out
 
 
