@@ -445,8 +445,9 @@ def dispatch_problems(m: DeliveryModel, outcomes: dict[str, str], rounds: int,
       after it (a row it ran is not due again at the same instant);
     - the answer's counts are those of the rows it ran (``retried`` counts ``throw``).
 
-    A row a policy ends at its claim (§11: ``dead_letter`` with its reason) was not run: its
-    hook never started, so its script does not judge it and the counts leave it out.
+    A row a policy or a limit ends at its claim (§11: ``dead_letter`` with a reason, no attempt
+    counted; :func:`_ended_unrun`) was not run: its hook never started, so its script does not
+    judge it and the counts leave it out.
     Returns the problems and the rows the dispatch ran ``(deliveryId, pluginId, exit)``; the
     model's breakers record their exits (a retryable failure or a success)."""
     out = _new()
@@ -464,6 +465,8 @@ def dispatch_problems(m: DeliveryModel, outcomes: dict[str, str], rounds: int,
         if r0["status"] not in ACTIVE:
             continue
         r1, pid = rows.get(did), r0["pluginId"]
+        if r1 is not None and _ended_unrun(m, r0, r1):
+            continue  # a policy or a limit ended it at the claim (§11), its hook never ran
         if did not in reachable:
             if r1 is not None and any(r0.get(k) != r1.get(k) for k in keys):
                 out["H15"].append(f"{did} of {pid} was not claimable at the dispatch (not due, its "
@@ -480,8 +483,6 @@ def dispatch_problems(m: DeliveryModel, outcomes: dict[str, str], rounds: int,
             continue
         if r1["status"] == r0["status"] and r1.get("attempts") == r0.get("attempts"):
             continue  # not run
-        if _blocked(m, r0) and r1["status"] == "dead_letter" and r1.get("reason"):
-            continue  # a policy ended it at its claim (§11), its hook never ran
         ran.append((did, pid, exit_))
         out["H15"] += _ran_row_problems(m, did, pid, exit_, r0, r1)
     per_plugin = Counter(pid for _, pid, _ in ran)
@@ -503,6 +504,7 @@ def dispatch_problems(m: DeliveryModel, outcomes: dict[str, str], rounds: int,
                               f"({_DISPATCH_RULE}; '一个插件失败不能让无关 consumer 或插件保持 undispatched')")
     for did, pid, exit_ in ran:  # the model's breakers (§11: retryable failures, successes)
         m.end_lease(did)
+        m.breaker_claimed(pid)  # a claim after the pause is the half-open probe
         if exit_ == "delivered":
             m.breaker_success(pid)
         elif exit_ in ("retry", "throw"):
@@ -521,6 +523,24 @@ def dispatch_problems(m: DeliveryModel, outcomes: dict[str, str], rounds: int,
         if got != want:
             out["H15"].append(f"the dispatch answered {got}; the rows it ran show {want}")
     return out, ran
+
+
+def _ended_unrun(m: DeliveryModel, r0: dict[str, Any], r1: dict[str, Any]) -> bool:
+    """Whether the active row ``r0`` became ``r1`` without its hook running: ``dead_letter``
+    with a reason, no attempt counted, because a policy blocks it (ended at its claim, or for
+    a reinstall's old identity at the latest then) or a §11 limit ended it ("超过 attempt/age
+    上限进入 dead_letter"): its age reached ``maxActiveAgeMs``, or its lease expired after the
+    last attempt."""
+    if r1["status"] != "dead_letter" or not r1.get("reason") \
+            or r1.get("attempts") != r0.get("attempts"):
+        return False
+    if _blocked(m, r0):
+        return True
+    born = m.occurred.get(r0["occurrenceId"])
+    if born is not None and m.now_ms - born >= m.limits["maxActiveAgeMs"]:
+        return True
+    return (r0["status"] == "delivering" and _due_row(r0, m.now_ms)
+            and isinstance(r0.get("attempts"), int) and r0["attempts"] >= m.limits["maxAttempts"])
 
 
 def _ran_row_problems(m: DeliveryModel, did: str, pid: str, exit_: str, r0: dict[str, Any],
