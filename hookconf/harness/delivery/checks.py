@@ -496,9 +496,7 @@ def dispatch_problems(m: DeliveryModel, outcomes: dict[str, str], rounds: int,
             out["H15"].append(f"one claim's dispatch ran {len(ran)} rows with {flying} in flight: the "
                               f"claim batch ({lim['claimBatch']}) and the free workers "
                               f"({lim['workers']} - {flying}) allow {room}")
-        skipped = sorted(p for p in eligible - set(per_plugin)
-                         if not all(_blocked(m, r) for r in prev.values() if r["pluginId"] == p
-                                    and r["status"] in ACTIVE))
+        skipped = sorted(eligible - set(per_plugin) - _dropped(eligible - set(per_plugin), prev, after))
         if skipped and len(ran) < min(room, len(eligible)):
             out["H15"].append(f"the dispatch ran {len(ran)} row(s) with room for {room}: {skipped} had "
                               "due rows and no running delivery, yet none was run "
