@@ -207,13 +207,11 @@ def test_the_reference_holds_every_crash_point_of_the_dispatch():
     result = _run(ReferenceCandidate(), _case("delivery.crashes", "crash.dispatch"))
     assert result.status == "passed", _failing(result)
     assert result.observation.metrics["crashPoints"] == result.observation.metrics["pointsTotal"] > 50
-    assert result.observation.metrics["dispatched"] == 1
+    assert result.observation.metrics["dispatched"] == 2
 
 
-def test_a_pinned_lease_is_caught_only_by_the_crashed_dispatch():
-    failed = _failing(_run(lease_pinned(), _case("delivery.crashes", "crash.dispatch")))
-    assert set(failed) == {"H14"}
-    assert "never redelivered" in str(failed["H14"].observed) and "crash" in failed["H14"].detail
+def test_a_pinned_lease_passes_every_case_but_the_crashed_dispatch():
+    """tests/harness/test_mutants.py has ``dlv.gen.crashes.crash.dispatch`` catch it (H14)."""
     for key in ("default-limits", "tight-limits"):  # without a crash every dispatch returns clean
         assert _run(lease_pinned(), _programs(key)).status == "passed"
     drain = _case("delivery.dispatch", "n3.occ2.drain.free.first.throw")

@@ -177,7 +177,7 @@ def crash_problems(run: _Run, state: dict[str, Any], claims: list[dict[str, Any]
         if op == "delivery.claim" and (status, got) == ("pending", "delivering"):
             continue  # the claim in flight may have committed
         if op == "delivery.dispatch" and status == "pending":
-            continue  # the dispatch in flight may have run it (judged below, by its exit)
+            continue  # the dispatch in flight may have run it (dispatch_crash_problems judges it)
         if did not in m.gone and got != status:
             out["H14"].append(f"{did}: its {status} exit was acknowledged before the crash, "
                               f"after the restart it is {got}")

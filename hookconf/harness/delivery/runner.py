@@ -28,8 +28,9 @@ against the model (:func:`~hookconf.harness.delivery.checks.dispatch_problems`: 
 dispatch ran by its own plugin's exit, the attempt limit, the retry delay, the breakers the
 exits open).  A candidate answering ``protocol.unknown_op`` to ``delivery.dispatch`` keeps
 its programs: their dispatch steps are skipped and counted (``undispatched``), the case's
-detail says so, and every other step is judged.  A failing program is shrunk greedily — drop one step at a time while
-the same invariant still fails — to a 1-minimal program the report prints with its seed.
+detail says so, and every other step is judged.  A failing program is shrunk greedily —
+drop one step at a time while the same invariant still fails — to a 1-minimal program the
+report prints with its seed.
 
 The record (``obs.extra["delivery"]``; counts also in ``obs.metrics``)::
 

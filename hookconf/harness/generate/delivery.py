@@ -753,19 +753,20 @@ _DISPATCH_CRASH = ("§11", "只有收到匹配的 Hook exit 后，Motrix 才记�
 
 def _dispatch_crash_cases() -> Iterator[Instance]:
     """The candidate's own dispatcher crashed at every point of one dispatch (the setup is
-    not crashed): ``a``'s hook raises on its due row (retryable: ``pending`` again, one attempt
-    counted, its retry scheduled); ``b``'s lane is held by a live lease of the harness's
-    worker, so its due row must stay as it was.  Every point of the dispatch's claim and of
-    the row's exit is a crash point."""
+    not crashed): one claim takes ``a``'s and ``c``'s due rows; ``a``'s hook raises
+    (retryable: ``pending`` again, one attempt counted, its retry scheduled), ``c``'s delivers;
+    ``b``'s lane is held by a live lease of the harness's worker, so its due row must stay as
+    it was.  Every point of the claim and of each row's exit is a crash point."""
     setup: list[dict[str, Any]] = [
-        {"do": "install", "plugin": p, "grants": ["http"], "requires": []} for p in ("a", "b")]
+        {"do": "install", "plugin": p, "grants": ["http"], "requires": []} for p in ("a", "b", "c")]
     setup += [{"do": "terminal", "task": "t1"}, {"do": "claim"}, {"do": "complete", "plugin": "a"},
-              {"do": "terminal", "task": "t2"}]
+              {"do": "complete", "plugin": "c"}, {"do": "terminal", "task": "t2"}]
     yield Instance(
         "crash.dispatch", "a crash at every point of a dispatch by the candidate's own dispatcher: "
         "each row as before, leased until now + leaseMs, or with its plugin's exit, counted once",
         _KIND, "negative",
-        {"plugins": setup, "steps": [{"do": "dispatch", "outcomes": {"a": "throw", "b": "delivered"}}],
+        {"plugins": setup,
+         "steps": [{"do": "dispatch", "outcomes": {"a": "throw", "b": "delivered", "c": "delivered"}}],
          "crash": {}},
         {"config": "accepted"}, ("H14", "H15", "H24"),
         notes=f"{_DISPATCH_CRASH[0]}: {_DISPATCH_CRASH[1]}")
