@@ -216,3 +216,23 @@ def test_a_pinned_lease_passes_every_case_but_the_crashed_dispatch():
         assert _run(lease_pinned(), _programs(key)).status == "passed"
     drain = _case("delivery.dispatch", "n3.occ2.drain.free.first.throw")
     assert _run(lease_pinned(), drain).status == "passed"
+
+
+def test_an_acknowledged_retry_the_crashed_dispatch_claimed_again_is_judged_by_its_exit():
+    from hookconf.harness.delivery.crash import _Run, crash_problems
+
+    driver = _driver()
+    driver.play([{"do": "install", "plugin": "a"}, {"do": "terminal", "task": "t1"}, {"do": "claim"},
+                 {"do": "fail", "plugin": "a", "retryable": True}, {"do": "advance", "ms": 1_000}])
+    before = driver.state
+    (row,) = before["deliveries"]
+    leased = _after(before, **{row["deliveryId"]: {"status": "delivering", "attempts": 2,
+                                                   "leaseUntilMs": driver.m.now_ms + LIMITS["leaseMs"]}})
+    run = _Run(lambda op, args: {})
+    run.driver, run.acked = driver, {row["deliveryId"]: "pending"}
+    run.in_flight = ("delivery.dispatch", {"outcomes": {"a": "retry"}})
+    assert not any(crash_problems(run, leased, []).values())
+    run.in_flight = None  # no dispatch in flight: the acknowledged retry must still stand
+    assert any("was acknowledged before the crash" in p for p in crash_problems(run, leased, [])["H14"])
+    run.call("delivery.dispatch", {})  # a dispatch that returned may have run it: the ack is dropped
+    assert run.acked == {}
