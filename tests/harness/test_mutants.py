@@ -397,6 +397,9 @@ PATH_MUTANTS = [
     ("tests.mutants.delivery.dispatch_loses_batch:factory", "H15", ("dlv.gen.dispatch.*",)),
     ("tests.mutants.delivery.dispatch_failure_ends_drain:factory", "H15", ("dlv.gen.dispatch.*.drain.*",)),
     ("tests.mutants.delivery.dispatch_throw_permanent:factory", "H15", ("dlv.gen.dispatch.*.throw",)),
+    # a dispatcher pinning its batch's leases while the hooks run: only a crash mid-dispatch
+    # shows the row left delivering under a lease that never expires (§11, H14)
+    ("tests.mutants.delivery.dispatch_lease_pinned:factory", "H14", ("dlv.gen.crashes.crash.dispatch",)),
     ("tests.mutants.guest.finalize_effects_unchecked:factory", "H4",
      ("guest.hook-effects.beforefinalize.*",)),
     # §9.3 the guest's AbortSignal, every hook × cause (guest.abort-signal): the outstanding

@@ -47,7 +47,8 @@ from hookconf.harness.tables import FIXED
 #: §11: "Delivery/dead-letter receipts are compacted to at most 1 KiB".
 RECEIPT_MAX_BYTES = 1024
 
-__all__ = ["DISPATCH_COUNTS", "INVARIANTS", "after_step", "bucket_content_problems", "dispatch_problems",
+__all__ = ["DISPATCH_COUNTS", "INVARIANTS", "after_step", "bucket_content_problems", "dispatch_crash_problems",
+           "dispatch_problems",
            "in_flight", "receipt_order_problems", "round_robin_problems", "state_problems"]
 
 INVARIANTS = ("H14", "H15", "H20", "H24", "H25")
@@ -445,8 +446,9 @@ def dispatch_problems(m: DeliveryModel, outcomes: dict[str, str], rounds: int,
       after it (a row it ran is not due again at the same instant);
     - the answer's counts are those of the rows it ran (``retried`` counts ``throw``).
 
-    A row a policy ends at its claim (§11: ``dead_letter`` with its reason) was not run: its
-    hook never started, so its script does not judge it and the counts leave it out.
+    A row a policy or a limit ends at its claim (§11: ``dead_letter`` with a reason, no attempt
+    counted; :func:`_ended_unrun`) was not run: its hook never started, so its script does not
+    judge it and the counts leave it out.
     Returns the problems and the rows the dispatch ran ``(deliveryId, pluginId, exit)``; the
     model's breakers record their exits (a retryable failure or a success)."""
     out = _new()
@@ -464,6 +466,8 @@ def dispatch_problems(m: DeliveryModel, outcomes: dict[str, str], rounds: int,
         if r0["status"] not in ACTIVE:
             continue
         r1, pid = rows.get(did), r0["pluginId"]
+        if r1 is not None and _ended_unrun(m, r0, r1):
+            continue  # a policy or a limit ended it at the claim (§11), its hook never ran
         if did not in reachable:
             if r1 is not None and any(r0.get(k) != r1.get(k) for k in keys):
                 out["H15"].append(f"{did} of {pid} was not claimable at the dispatch (not due, its "
@@ -480,8 +484,6 @@ def dispatch_problems(m: DeliveryModel, outcomes: dict[str, str], rounds: int,
             continue
         if r1["status"] == r0["status"] and r1.get("attempts") == r0.get("attempts"):
             continue  # not run
-        if _blocked(m, r0) and r1["status"] == "dead_letter" and r1.get("reason"):
-            continue  # a policy ended it at its claim (§11), its hook never ran
         ran.append((did, pid, exit_))
         out["H15"] += _ran_row_problems(m, did, pid, exit_, r0, r1)
     per_plugin = Counter(pid for _, pid, _ in ran)
@@ -494,15 +496,14 @@ def dispatch_problems(m: DeliveryModel, outcomes: dict[str, str], rounds: int,
             out["H15"].append(f"one claim's dispatch ran {len(ran)} rows with {flying} in flight: the "
                               f"claim batch ({lim['claimBatch']}) and the free workers "
                               f"({lim['workers']} - {flying}) allow {room}")
-        skipped = sorted(p for p in eligible - set(per_plugin)
-                         if not all(_blocked(m, r) for r in prev.values() if r["pluginId"] == p
-                                    and r["status"] in ACTIVE))
+        skipped = sorted(eligible - set(per_plugin) - _dropped(eligible - set(per_plugin), prev, after))
         if skipped and len(ran) < min(room, len(eligible)):
             out["H15"].append(f"the dispatch ran {len(ran)} row(s) with room for {room}: {skipped} had "
                               "due rows and no running delivery, yet none was run "
                               f"({_DISPATCH_RULE}; '一个插件失败不能让无关 consumer 或插件保持 undispatched')")
     for did, pid, exit_ in ran:  # the model's breakers (§11: retryable failures, successes)
         m.end_lease(did)
+        m.breaker_claimed(pid)  # a claim after the pause is the half-open probe
         if exit_ == "delivered":
             m.breaker_success(pid)
         elif exit_ in ("retry", "throw"):
@@ -521,6 +522,93 @@ def dispatch_problems(m: DeliveryModel, outcomes: dict[str, str], rounds: int,
         if got != want:
             out["H15"].append(f"the dispatch answered {got}; the rows it ran show {want}")
     return out, ran
+
+
+def dispatch_crash_problems(m: DeliveryModel, outcomes: dict[str, str], before: dict[str, Any],
+                            after: dict[str, Any]) -> Problems:
+    """H14 and H15 for a ``delivery.dispatch`` (each plugin's exit in ``outcomes``) that a
+    crash stopped before it returned: ``before`` is the state the dispatch began from, ``after``
+    the state after the crash and start-up recovery; the model is as at the dispatch.
+
+    §11: "只有收到匹配的 Hook exit 后，Motrix 才记录 receipt" and "若主进程在 Guest 外部副作用完成后、
+    receipt 写入前崩溃，可能发生重新投递" (the crash may leave a claim without its exit);
+    "启动时，过期的 delivering lease 变回 pending" (a claim's lease is ``now + leaseMs``, so a row
+    the crash left leased is claimable again once it expires); "deliveryId 在所有 attempt 中
+    保持稳定" and H14 (an admitted delivery survives a restart until delivered or explicitly
+    dead-lettered); "每行独立捕获插件错误" (a recorded exit is the row's own plugin's).  So
+    each row active before the dispatch is, after recovery, one of:
+
+    - as before: status, attempts, ``nextRetryMs`` unchanged (an expired lease back to
+      ``pending`` by the recovery), or ended unrun by a policy or a limit
+      (:func:`_ended_unrun`);
+    - leased by the dispatch's committed claim, its exit not recorded: ``delivering`` with
+      at most one attempt more and a lease ending after the dispatch's instant and no later
+      than ``now + leaseMs`` (a row not claimable at the dispatch may not be leased by it);
+    - recorded with its own plugin's exit, exactly one attempt more (:func:`_ran_row_problems`);
+
+    never gone (:func:`state_problems` says so) and never counted twice.  Rows the dispatch
+    leased get a lease in the model (an unknown token), so a claim after the restart that
+    takes one while it lives shows two owners."""
+    out = _new()
+    now, lim = m.now_ms, m.limits
+    prev, rows = _rows(before), _rows(after)
+    busy = _claimable(m, prev)[0]
+    for did, r0 in prev.items():
+        r1 = rows.get(did)
+        if r0["status"] not in ACTIVE or r1 is None:
+            continue
+        pid, a0 = r0["pluginId"], r0.get("attempts")
+        if _ended_unrun(m, r0, r1):
+            continue
+        same = r1.get("attempts") == a0 and (
+            (r1["status"], r1.get("nextRetryMs")) == (r0["status"], r0.get("nextRetryMs"))
+            or (r0["status"] == "delivering" and _due_row(r0, now) and r1["status"] == "pending"))
+        if same:
+            continue
+        reachable = (_due_row(r0, now) and pid not in busy and not m.breaker_open(pid)
+                     and not _replaced(m, r0))
+        name = f"{did} of {pid}"
+        if not reachable:
+            out["H15"].append(f"{name} was not claimable at the dispatch the crash stopped (not due, "
+                              "its lane held by another worker, or its breaker open), yet after the "
+                              f"restart it is {r1['status']} at attempt {r1.get('attempts')} (was "
+                              f"{r0['status']} at {a0})")
+            continue
+        if r1["status"] == "delivering":
+            until = r1.get("leaseUntilMs")
+            if isinstance(a0, int) and r1.get("attempts") not in (a0, a0 + 1):
+                out["H14"].append(f"{name}: attempts {a0} -> {r1.get('attempts')} across the crashed "
+                                  "dispatch, which ran it once at most (an attempt counted twice)")
+            if not isinstance(until, int) or not now < until <= now + lim["leaseMs"]:
+                out["H14"].append(f"{name} is left delivering by the crashed dispatch with its lease "
+                                  f"until {until}; a claim's lease ends at now + leaseMs = "
+                                  f"{now + lim['leaseMs']}, after which start-up recovery and the "
+                                  "next claim take it again (§11 '启动时，过期的 delivering lease 变回 "
+                                  "pending'): it is never redelivered")
+            else:
+                m.claimed(did, pid, f"(the lease of the crashed dispatch, until {until})", until)
+            continue
+        out["H15"] += [f"after the crash: {p}" for p in
+                       _ran_row_problems(m, did, pid, outcomes.get(pid, "retry"), r0, r1)]
+    return out
+
+
+def _ended_unrun(m: DeliveryModel, r0: dict[str, Any], r1: dict[str, Any]) -> bool:
+    """Whether the active row ``r0`` became ``r1`` without its hook running: ``dead_letter``
+    with a reason, no attempt counted, because a policy blocks it (ended at its claim, or for
+    a reinstall's old identity at the latest then) or a §11 limit ended it ("超过 attempt/age
+    上限进入 dead_letter"): its age reached ``maxActiveAgeMs``, or its lease expired after the
+    last attempt."""
+    if r1["status"] != "dead_letter" or not r1.get("reason") \
+            or r1.get("attempts") != r0.get("attempts"):
+        return False
+    if _blocked(m, r0):
+        return True
+    born = m.occurred.get(r0["occurrenceId"])
+    if born is not None and m.now_ms - born >= m.limits["maxActiveAgeMs"]:
+        return True
+    return (r0["status"] == "delivering" and _due_row(r0, m.now_ms)
+            and isinstance(r0.get("attempts"), int) and r0["attempts"] >= m.limits["maxAttempts"])
 
 
 def _ran_row_problems(m: DeliveryModel, did: str, pid: str, exit_: str, r0: dict[str, Any],

@@ -21,7 +21,11 @@ A case asks for it with ``given.crash``: ``{}`` (every crash point) or ``{"sampl
    that returned is still present or receipted, and the ledger, tombstones and snapshots
    hold as after any step (:func:`~hookconf.harness.delivery.checks.state_problems`; H14,
    H24, H20); a completion or failure that was acknowledged is still in effect (its receipt
-   or its retry; H14); a terminal whose transaction did not return is wholly present (the
+   or its retry; H14); a dispatch of the candidate's own dispatcher
+   (``delivery.dispatch``) the crash stopped left each row as before, leased by its claim
+   (``now + leaseMs``, one attempt more at most) or recorded with its own plugin's exit, never
+   counted twice (:func:`~hookconf.harness.delivery.checks.dispatch_crash_problems`; H14,
+   H15); a terminal whose transaction did not return is wholly present (the
    occurrence, a row or a tombstone per §6 candidate) or wholly absent (H20); a row leased
    before the crash is not claimed again while that lease lives, and no claim reuses a
    token handed out before it (one owner per row, H14); the second recovery changed nothing
@@ -79,6 +83,8 @@ class _Run:
             self.acked[args["deliveryId"]] = str(answer.get("status"))
         for claim in answer.get("claims", []) if op == "delivery.claim" else []:
             self.acked.pop(claim.get("deliveryId"), None)  # a later attempt governs the row
+        if op == "delivery.dispatch":  # it names no row it ran: an acknowledged retry may be one
+            self.acked = {did: status for did, status in self.acked.items() if status != "pending"}
         return answer
 
 
@@ -160,12 +166,18 @@ def crash_problems(run: _Run, state: dict[str, Any], claims: list[dict[str, Any]
     found = checks.state_problems(m, state, run.driver.state)
     for inv, items in found.items():
         out[inv] += [f"after the crash and restart: {p}" for p in items]
+    if run.in_flight is not None and run.in_flight[0] == "delivery.dispatch":
+        outcomes = dict(run.in_flight[1].get("outcomes") or {})
+        out = checks.after_step(out, checks.dispatch_crash_problems(m, outcomes, run.driver.state,
+                                                                    state))
     by_id = {r["deliveryId"]: r for r in rows}
     op = run.in_flight[0] if run.in_flight is not None else None
     for did, status in run.acked.items():
         got = by_id.get(did, {}).get("status")
         if op == "delivery.claim" and (status, got) == ("pending", "delivering"):
             continue  # the claim in flight may have committed
+        if op == "delivery.dispatch" and status == "pending":
+            continue  # the dispatch in flight may have run it (dispatch_crash_problems judges it)
         if did not in m.gone and got != status:
             out["H14"].append(f"{did}: its {status} exit was acknowledged before the crash, "
                               f"after the restart it is {got}")

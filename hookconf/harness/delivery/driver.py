@@ -25,7 +25,9 @@ an ``upgrade`` with a ``build`` and no ``version`` keeps the installed version.
 ``dispatch`` asks the candidate to run its own dispatcher (``delivery.dispatch``) for at most
 ``rounds`` claims, each hook's exit played by ``outcomes`` (:func:`checks.dispatch_problems`
 judges every row by its own plugin's exit, H15); a candidate answering
-``protocol.unknown_op`` makes the case skipped.
+``protocol.unknown_op`` makes the case skipped — or, for a driver made with
+``optional_dispatch`` (random programs), has that and every later dispatch step skipped and
+counted (``undispatched``), every other step still judged.
 
 ``complete``/``fail``/``heartbeat`` act as the worker holding ``plugin``'s newest claim
 (``token: stale`` sends that row's previous token instead); without one the step is a no-op.
@@ -70,12 +72,19 @@ class Driver:
 
     ``judge_errors``: whether an error answer to a step §11 says commits is judged
     (:meth:`_refused`); a replay crashed on purpose (:mod:`.crash`, :mod:`.mounted`) passes
-    ``False``, since after the crash point any answer is moot and the error must stop it."""
+    ``False``, since after the crash point any answer is moot and the error must stop it.
+
+    ``optional_dispatch``: a ``protocol.unknown_op`` answer to ``delivery.dispatch`` skips the
+    dispatch steps (this one and every later one, counted ``undispatched``; :attr:`no_dispatch`
+    holds why) instead of the whole case."""
 
     def __init__(self, call: Any, limits: dict[str, Any], invariants: tuple[str, ...],
-                 judge_errors: bool = True) -> None:
+                 judge_errors: bool = True, optional_dispatch: bool = False) -> None:
         self.call = call
         self.judge_errors = judge_errors
+        self.optional_dispatch = optional_dispatch
+        #: why the dispatch steps are skipped (the candidate lacks ``delivery.dispatch``)
+        self.no_dispatch: str | None = None
         self.m = DeliveryModel(dict(limits))
         self.invariants = invariants
         self.state: dict[str, Any] = call("delivery.state", {})
@@ -236,6 +245,7 @@ class Driver:
             m.rows[d["deliveryId"]] = (occ, d["pluginId"], charge)
         m.rejections += len(answer.get("tombstones", []))
         self.times[task] = m.now_ms
+        m.occurred.setdefault(occ, m.now_ms)
         for t in answer.get("tombstones", []):
             key = (t.get("pluginId"), hook, t.get("reason"), m.now_ms // DAY_MS)
             m.refusals.setdefault(key, []).append((occ, m.now_ms))
@@ -338,7 +348,12 @@ class Driver:
         """The candidate's own dispatcher, once (``delivery.dispatch``): every row judged by
         its own plugin's scripted exit (:func:`checks.dispatch_problems`, H15).  An error
         reply fails H15 (§11: a plugin's error is caught per row, so the dispatch itself
-        succeeds), the error quoted; ``protocol.unknown_op`` skips the case."""
+        succeeds), the error quoted; ``protocol.unknown_op`` skips the case, or with
+        ``optional_dispatch`` this and every later dispatch step (the state is still read
+        and checked after it)."""
+        if self.no_dispatch is not None:
+            self._count("undispatched")
+            return {}, {}
         before = self.state
         outcomes = dict(step.get("outcomes", {}))
         rounds = int(step.get("rounds", 1))
@@ -347,6 +362,11 @@ class Driver:
         try:
             answer = self.call("delivery.dispatch", {"outcomes": outcomes, "rounds": rounds})
         except _ANSWERED_ERROR as exc:
+            if exc.code == "protocol.unknown_op" and self.optional_dispatch:
+                self.no_dispatch = f"{exc.code}: {exc.message:.120}"
+                self._count("undispatched")
+                self._state_after()
+                return {}, {}
             if exc.code == "protocol.unknown_op":
                 raise CaseSkipped(f"the candidate does not implement delivery.dispatch "
                                   f"({exc.code}: {exc.message:.120}): its own dispatcher cannot "
@@ -358,9 +378,15 @@ class Driver:
             answer = None
         after = self._state_after()
         found, ran = checks.dispatch_problems(self.m, outcomes, rounds, answer, before, after)
-        self.counts["dispatched"] = self.counts.get("dispatched", 0) + len(ran)  # only when any
+        self._count("dispatches")
+        self._count("dispatched", len(ran))
         summary = {k: answer.get(k) for k in checks.DISPATCH_COUNTS} if answer is not None else {}
         return checks.after_step(refused, found), summary
+
+    def _count(self, name: str, n: int = 1) -> None:
+        """Add ``n`` to a count kept only once a step of its kind ran (``dispatches``,
+        ``dispatched`` rows, ``undispatched`` steps)."""
+        self.counts[name] = self.counts.get(name, 0) + n
 
     def _restart(self) -> tuple[dict[str, list[str]], dict[str, Any]]:
         """Restart twice: start-up recovery run again must leave what it left once."""

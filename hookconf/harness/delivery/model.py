@@ -93,6 +93,8 @@ class DeliveryModel:
     plugins: dict[str, Plugin] = field(default_factory=dict)
     #: occurrence -> {pluginId: {"grants", "requires", "identity", "generation"}}
     snapshots: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
+    #: occurrence -> nowMs of its terminal transaction (a row's age, §11 maxActiveAgeMs)
+    occurred: dict[str, int] = field(default_factory=dict)
     #: (occurrence, pluginId) -> deliveryId
     ids: dict[tuple[str, str], str] = field(default_factory=dict)
     #: deliveryId -> (occurrence, pluginId, charge bytes)

@@ -3,7 +3,9 @@
 Each reads the record of the ``runtime.delivery`` runner (``obs.extra["delivery"]``,
 :mod:`hookconf.harness.delivery.runner`): the answer to the configuration, and the first
 problems per invariant found at any step (with the step, and for a random program the
-shrunk program and its seed).  The predicates are in :mod:`hookconf.harness.delivery.checks`.
+shrunk program and its seed; a passing random program case whose candidate lacks
+``delivery.dispatch`` says how many dispatch steps it skipped).  The predicates are in
+:mod:`hookconf.harness.delivery.checks`.
 """
 
 from __future__ import annotations
@@ -31,10 +33,21 @@ def _judge(invariant: str, case: Case, obs: Any) -> Judgement:
             observed["program"] = found["program"]
             detail += (f"; minimal failing program of {len(found['program'])} step(s), "
                        f"{found['seed']}")
+        note = _undispatched(rec.get("counts") or {})
+        detail += f"; {note}" if note else ""
         return Judgement(invariant, False, "every step holds", observed, detail)
     counts = rec.get("counts") or {}
     what = ", ".join(f"{v} {k}" for k, v in counts.items() if v) or "configuration only"
-    return Judgement(invariant, True, case.expect, f"{what}, no violation")
+    return Judgement(invariant, True, case.expect, f"{what}, no violation", _undispatched(counts))
+
+
+def _undispatched(counts: dict[str, Any]) -> str:
+    """What a random program's record says of dispatch steps it could not take."""
+    n = counts.get("undispatched")
+    if not n:
+        return ""
+    return (f"the candidate answered delivery.dispatch with protocol.unknown_op: {n} dispatch "
+            "step(s) skipped (its own dispatcher is not judged here), every other step judged")
 
 
 def h14(case: Case, obs: Any) -> Judgement:

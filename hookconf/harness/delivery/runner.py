@@ -21,8 +21,16 @@ plays at most ``length`` steps drawn from a ``random.Random(seed + program)``: t
 failures (some with a stale token), heartbeats, clock advances past the lease and the retry
 delays, restarts (each run twice and compared), grants, revokes, upgrades (a new version, or
 another build of the same version: the digest alone changes), reinstalls as another build,
-disable/enable, quarantine/release.  A failing program is shrunk greedily — drop one step at a time while
-the same invariant still fails — to a 1-minimal program the report prints with its seed.
+disable/enable, quarantine/release, and runs of the candidate's own dispatcher
+(``delivery.dispatch``: each plugin's hook exit drawn from ``delivered``, ``retry``,
+``permanent`` and ``throw``, one claim or a drain of 2, 3 or 8), judged like every other step
+against the model (:func:`~hookconf.harness.delivery.checks.dispatch_problems`: each row the
+dispatch ran by its own plugin's exit, the attempt limit, the retry delay, the breakers the
+exits open).  A candidate answering ``protocol.unknown_op`` to ``delivery.dispatch`` keeps
+its programs: their dispatch steps are skipped and counted (``undispatched``), the case's
+detail says so, and every other step is judged.  A failing program is shrunk greedily —
+drop one step at a time while the same invariant still fails — to a 1-minimal program the
+report prints with its seed.
 
 The record (``obs.extra["delivery"]``; counts also in ``obs.metrics``)::
 
@@ -46,6 +54,8 @@ from hookconf.harness.tables import BOUNDS  # the corpus's copy of the §11 tabl
 __all__ = ["merge_record", "run_delivery"]
 
 _GRANTS = ("http", "storage", "notify")
+#: The hook exits a dispatch step draws for each plugin (``delivered`` twice as likely).
+_EXITS = ("delivered", "delivered", "retry", "permanent", "throw")
 _MAX_SHRINK_RUNS = 200
 
 
@@ -77,9 +87,11 @@ def _limits(case: Case, answer: dict[str, Any]) -> dict[str, Any]:
     return limits
 
 
-def _play(case: Case, conn: Connection, steps: list[dict[str, Any]]) -> Driver:
+def _play(case: Case, conn: Connection, steps: list[dict[str, Any]],
+          optional_dispatch: bool = False) -> Driver:
     answer = _reset(case, conn)
-    driver = Driver(conn.call, _limits(case, answer), tuple(case.invariants))
+    driver = Driver(conn.call, _limits(case, answer), tuple(case.invariants),
+                    optional_dispatch=optional_dispatch)
     driver.play(list(case.given.get("plugins", [])) + steps)
     return driver
 
@@ -103,8 +115,13 @@ def _draw(rng: random.Random, installs: dict[str, dict[str, Any]], length: int,
             steps.append({"do": "terminal", "task": f"p{n}",
                           "hook": rng.choice(("afterComplete", "onError")),
                           "bytes": rng.choice((None, 100, 700))})
-        elif roll < 0.38:
+        elif roll < 0.31:
             steps.append({"do": "claim"})
+        elif roll < 0.38:  # the candidate's own dispatcher, each plugin's exit drawn
+            step = {"do": "dispatch", "outcomes": {p: rng.choice(_EXITS) for p in pids}}
+            if rng.random() < 0.35:
+                step["rounds"] = rng.choice((2, 3, 8))
+            steps.append(step)
         elif roll < 0.50:
             steps.append({"do": "complete", "plugin": pid,
                           "token": "stale" if rng.random() < 0.25 else "current"})
@@ -135,14 +152,14 @@ def _draw(rng: random.Random, installs: dict[str, dict[str, Any]], length: int,
 def _shrink(case: Case, conn: Connection, steps: list[dict[str, Any]],
             invariant: str) -> tuple[list[dict[str, Any]], Driver, int]:
     best = steps
-    driver = _play(case, conn, best)
+    driver = _play(case, conn, best, optional_dispatch=True)
     runs = 1
     changed = True
     while changed and runs < _MAX_SHRINK_RUNS:
         changed = False
         for i in range(len(best)):
             trial = best[:i] + best[i + 1:]
-            attempt = _play(case, conn, trial)
+            attempt = _play(case, conn, trial, optional_dispatch=True)
             runs += 1
             if invariant in attempt.problems:
                 best, driver, changed = trial, attempt, True
@@ -183,7 +200,7 @@ def run_delivery(case: Case, conn: Connection, obs: Any) -> None:
             continue
         rng = random.Random(seed * 1_000_003 + index)
         steps = _draw(rng, installs, int(explore.get("length", 12)), lease_ms)
-        driver = _play(case, conn, steps)
+        driver = _play(case, conn, steps, optional_dispatch=True)
         ledger.tally(index, programs=1, **driver.counts)
         if not driver.problems:
             continue
@@ -201,12 +218,15 @@ def run_delivery(case: Case, conn: Connection, obs: Any) -> None:
     obs.metrics.update(record["counts"])
 
 
-_TOTALS = ("programs", "steps", "terminals", "replays", "claims", "fenced", "skipped", "failing")
+_TOTALS = ("programs", "steps", "terminals", "replays", "claims", "fenced", "skipped",
+           "dispatches", "dispatched", "undispatched", "failing")
 
 
 def _program_record(ledger: Ledger, base: dict[str, Any]) -> dict[str, Any]:
     """The record of the programs in ``ledger``: counts add up, shrink runs are those of the
-    first failing program per invariant, whose shrunk program the record keeps."""
+    first failing program per invariant, whose shrunk program the record keeps.
+    ``undispatched`` counts the dispatch steps skipped because the candidate answered
+    ``delivery.dispatch`` with ``protocol.unknown_op`` (the oracles say so)."""
     counts = {name: ledger.count(name) for name in _TOTALS}
     counts["shrinkRuns"] = ledger.cost()
     return {"reset": base["reset"], "config": base["config"], "counts": counts,

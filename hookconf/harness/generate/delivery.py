@@ -27,11 +27,13 @@ generator sizes each DTO so a row is charged exactly what the boundary needs.
 pruned, after an install, after an upgrade, after a tombstone) with the same payload, another
 size and the other hook; ``delivery.recovery`` restarts twice over a row in each state start-up
 recovery meets; ``delivery.crashes`` crash-explores retention pruning, receipt and tombstone
-rollups, the recovery of an expired lease and the replayed terminal.
+rollups, the recovery of an expired lease, the replayed terminal, and one dispatch of the
+candidate's own dispatcher (``delivery.dispatch``) at every crash point.
 
 ``delivery.programs`` yields the random op programs (``given.explore``) over a population of
 plugins with different grants and required grants, under the default limits and under tight
-ones (small quotas, a two-failure breaker, three attempts).
+ones (small quotas, a two-failure breaker, three attempts); their steps include runs of the
+candidate's own dispatcher, each plugin's hook exit drawn.
 """
 
 from __future__ import annotations
@@ -742,12 +744,42 @@ def _compaction_crash_cases() -> Iterator[Instance]:
         {"config": "accepted"}, ("H14", "H24"), notes=f"{_RECOVERY[0]}: {_RECOVERY[1]}")
 
 
+_DISPATCH_CRASH = ("§11", "只有收到匹配的 Hook exit 后，Motrix 才记录 receipt。若主进程在 Guest 外部副作用"
+                          "完成后、receipt 写入前崩溃，可能发生重新投递; 启动时，过期的 delivering lease "
+                          "变回 pending; deliveryId 在所有 attempt 中保持稳定; 每行独立捕获插件错误; "
+                          "§16 step 8 drain 已物化 delivery; H14: 已准入的 post-Hook delivery 身份稳定，"
+                          "并在重启后继续存在，直到 delivered 或明确 dead-letter")
+
+
+def _dispatch_crash_cases() -> Iterator[Instance]:
+    """The candidate's own dispatcher crashed at every point of one dispatch (the setup is
+    not crashed): one claim takes ``a``'s and ``c``'s due rows; ``a``'s hook raises
+    (retryable: ``pending`` again, one attempt counted, its retry scheduled), ``c``'s delivers;
+    ``b``'s lane is held by a live lease of the harness's worker, so its due row must stay as
+    it was.  Every point of the claim and of each row's exit is a crash point."""
+    setup: list[dict[str, Any]] = [
+        {"do": "install", "plugin": p, "grants": ["http"], "requires": []} for p in ("a", "b", "c")]
+    setup += [{"do": "terminal", "task": "t1"}, {"do": "claim"}, {"do": "complete", "plugin": "a"},
+              {"do": "complete", "plugin": "c"}, {"do": "terminal", "task": "t2"}]
+    yield Instance(
+        "crash.dispatch", "a crash at every point of a dispatch by the candidate's own dispatcher: "
+        "each row as before, leased until now + leaseMs, or with its plugin's exit, counted once",
+        _KIND, "negative",
+        {"plugins": setup,
+         "steps": [{"do": "dispatch", "outcomes": {"a": "throw", "b": "delivered", "c": "delivered"}}],
+         "crash": {}},
+        {"config": "accepted"}, ("H14", "H15", "H24"),
+        notes=f"{_DISPATCH_CRASH[0]}: {_DISPATCH_CRASH[1]}")
+
+
 @template("delivery.crashes", params={"type": "object", "additionalProperties": False,
                                       "properties": {}})
 def delivery_crashes(params: dict[str, Any], rng: random.Random) -> Iterator[Instance]:
-    """Crash exploration of compaction, retention, rollups, recovery and the replayed terminal."""
+    """Crash exploration of compaction, retention, rollups, recovery, the replayed terminal
+    and the candidate's own dispatcher."""
     del params, rng
     yield from _compaction_crash_cases()
+    yield from _dispatch_crash_cases()
 
 
 # ---- executable identity changes (H25) ----------------------------------------------------

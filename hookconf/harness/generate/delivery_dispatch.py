@@ -31,6 +31,10 @@ those of the rows.  Where the outcome is fixed — a drain, or one claim that ta
 plugin's only row — the step also states the counts and every row (``expect``,
 ``expectRows``).  A candidate without ``delivery.dispatch`` (``protocol.unknown_op``) has
 these cases skipped, saying so.
+
+The same operation is also drawn among the steps of the random programs
+(``delivery.programs``, :mod:`hookconf.harness.delivery.runner`) and crashed at every point
+in ``dlv.gen.crashes.crash.dispatch`` (``delivery.crashes``, :mod:`hookconf.harness.delivery.crash`).
 """
 
 from __future__ import annotations
