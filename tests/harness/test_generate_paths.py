@@ -131,13 +131,13 @@ def test_a_cancellation_meets_every_position_of_a_busy_lane():
 
 
 def test_eligibility_covers_every_task_type_source_and_hook():
-    from hookconf.harness.generate.runtime import ELIGIBILITY_SOURCES, task_types
+    from hookconf.harness.generate.runtime import ELIGIBILITY_SOURCES, MALFORMED_SOURCES, task_types
 
     every, http_types, bt_types = task_types()
     assert set(every) == {"http", "ftp", "bt", "magnet", "metalink"}
     assert http_types == ("http",) and set(bt_types) == {"bt", "magnet"}
     found = _expand("runtime.eligibility", {})
-    assert len(found) == 2 * len(every) * len(ELIGIBILITY_SOURCES)
+    assert len(found) == len(every) * (2 * len(ELIGIBILITY_SOURCES) + 4 * len(MALFORMED_SOURCES))
     for task_type in every:
         for scheme in ELIGIBILITY_SOURCES:
             post = found[f"{task_type}.{scheme}.post-hooks"]
@@ -152,3 +152,61 @@ def test_eligibility_covers_every_task_type_source_and_hook():
                 assert not before.advisory and want == ["acme.match"]
             else:
                 assert before.advisory
+
+
+def test_eligibility_gives_every_url_blind_hook_every_malformed_source():
+    from urllib.parse import urlsplit
+
+    from hookconf.harness.generate.runtime import MALFORMED_SOURCES, task_types
+
+    every, http_types, bt_types = task_types()
+    def parses(url):
+        try:
+            return urlsplit(url).port is None or True
+        except ValueError:
+            return False
+
+    # the split or the port refuses the bracket and port shapes (a bracketed name and an NFKC
+    # delimiter too, where the platform's split checks them); text without a scheme splits
+    assert not any(parses(MALFORMED_SOURCES[s]) for s in ("open-bracket", "stray-bracket", "port-range"))
+    assert parses(MALFORMED_SOURCES["no-scheme"])
+    found = _expand("runtime.eligibility", {"sources": ["http"]})
+    everyone = ["acme.match", "acme.none", "acme.other"]
+    for task_type in every:
+        for shape, url in MALFORMED_SOURCES.items():
+            for hook, part in (("beforeFinalize", "before-finalize"), ("afterComplete", "after-complete"),
+                               ("onError", "on-error")):
+                case = found[f"{task_type}.malformed-{shape}.{part}"]
+                assert not case.advisory and case.given["tasks"][0]["sourceUrl"] == url
+                assert case.expect == {"candidates": {hook: everyone}}
+                assert [s["hook"] for s in case.given["steps"]] == [hook]
+            before = found[f"{task_type}.malformed-{shape}.before-create"]
+            # §6 rule 5 is silent on a URL that does not parse: advisory except for the BT family
+            assert bool(before.advisory) is (task_type not in bt_types)
+            if task_type in http_types:
+                assert before.expect["candidates"]["beforeCreate"] == []
+
+
+def test_every_refused_cycle_is_followed_by_a_command_and_a_reclaim_of_the_refused_plugin():
+    from hookconf.harness.generate.runtime import FOLLOW_UPS
+
+    found = _expand("runtime.call-graphs", {"maxLength": 3, "diamondWidth": 2})
+    plain = [key for key in found if key.startswith("cycle.") and not key.endswith(FOLLOW_UPS)]
+    assert len(plain) == (1 + 2 + 3) * 2 * 2  # every length × hop × entry × caught
+    for key in plain:
+        n, k = (int(part[1:]) for part in key.split(".")[1:3])
+        refused = f"p{k}.node"
+        again = found[f"{key}.then-command"]
+        assert again.given["steps"][1:] == [
+            {"op": "settle"}, {"op": "command", "pluginId": refused, "command": "ping", "as": "again"}]
+        assert again.expect["results"]["again"] == {"status": "ok", "value": {"$partial": {"code": None}}}
+        assert {"kind": "guest.enter", "pluginId": refused, "count": 2} in again.expect["events"]
+        reclaim = found[f"{key}.then-reclaim"]
+        assert reclaim.given["steps"][-1] == {"op": "reclaim", "pluginId": refused, "as": "reclaim"}
+        assert {"kind": "worker.stop", "pluginId": refused, "reason": "idle",
+                "count": 1} in reclaim.expect["events"]
+        for case in (again, reclaim):
+            assert case.expect["results"]["root"] == found[key].expect["results"]["root"]
+            assert {"kind": "lane.rejected", "pluginId": refused, "chain": [f"p{i}.node" for i in range(n)],
+                    "errorCode": "plugin.runtime.reentrant_call", "count": 1} in case.expect["events"]
+

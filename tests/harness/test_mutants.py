@@ -1,7 +1,10 @@
 """Every oracle bites: each broken candidate in tests/mutants must make its invariant fail."""
 
+from urllib.parse import urlsplit
+
 import pytest
 
+from hookconf.harness.generate.runtime import MALFORMED_SOURCES
 from tests.conftest import FULL_RUNS, status
 
 #: Runtime-family mutants run only the runtime scenario cases that show them: the hand-written
@@ -382,6 +385,11 @@ PATH_MUTANTS = [
     # §6 rule 5 by the source URL's scheme: a BT/magnet task with an http(s) source filtered
     ("tests.mutants.runtime.host_filter_by_scheme:factory", "H18",
      ("rt.gen.eligibility.bt.http*", "rt.gen.eligibility.magnet.https.*")),
+    # §8 a refused re-entrant call left in its plugin's lane: the next entry there waits forever
+    ("tests.mutants.runtime.refused_call_left_queued:factory", "H22", ("rt.gen.call-graphs.cycle.*.then-*",)),
+    # §6 a source URL that does not split drops every candidate, the URL-blind hooks' too
+    ("tests.mutants.runtime.unsplittable_source_ineligible:factory", "H18",
+     ("rt.gen.eligibility.*.malformed-*",)),
     ("tests.mutants.delivery.blocked_plugin_ends_batch:factory", "H15",
      ("dlv.gen.blocked-positions.*",)),
     # an expired lease counted as in flight: against the global workers, or as its plugin's lane (§11)
@@ -663,3 +671,43 @@ def test_advisory_only_mutant_differs_in_advisory_cases_alone(hookconf, candidat
     differ = [c for c in report["cases"] if c["status"] == "failed"]
     assert differ and all(c.get("advisory") for c in differ)
     assert report["advisory"]["failed"] == len(differ)
+
+
+def _failed_ids(report):
+    """The ids of the cases a report lists as failed."""
+    return {c["id"] for c in report["cases"] if c["status"] == "failed"}
+
+
+def test_refused_call_left_queued_fails_exactly_the_follow_ups(hookconf):
+    """The refusal alone looks right; only a later entry to the refused plugin (or its idle
+    reclaim) shows the call left in its lane — every such case, at every hop, fails."""
+    candidate = "tests.mutants.runtime.refused_call_left_queued:factory"
+    code, report = hookconf("run", "--candidate", candidate, "--allow-not-covered",
+                            "--case", "rt.gen.call-graphs.*", "--case", "rt.cycles.*")
+    assert code == 1
+    cycles = {c["id"] for c in report["cases"] if ".cycle." in c["id"]}
+    follow_ups = {i for i in cycles if i.endswith((".then-command", ".then-reclaim"))}
+    assert len(follow_ups) == 2 * len(cycles - follow_ups) == 120
+    assert _failed_ids(report) == follow_ups
+
+
+def test_unsplittable_source_ineligible_fails_every_url_blind_hook_of_an_unsplittable_source(hookconf):
+    candidate = "tests.mutants.runtime.unsplittable_source_ineligible:factory"
+    code, report = hookconf("run", "--candidate", candidate, "--allow-not-covered",
+                            "--case", "rt.gen.eligibility.*", "--case", "rt.eligibility.*")
+    assert code == 1
+    failed = _failed_ids(report)
+    unsplittable = set()
+    for shape, url in MALFORMED_SOURCES.items():
+        try:
+            urlsplit(url)
+        except ValueError:
+            unsplittable.add(shape)
+    assert {"open-bracket", "stray-bracket"} <= unsplittable
+    for shape in unsplittable:
+        for hook in ("before-finalize", "after-complete", "on-error"):
+            for task_type in ("http", "ftp", "bt", "magnet", "metalink"):
+                assert f"rt.gen.eligibility.{task_type}.malformed-{shape}.{hook}" in failed
+    # the URLs that split (a port out of range, no scheme) and every well-formed source pass
+    assert all(i.split(".")[4].removeprefix("malformed-") in unsplittable for i in failed)
+

@@ -10,7 +10,12 @@ The templates, each expanding from the structure the spec gives rather than one 
     without the back edge; and diamonds (``a`` calls ``b`` and ``c``, both call ``d``), which
     repeat a plugin on different branches but never on one chain.  A cycle must be refused
     with ``plugin.runtime.reentrant_call`` at exactly the closing call, before enqueue
-    (``lane.rejected`` naming the chain so far), and nothing may deadlock.
+    (``lane.rejected`` naming the chain so far), and nothing may deadlock.  Every cycle also
+    comes twice more (``FOLLOW_UPS``, keys ``….then-command`` and ``….then-reclaim``): once
+    the root has settled, the refused plugin gets a further command entry, which must enter
+    and finish, or an idle reclaim, which must dispose its worker (§5.1: only a lane with
+    nothing running or queued) — a refused call left in the lane blocks both (§8: "绝不能排
+    在当前 lane owner 后形成死锁").
 ``runtime.chain-failures`` (H6, §5.2, §9.4)
     A serial pre-hook chain of 2–4 plugins in which the plugin at every position fails in
     every way a worker can fail — it throws or crashes after staging a context patch and a
@@ -55,7 +60,13 @@ The templates, each expanding from the structure the spec gives rather than one 
     §6 rule 5 filters exactly the ``beforeCreate`` of an HTTP-type task; a BT/magnet task's
     ``beforeCreate`` and every finalize and post-hook keep all three, whatever the scheme.
     What the spec leaves open (an ``ftp``/``metalink`` ``beforeCreate``, an HTTP task with a
-    non-HTTP source) is advisory.
+    non-HTTP source) is advisory.  Every task type also gets a source URL that does not parse,
+    of each shape in ``MALFORMED_SOURCES`` (brackets unclosed, stray or around a name, a host
+    character NFKC turns into a delimiter, a port past 65535, no scheme), asked for each of
+    ``beforeFinalize``, ``afterComplete`` and ``onError`` in its own case (keys
+    ``<type>.malformed-<shape>.<hook>``): §6 selects them without the URL, so all three
+    plugins stay.  Their ``beforeCreate`` keeps all three for a BT-family task and is advisory
+    otherwise (rule 5 is silent on a URL that does not parse).
 
 Every instance is an ordinary case (``runtime.scenario``, ``runtime.program`` or ``runtime.race``), seeded
 by ``--seed`` through the expander's ``rng``, and bounded by the template's params.
@@ -113,17 +124,26 @@ def call_graphs(params: dict[str, Any], rng: random.Random) -> Iterator[Instance
             for k in range(n):
                 for catch in (False, True):
                     yield _cycle(ids, k, entry, catch)
+                    for follow in FOLLOW_UPS:
+                        yield _cycle(ids, k, entry, catch, follow)
             if n >= 2:
                 yield _path(ids, entry)
     for width in range(2, params.get("diamondWidth", 3) + 1):
         yield _diamond(width)
 
 
+#: What the refused plugin is sent once the cycle's root has settled (§8: the refusal happens
+#: before enqueue, so nothing of the refused call may be left in its lane): a further command
+#: entry, which must enter and finish, or an idle reclaim, which disposes the worker only when
+#: its lane holds nothing (§5.1) — the lane seen empty through the protocol.
+FOLLOW_UPS = ("then-command", "then-reclaim")
+
+
 def _graph_plugins(ids: list[str], calls: dict[str, list[dict[str, Any]]], entry: str) -> list[dict[str, Any]]:
     plugins = []
     for i, pid in enumerate(ids):
         hooks = {"beforeCreate": "enrich"} if entry == "hook" and i == 0 else {}
-        guest: dict[str, Any] = {"commands": {"go": calls.get(pid, [{"work": 1}])}}
+        guest: dict[str, Any] = {"commands": {"go": calls.get(pid, [{"work": 1}]), "ping": [{"work": 1}]}}
         if hooks:
             guest["hooks"] = {"beforeCreate": calls.get(pid, [{"work": 1}])}
         plugins.append({"manifest": _manifest(pid, hooks), "guest": guest})
@@ -144,7 +164,7 @@ def _root_result(ids: list[str], entry: str, code: str | None) -> dict[str, Any]
     return {"status": "ok", "accepted": [], "failed": [{"pluginId": ids[0], "code": code}]}
 
 
-def _cycle(ids: list[str], k: int, entry: str, catch: bool) -> Instance:
+def _cycle(ids: list[str], k: int, entry: str, catch: bool, follow: str | None = None) -> Instance:
     n = len(ids)
     calls = {ids[i]: [{"call": ids[i + 1], "command": "go"}] for i in range(n - 1)}
     closing: dict[str, Any] = {"call": ids[k], "command": "go"}
@@ -157,19 +177,38 @@ def _cycle(ids: list[str], k: int, entry: str, catch: bool) -> Instance:
     events = [{"kind": "lane.rejected", "pluginId": ids[k], "chain": ids, "errorCode": REENTRANT,
                "count": 1},
               {"kind": "lane.rejected", "count": 1}]
-    events += [{"kind": "guest.enter", "pluginId": pid, "count": 1} for pid in ids]
+    steps: list[dict[str, Any]] = [_start(ids, entry)]
+    results: dict[str, Any] = {"root": _root_result(ids, entry, None if catch else REENTRANT)}
+    refused = ids[k]
+    key = f"cycle.n{n}.k{k}.{entry}.{'caught' if catch else 'uncaught'}"
+    title = f"the call cycle {shape} ({where}, entered by a {entry}) is refused before enqueue"
+    after = ""
+    if follow == "then-command":
+        steps += [{"op": "settle"}, {"op": "command", "pluginId": refused, "command": "ping", "as": "again"}]
+        results["again"] = {"status": "ok", "value": {"$partial": {"code": None}}}
+        title += f", and a later command to {refused.split('.')[0]} runs"
+        after = (" Once the root settled, the refused plugin gets one more command entry: it must "
+                 "enter and finish (§8: 绝不能排在当前 lane owner 后形成死锁 — a refused call left "
+                 "in the lane would hold every later entry behind it).")
+    elif follow == "then-reclaim":
+        steps += [{"op": "settle"}, {"op": "reclaim", "pluginId": refused, "as": "reclaim"}]
+        events += [{"kind": "worker.stop", "pluginId": refused, "reason": "idle", "count": 1}]
+        title += f", and {refused.split('.')[0]}'s idle worker is then reclaimed (its lane empty)"
+        after = (" Once the root settled, an idle reclaim of the refused plugin must dispose its "
+                 "worker: §5.1 reclaims only a lane with no running or queued entry, so a refused "
+                 "call left in the lane shows here.")
+    events += [{"kind": "guest.enter", "pluginId": pid,
+                "count": 2 if follow == "then-command" and pid == refused else 1} for pid in ids]
     return Instance(
-        key=f"cycle.n{n}.k{k}.{entry}.{'caught' if catch else 'uncaught'}",
-        title=f"the call cycle {shape} ({where}, entered by a {entry}) is refused before enqueue",
+        key=key if follow is None else f"{key}.{follow}",
+        title=title,
         kind="runtime.scenario", polarity="negative",
-        given={"plugins": _graph_plugins(ids, calls, entry), "tasks": [_http_task()],
-               "steps": [_start(ids, entry)]},
-        expect={"results": {"root": _root_result(ids, entry, None if catch else REENTRANT)},
-                "events": events},
+        given={"plugins": _graph_plugins(ids, calls, entry), "tasks": [_http_task()], "steps": steps},
+        expect={"results": results, "events": events},
         notes="§8: a call into a plugin already on the chain — self command, A -> B -> A and "
               "longer — is refused with plugin.runtime.reentrant_call before it is enqueued; "
               + ("the caller catches the refusal, so the root completes." if catch else
-                 "each caller propagates the refusal to the root."))
+                 "each caller propagates the refusal to the root.") + after)
 
 
 def _path(ids: list[str], entry: str) -> Instance:
@@ -764,6 +803,22 @@ ELIGIBILITY_SOURCES = {
     "magnet": "magnet:?xt=urn:btih:" + "ab" * 20,
     "torrent": "/torrents/a.torrent",
 }
+#: Source URLs that do not parse, by shape: an unclosed and a stray IPv6 bracket, a bracketed
+#: host that is no address, a host character that NFKC turns into a delimiter (each refused by
+#: a strict URL split), a port past 65535 (the split works, the port does not) and text with
+#: no scheme at all.  §6 selects beforeFinalize, afterComplete and onError without the URL.
+MALFORMED_SOURCES = {
+    "open-bracket": "ftp://[fe80::1/file.bin",
+    "stray-bracket": "http://media.example]/a.bin",
+    "bracketed-name": "https://[media.example]/a.bin",
+    "nfkc-delimiter": "https://media.example\u2100/a.bin",
+    "port-range": "ftp://media.example:99999/a.bin",
+    "no-scheme": "not a url/a.bin",
+}
+#: The hooks whose candidates §6 chooses by declaration, task-type activation, role and grant
+#: alone, each with its key part.
+_URL_BLIND_HOOKS = {"beforeFinalize": "before-finalize", "afterComplete": "after-complete",
+                    "onError": "on-error"}
 #: Three plugins declaring every hook: host permissions matching the HTTP sources' host, naming
 #: another host, and none at all.
 _ELIGIBILITY_HOSTS = {"acme.match": ["*://media.example/*"], "acme.other": ["https://other.example/*"],
@@ -773,7 +828,9 @@ _ELIGIBILITY_ROLES = {"beforeCreate": "resolve", "beforeFinalize": "post-process
                       "afterComplete": "audit", "onError": "audit"}
 _ELIGIBILITY_PARAMS = {"type": "object", "additionalProperties": False,
                        "properties": {"sources": {"type": "array", "minItems": 1, "uniqueItems": True,
-                                                  "items": {"enum": sorted(ELIGIBILITY_SOURCES)}}}}
+                                                  "items": {"enum": sorted(ELIGIBILITY_SOURCES)}},
+                                      "malformed": {"type": "array", "uniqueItems": True,
+                                                    "items": {"enum": sorted(MALFORMED_SOURCES)}}}}
 
 
 def task_types() -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
@@ -797,13 +854,18 @@ def eligibility(params: dict[str, Any], rng: random.Random) -> Iterator[Instance
         for scheme in params.get("sources", sorted(ELIGIBILITY_SOURCES)):
             yield _eligibility_before_create(task_type, scheme, every, http_types, bt_types)
             yield _eligibility_post_hooks(task_type, scheme, every)
+        for shape in params.get("malformed", sorted(MALFORMED_SOURCES)):
+            yield _malformed_before_create(task_type, shape, every, http_types, bt_types)
+            for hook in _URL_BLIND_HOOKS:
+                yield _malformed_url_blind(task_type, shape, every, hook)
 
 
 def _eligibility_given(task_type: str, scheme: str, every: tuple[str, ...], hooks: list[str]) -> dict[str, Any]:
     plugins = [{"manifest": _manifest(pid, {h: _ELIGIBILITY_ROLES[h] for h in _ELIGIBILITY_ROLES},
                                       activation=[f"onTaskType:{t}" for t in every], host=list(host))}
                for pid, host in _ELIGIBILITY_HOSTS.items()]
-    task = {"taskId": "t1", "type": task_type, "sourceUrl": ELIGIBILITY_SOURCES[scheme], "filename": "a.bin"}
+    source = ELIGIBILITY_SOURCES.get(scheme, MALFORMED_SOURCES.get(scheme))
+    task = {"taskId": "t1", "type": task_type, "sourceUrl": source, "filename": "a.bin"}
     steps = [{"op": "candidates", "hook": h, "taskId": "t1", "as": h} for h in hooks]
     return {"plugins": plugins, "tasks": [task], "steps": steps}
 
@@ -856,3 +918,45 @@ def _eligibility_post_hooks(task_type: str, scheme: str, every: tuple[str, ...])
         invariants=("H18",), spec="§6",
         notes="§6: beforeFinalize、afterComplete 与 onError 只根据 Hook 声明、task-type activation、role "
               "和 capability grant 选择……绝不能通过 HTTP host pattern 过滤.")
+
+
+def _malformed_before_create(task_type: str, shape: str, every: tuple[str, ...],
+                             http_types: tuple[str, ...], bt_types: tuple[str, ...]) -> Instance:
+    everyone = sorted(_ELIGIBILITY_HOSTS)
+    if task_type in bt_types:
+        want, advisory = everyone, ""
+    elif task_type in http_types:
+        want = []
+        advisory = ("§6 rule 5 needs a hostPermissions pattern matching the source URL that selects "
+                    "an HTTP beforeCreate resolver; whether a URL that does not parse can select "
+                    "any (and what a pattern matches against it) the spec does not say")
+    else:
+        want = everyone
+        advisory = (f"§9.3 gives beforeCreate a context only for {'/'.join(http_types)} and "
+                    f"{'/'.join(bt_types)} tasks; an {task_type} task's beforeCreate under a source "
+                    "URL that does not parse the spec does not decide")
+    return Instance(
+        key=f"{task_type}.malformed-{shape}.before-create",
+        title=f"beforeCreate candidates of a {task_type} task whose source URL does not parse ({shape})",
+        kind="runtime.scenario", polarity="negative" if want != everyone else "positive",
+        given=_eligibility_given(task_type, shape, every, ["beforeCreate"]),
+        expect={"candidates": {"beforeCreate": want}},
+        invariants=("H18",), spec="§6", advisory=advisory,
+        notes="§6 rule 5 filters only an HTTP-type task's beforeCreate resolvers by host permissions; "
+              "a BT-family task's beforeCreate keeps every candidate whatever its source URL, "
+              "parsed or not (§7: host permission 也不筛选非 HTTP 生命周期 Hook).")
+
+
+def _malformed_url_blind(task_type: str, shape: str, every: tuple[str, ...], hook: str) -> Instance:
+    return Instance(
+        key=f"{task_type}.malformed-{shape}.{_URL_BLIND_HOOKS[hook]}",
+        title=f"{hook} candidates of a {task_type} task whose source URL does not parse ({shape}): "
+              "every declaring plugin, the URL never read",
+        kind="runtime.scenario", polarity="positive",
+        given=_eligibility_given(task_type, shape, every, [hook]),
+        expect={"candidates": {hook: sorted(_ELIGIBILITY_HOSTS)}},
+        invariants=("H18",), spec="§6",
+        notes="§6: beforeFinalize、afterComplete 与 onError 只根据 Hook 声明、task-type activation、role "
+              "和 capability grant 选择; 它们的任务源可以是 FTP、magnet 或其他非 HTTP 标识. None of "
+              "these reads the source URL, so one that does not split, has a port out of range or no "
+              "scheme changes nothing: activation here is by task type.")
