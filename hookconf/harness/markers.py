@@ -114,6 +114,9 @@ def _walk(value: Any, where: _Where, budget: MarkerBudget) -> tuple[Any, int]:
     if isinstance(value, list):
         items, deepest = [], 0
         for i, v in enumerate(value):
+            if not isinstance(v, list | dict):  # a scalar is itself, depth 0: no call
+                items.append(v)
+                continue
             item, depth = _walk(v, (where, i), budget)
             items.append(item)
             if depth > deepest:
@@ -133,6 +136,9 @@ def _walk(value: Any, where: _Where, budget: MarkerBudget) -> tuple[Any, int]:
             return result, _depth(result)
     out, deepest = {}, 0
     for k, v in value.items():
+        if not isinstance(v, list | dict):
+            out[k] = v
+            continue
         item, depth = _walk(v, (where, k), budget)
         out[k] = item
         if depth > deepest:
