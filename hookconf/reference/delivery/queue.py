@@ -767,9 +767,12 @@ class DeliveryQueue:
     def state(self) -> dict[str, Any]:
         """The durable state the harness reads: ``{nowMs, generation, deliveries, tombstones,
         ledger, audit, occurrences, breakers}`` (read only)."""
-        tomb = [{"pluginId": t[0], "hook": t[1], "reason": t[2], "day": t[3], "count": t[4],
-                 "firstOccurrence": t[5], "lastOccurrence": t[6], "firstMs": t[7], "lastMs": t[8]}
-                for t in self.db.execute("SELECT * FROM tombstones ORDER BY plugin_id, hook, day")]
+        # up to 8,193 buckets, read after every step: unpacked by name, not indexed
+        tomb = [{"pluginId": pid, "hook": hook, "reason": reason, "day": day, "count": count,
+                 "firstOccurrence": first, "lastOccurrence": last, "firstMs": first_ms,
+                 "lastMs": last_ms}
+                for pid, hook, reason, day, count, first, last, first_ms, last_ms
+                in self.db.execute("SELECT * FROM tombstones ORDER BY plugin_id, hook, day")]
         ledger = {r[0]: {"activeRows": r[1], "activeBytes": r[2], "receiptRows": r[3],
                          "receiptBytes": r[4]} for r in self.db.execute("SELECT * FROM ledger")}
         audit = [{"pluginId": a[0], "status": a[1], "count": a[2]}
