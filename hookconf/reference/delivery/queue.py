@@ -755,13 +755,13 @@ class DeliveryQueue:
                         "createdPermissions": _load(r["created_permissions"]),
                         "requires": _load(r["requires"]), "bytes": r["bytes"],
                         "code": r["code"], "reason": r["reason"]})
-        for rec in self.db.execute(
-                "SELECT delivery_id, occurrence_id, hook, plugin_id, version, digest, status, "
-                "attempts, created_generation, bytes, code, reason FROM receipts ORDER BY seq"):
-            out.append({"deliveryId": rec[0], "occurrenceId": rec[1], "hook": rec[2],
-                        "pluginId": rec[3], "version": rec[4], "digest": rec[5], "status": rec[6],
-                        "attempts": rec[7], "createdGeneration": rec[8], "bytes": rec[9],
-                        "code": rec[10], "reason": rec[11]})
+        out += [{"deliveryId": did, "occurrenceId": occ, "hook": hook, "pluginId": pid,
+                 "version": version, "digest": digest, "status": status, "attempts": attempts,
+                 "createdGeneration": generation, "bytes": nbytes, "code": code, "reason": reason}
+                for did, occ, hook, pid, version, digest, status, attempts, generation, nbytes,
+                code, reason in self.db.execute(
+                    "SELECT delivery_id, occurrence_id, hook, plugin_id, version, digest, status, "
+                    "attempts, created_generation, bytes, code, reason FROM receipts ORDER BY seq")]
         return out
 
     def state(self) -> dict[str, Any]:
