@@ -39,6 +39,9 @@ def test_a_marker_error_points_through_lists_and_escaped_keys():
     with pytest.raises(MarkerError) as info:
         expand_markers([{"$nest": {"depth": 2, "leaf": {"$pad": {"fill": "", "bytes": 1}}}}])
     assert info.value.pointer == "/0/$nest/leaf"
+    with pytest.raises(MarkerError, match="unknown field") as info:
+        expand_markers({"k": [{"$pad": {"fill": "x", "bytes": 1, "extra": 0}}]}, "/expect")
+    assert info.value.pointer == "/expect/k/0"
 
 
 def test_expansion_copies_every_container_and_counts_the_depth_it_made():
@@ -53,5 +56,7 @@ def test_expansion_copies_every_container_and_counts_the_depth_it_made():
     assert expand_markers([[deep]]) is not None  # 2 lists + depth - 3 objects + 1 list
     with pytest.raises(MarkerError, match="deeper"):
         expand_markers([[[deep]]])
-    scalars_deep = [[[[[[1]]]]]]
+    scalars_deep = [[[[[[1]]]]], [2], {"x": [[3]], "y": []}]
     assert expand_markers(scalars_deep) == scalars_deep
+    with pytest.raises(MarkerError, match="deeper"):  # the deepest branch first, then shallower
+        expand_markers([[[deep]], [[]], 1])
