@@ -641,8 +641,8 @@ def bucket_content_problems(m: DeliveryModel, tombs: list[dict[str, Any]]) -> li
     when the candidate's state shows them (docs/protocol.md)."""
     out: list[str] = []
     refusals = m.refusals
-    for t in tombs:  # up to 8,193 buckets after every step: the bucket's name is made only
-        # for a problem
+    # up to 8,193 buckets after every step: a bucket's name is formatted only for a problem
+    for t in tombs:
         if t.get("pluginId") == "*" or not isinstance(t.get("day"), int) or t["day"] < 0:
             continue
         key = (t["pluginId"], t.get("hook"), t.get("reason"), t["day"])
