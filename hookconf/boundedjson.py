@@ -59,6 +59,7 @@ _TOP_ID = re.compile(r"\s*(-?\d+)\s*[,}]")
 _ESCAPE = re.compile(rb"\\.", re.S)
 _FOLD = bytes.maketrans(b"{}", b"[]")
 _NOT_BRACKET = bytes(c for c in range(256) if c not in b"[]{}")
+_NOT_MARK = bytes(c for c in range(256) if c not in b'[]{}"')
 
 
 def _may_nest_deeper(text: str, max_depth: int) -> bool:
@@ -67,16 +68,25 @@ def _may_nest_deeper(text: str, max_depth: int) -> bool:
     and what remains is reduced to its brackets; each round removes every innermost pair
     (one ``bytes.replace``, so exactly one level of every branch), all in native code.  A
     text whose quotes or brackets do not pair up (not JSON) answers ``True``: the exact
-    scan decides."""
+    scan decides.
+
+    Most texts hold no bracket inside a string: reduced to its quotes and brackets, such a
+    text has each string as two adjacent quotes, and one ``bytes.replace`` of ``""`` leaves
+    the brackets outside strings alone.  That is taken only when no quote is left: the
+    replace pairs quotes left to right, so none left means the first quote (an opening one)
+    met its closing one next to it, and so on for every string — no string held a bracket.
+    Otherwise the text is cut at its quotes (the general way)."""
     if text.count("[") + text.count("{") <= max_depth:
         return False
     raw = text.encode("utf-8", "surrogatepass")
     if b"\\" in raw:
         raw = _ESCAPE.sub(b"", raw)
-    parts = raw.split(b'"')  # with escapes gone, every other part is inside a string
-    if len(parts) % 2 == 0:
-        return True
-    brackets = b"".join(parts[::2]).translate(_FOLD, _NOT_BRACKET)
+    brackets = raw.translate(_FOLD, _NOT_MARK).replace(b'""', b"")
+    if b'"' in brackets:
+        parts = raw.split(b'"')  # with escapes gone, every other part is inside a string
+        if len(parts) % 2 == 0:
+            return True
+        brackets = b"".join(parts[::2]).translate(_FOLD, _NOT_BRACKET)
     for _ in range(max_depth):
         peeled = brackets.replace(b"[]", b"")
         if not peeled:

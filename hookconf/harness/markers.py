@@ -85,26 +85,65 @@ def expand_markers(value: Any, pointer: str = "", *, budget: MarkerBudget | None
         MarkerError: a malformed marker, output beyond the budget, or a result nested
             deeper than :data:`MAX_VALUE_DEPTH`.
     """
-    result = _expand(value, pointer, budget or MarkerBudget())
-    if _depth(result) > MAX_VALUE_DEPTH:
+    result, depth = _walk(value, pointer, budget or MarkerBudget())
+    if depth > MAX_VALUE_DEPTH:
         raise MarkerError(pointer, f"expands to a value nested deeper than {MAX_VALUE_DEPTH} levels")
     return result
 
 
+#: Where a value sits: the pointer text of the top value, or ``(parent, key)`` — made into
+#: pointer text (:func:`_pointer`) only for a marker, since most values hold none.
+_Where = str | tuple[Any, str | int]
+
+
+def _pointer(where: _Where) -> str:
+    parts: list[str] = []
+    while isinstance(where, tuple):
+        where, key = where
+        parts.append(str(key) if isinstance(key, int) else _escape(key))
+    return where + "".join(f"/{p}" for p in reversed(parts))
+
+
 def _expand(value: Any, pointer: str, budget: MarkerBudget) -> Any:
+    return _walk(value, pointer, budget)[0]
+
+
+def _walk(value: Any, where: _Where, budget: MarkerBudget) -> tuple[Any, int]:
+    """``value`` expanded (a new container for each container), and the containers nested
+    in the result (a scalar is 0): one walk does both, in document order."""
     if isinstance(value, list):
-        return [_expand(v, f"{pointer}/{i}", budget) for i, v in enumerate(value)]
+        items, deepest = [], 0
+        for i, v in enumerate(value):
+            if not isinstance(v, list | dict):  # a scalar is itself, depth 0: no call
+                items.append(v)
+                continue
+            item, depth = _walk(v, (where, i), budget)
+            items.append(item)
+            if depth > deepest:
+                deepest = depth
+        return items, deepest + 1
     if not isinstance(value, dict):
-        return value
+        return value, 0
     if len(value) == 1:
         (key, spec), = value.items()
         expander = _EXPANDERS.get(key)
         if expander is not None:
+            pointer = _pointer(where)
             unknown = set(spec) - _FIELDS[key] if isinstance(spec, dict) and key in _FIELDS else set()
             if unknown:
                 raise MarkerError(pointer, f"{key} has unknown field(s) {sorted(unknown)}")
-            return expander(spec, pointer, budget)
-    return {k: _expand(v, f"{pointer}/{_escape(k)}", budget) for k, v in value.items()}
+            result = expander(spec, pointer, budget)
+            return result, _depth(result)
+    out, deepest = {}, 0
+    for k, v in value.items():
+        if not isinstance(v, list | dict):
+            out[k] = v
+            continue
+        item, depth = _walk(v, (where, k), budget)
+        out[k] = item
+        if depth > deepest:
+            deepest = depth
+    return out, deepest + 1
 
 
 def _depth(value: Any) -> int:

@@ -248,14 +248,22 @@ def terminal_problems(m: DeliveryModel, step: dict[str, Any], answer: dict[str, 
     rows = [r for r in state.get("deliveries", []) if r["status"] in ACTIVE]
     lim = m.limits
     g_rows, g_bytes = len(rows), sum(r["bytes"] for r in rows)
+    # each plugin's active rows and bytes, summed once in row order (a terminal may refuse
+    # hundreds of candidates: one scan of the rows each was quadratic)
+    mine_rows: dict[str, int] = {}
+    mine_bytes: dict[str, Any] = {}
+    for r in rows:
+        pid = r["pluginId"]
+        mine_rows[pid] = mine_rows.get(pid, 0) + 1
+        mine_bytes[pid] = mine_bytes.get(pid, 0) + r["bytes"]
     for pid in refused:
-        mine = [r for r in rows if r["pluginId"] == pid]
-        fits = (len(mine) + 1 <= lim["pluginActiveRows"]
-                and sum(r["bytes"] for r in mine) + charge <= lim["pluginActiveBytes"]
+        n = mine_rows.get(pid, 0)
+        fits = (n + 1 <= lim["pluginActiveRows"]
+                and mine_bytes.get(pid, 0) + charge <= lim["pluginActiveBytes"]
                 and g_rows + 1 <= lim["globalActiveRows"] and g_bytes + charge <= lim["globalActiveBytes"])
         if fits:
             out["H24"].append(f"{pid} was tombstoned though one more row of {charge} bytes fits every "
-                              f"quota ({len(mine)} rows of {pid}, {g_rows} rows / {g_bytes} bytes in all)")
+                              f"quota ({n} rows of {pid}, {g_rows} rows / {g_bytes} bytes in all)")
     return out
 
 
@@ -720,22 +728,26 @@ def bucket_content_problems(m: DeliveryModel, tombs: list[dict[str, Any]]) -> li
     rejections than its key met, and its first one is one of them.  The fields are judged
     when the candidate's state shows them (docs/protocol.md)."""
     out: list[str] = []
+    refusals = m.refusals
+    # up to 8,193 buckets after every step: a bucket's name is formatted only for a problem
     for t in tombs:
         if t.get("pluginId") == "*" or not isinstance(t.get("day"), int) or t["day"] < 0:
             continue
         key = (t["pluginId"], t.get("hook"), t.get("reason"), t["day"])
-        seen = m.refusals.get(key)
+        seen = refusals.get(key)
         if not seen:
             continue  # not a rejection the harness saw through a terminal (a crash run)
-        name = f"tombstone bucket {key}"
-        if isinstance(t.get("count"), int) and t["count"] > len(seen):
-            out.append(f"{name} counts {t['count']}, its key met {len(seen)} rejection(s)")
+        count = t.get("count")
+        if isinstance(count, int) and count > len(seen):
+            out.append(f"tombstone bucket {key} counts {count}, its key met {len(seen)} "
+                       "rejection(s)")
         if "lastOccurrence" in t and (t["lastOccurrence"], t.get("lastMs")) != seen[-1]:
-            out.append(f"{name}: last occurrence {t['lastOccurrence']!r} at {t.get('lastMs')!r} ms, "
-                       f"the newest rejection into it was {seen[-1][0]!r} at {seen[-1][1]} ms")
+            out.append(f"tombstone bucket {key}: last occurrence {t['lastOccurrence']!r} at "
+                       f"{t.get('lastMs')!r} ms, the newest rejection into it was {seen[-1][0]!r} "
+                       f"at {seen[-1][1]} ms")
         if "firstOccurrence" in t and (t["firstOccurrence"], t.get("firstMs")) not in seen:
-            out.append(f"{name}: first occurrence {t['firstOccurrence']!r} at {t.get('firstMs')!r} "
-                       "ms is none of the rejections into it")
+            out.append(f"tombstone bucket {key}: first occurrence {t['firstOccurrence']!r} at "
+                       f"{t.get('firstMs')!r} ms is none of the rejections into it")
     return out
 
 

@@ -18,6 +18,7 @@ not trust through ``cmd:`` (``hookconf serve``) to get per-request timeouts.
 
 from __future__ import annotations
 
+import json
 from typing import Any, Protocol
 
 from hookconf import boundedjson
@@ -105,7 +106,10 @@ class InProcessConnection:
             raise CandidateRaised(exc) from exc
         try:
             answer = boundedjson.dumps(result)
-            result = boundedjson.loads(answer)
+            # read back with json alone: boundedjson.loads would judge the text's depth
+            # again, and dumps just refused any value nesting deeper than its bound (the
+            # text nests as the value does); the text is JSON as dumps wrote it
+            result = json.loads(answer)
         except boundedjson.JsonBoundsError as exc:
             raise ProtocolViolation(f"{op} result refused: {exc.reason} at {exc.pointer}") from None
         except (TypeError, ValueError) as exc:

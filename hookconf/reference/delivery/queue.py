@@ -321,10 +321,14 @@ class DeliveryQueue:
     def _cap_global(self) -> None:
         """§11 "at most 8,192 buckets globally plus one global overflow rollup": while more
         buckets than that stand outside the global rollup, the oldest daily ones (by day,
-        then plugin and hook) merge into it.  Counted in SQL: the table holds up to 8,192
-        rows and this runs for every rejection."""
-        (count,) = self.db.execute("SELECT count(*) FROM tombstones WHERE plugin_id != ?",
-                                   (GLOBAL,)).fetchone()
+        then plugin and hook) merge into it.  Counted in SQL as every row less the global
+        rollup's (``plugin_id`` is never NULL, so the same number as ``plugin_id != '*'``):
+        a bare ``count(*)`` is counted from the table's b-tree pages without reading a row
+        and the rollup is one primary-key lookup, where a filtered count reads all of the up
+        to 8,192 rows — and this runs for every new bucket."""
+        (count,) = self.db.execute(
+            "SELECT (SELECT count(*) FROM tombstones) "
+            "- (SELECT count(*) FROM tombstones WHERE plugin_id = ?)", (GLOBAL,)).fetchone()
         excess = count - FIXED["globalBuckets"]
         if excess <= 0:
             return
@@ -751,21 +755,24 @@ class DeliveryQueue:
                         "createdPermissions": _load(r["created_permissions"]),
                         "requires": _load(r["requires"]), "bytes": r["bytes"],
                         "code": r["code"], "reason": r["reason"]})
-        for rec in self.db.execute(
-                "SELECT delivery_id, occurrence_id, hook, plugin_id, version, digest, status, "
-                "attempts, created_generation, bytes, code, reason FROM receipts ORDER BY seq"):
-            out.append({"deliveryId": rec[0], "occurrenceId": rec[1], "hook": rec[2],
-                        "pluginId": rec[3], "version": rec[4], "digest": rec[5], "status": rec[6],
-                        "attempts": rec[7], "createdGeneration": rec[8], "bytes": rec[9],
-                        "code": rec[10], "reason": rec[11]})
+        out += [{"deliveryId": did, "occurrenceId": occ, "hook": hook, "pluginId": pid,
+                 "version": version, "digest": digest, "status": status, "attempts": attempts,
+                 "createdGeneration": generation, "bytes": nbytes, "code": code, "reason": reason}
+                for did, occ, hook, pid, version, digest, status, attempts, generation, nbytes,
+                code, reason in self.db.execute(
+                    "SELECT delivery_id, occurrence_id, hook, plugin_id, version, digest, status, "
+                    "attempts, created_generation, bytes, code, reason FROM receipts ORDER BY seq")]
         return out
 
     def state(self) -> dict[str, Any]:
         """The durable state the harness reads: ``{nowMs, generation, deliveries, tombstones,
         ledger, audit, occurrences, breakers}`` (read only)."""
-        tomb = [{"pluginId": t[0], "hook": t[1], "reason": t[2], "day": t[3], "count": t[4],
-                 "firstOccurrence": t[5], "lastOccurrence": t[6], "firstMs": t[7], "lastMs": t[8]}
-                for t in self.db.execute("SELECT * FROM tombstones ORDER BY plugin_id, hook, day")]
+        # up to 8,193 buckets, read after every step: unpacked by name, not indexed
+        tomb = [{"pluginId": pid, "hook": hook, "reason": reason, "day": day, "count": count,
+                 "firstOccurrence": first, "lastOccurrence": last, "firstMs": first_ms,
+                 "lastMs": last_ms}
+                for pid, hook, reason, day, count, first, last, first_ms, last_ms
+                in self.db.execute("SELECT * FROM tombstones ORDER BY plugin_id, hook, day")]
         ledger = {r[0]: {"activeRows": r[1], "activeBytes": r[2], "receiptRows": r[3],
                          "receiptBytes": r[4]} for r in self.db.execute("SELECT * FROM ledger")}
         audit = [{"pluginId": a[0], "status": a[1], "count": a[2]}

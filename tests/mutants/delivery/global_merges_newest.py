@@ -11,8 +11,9 @@ from tests.mutants.delivery.base import mutant
 
 class MergesNewest(DeliveryQueue):
     def _cap_global(self):
-        (count,) = self.db.execute("SELECT count(*) FROM tombstones WHERE plugin_id != ?",
-                                   (GLOBAL,)).fetchone()
+        (count,) = self.db.execute(
+            "SELECT (SELECT count(*) FROM tombstones) "
+            "- (SELECT count(*) FROM tombstones WHERE plugin_id = ?)", (GLOBAL,)).fetchone()
         excess = count - FIXED["globalBuckets"]
         if excess <= 0:
             return
