@@ -275,7 +275,7 @@ DELIVERY_MUTANTS = [
 
 #: Permission and DTO mutants run their own family's cases (the corpus is large; the other
 #: families are unchanged by these mutants): the task-source family whole, or the rows' own
-#: globs naming the part of perm.* (2394 cases) or dto.* (1682) that shows them.
+#: globs naming the part of perm.* (2450 cases) or dto.* (1682) that shows them.
 FAMILY_CASES = {"H17": ("task-source.*",)}
 MUTANTS = [
     ("tests.mutants.permissions.regex_whole_url:factory", "H5", ("perm.host-path.*",)),
@@ -335,6 +335,8 @@ PERMISSION_TEMPLATE_MUTANTS = [
     ("tests.mutants.permissions.lenient_pattern_hosts:factory", "H5", ("perm.gen.hosts.*",)),
     # only all-lowercase URL escapes uppercased: %aB and %Ab compared as written (§7)
     ("tests.mutants.permissions.mixed_hex_kept:factory", "H5", ("perm.gen.percent-hex-spellings.*",)),
+    # every trailing dot of a URL host removed, not one (§7), in a match and in every redirect hop
+    ("tests.mutants.permissions.trailing_dots_stripped:factory", "H5", ("perm.gen.trailing-dots.*",)),
 ]
 
 
