@@ -452,6 +452,9 @@ PATH_MUTANTS = [
     # a call presenting the advanced generation admitted while the barrier drains (§6)
     ("tests.mutants.runtime.barrier_generation_only:factory", "H21",
      ("rt.gen.barrier-generations.draining-*",)),
+    # a call presenting the generation one above the live one admitted after a publish (§6)
+    ("tests.mutants.runtime.generation_one_ahead:factory", "H21",
+     ("rt.gen.barrier-generations.after-*",)),
     # a chain running a later candidate a policy barrier took out of §6's rules while an
     # earlier plugin ran; and its converse, a generation change alone skipping one still in
     ("tests.mutants.runtime.later_candidate_unchecked:factory", "H21",
