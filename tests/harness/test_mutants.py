@@ -229,6 +229,9 @@ DELIVERY_MUTANTS = [
      ("dlv.gen.bounds.admit.plugin-rows.*",)),
     ("tests.mutants.delivery.char_counted_charge:factory", "H24",
      ("dlv.gen.bounds.admit.plugin-bytes.*",)),
+    # a byte quota admitting a row while any room is left, whatever its charge (§11)
+    ("tests.mutants.delivery.byte_room_left:plugin_bytes", "H24", ("dlv.gen.byte-fits.plugin.*",)),
+    ("tests.mutants.delivery.byte_room_left:global_bytes", "H24", ("dlv.gen.byte-fits.global.*",)),
     ("tests.mutants.delivery.restart_charges_attempt:factory", "H14", ("dlv.gen.recovery.*",)),
     ("tests.mutants.delivery.prune_before_audit:factory", "H24", ("dlv.gen.crashes.crash.retention",)),
     ("tests.mutants.delivery.rollup_split:factory", "H24", ("dlv.gen.crashes.crash.tombstone-rollup",)),
