@@ -265,6 +265,9 @@ DELIVERY_MUTANTS = [
      ("dlv.gen.limits.attempts.*.expired",)),
     ("tests.mutants.delivery.restart_forgets_attempt_limit:factory", "H14",
      ("dlv.gen.limits.attempts.*.expired-restart",)),
+    # a plugin paused by its open breaker ends the claim: the plugins after it wait (§11)
+    ("tests.mutants.delivery.breaker_ends_claim:factory", "H15",
+     ("dlv.gen.blocked-positions.*.breaker-*",)),
     # a failed half-open probe must reopen the breaker (§11)
     ("tests.mutants.delivery.probe_failure_counted:factory", "H15",
      ("dlv.gen.limits.breaker.*.probe-fail",)),
