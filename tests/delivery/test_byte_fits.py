@@ -26,7 +26,7 @@ def test_every_quota_room_and_row_and_the_room_is_exact():
     found = _instances()
     want = {f"{q}.{room}.{row}" for q, (_, _, rooms) in ROOMS.items() for room in rooms
             for row in (ROWS if room else ("any",))}
-    assert set(found) == want and len(found) == 11
+    assert set(found) == want and len(found) == 14
     for key, inst in found.items():
         quota, room, row = key.split(".")
         limit, config, _ = ROOMS[quota]

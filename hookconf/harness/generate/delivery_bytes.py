@@ -4,7 +4,7 @@
     For each active byte quota an admission checks — the per-plugin bytes
     (``pluginActiveBytes`` at its v1 minimum, 2 MiB) and the global bytes
     (``globalActiveBytes`` at 64 MiB, filled by sixteen plugins) — earlier rows leave exactly
-    ``room`` bytes (none, a little and — per plugin — 1 MiB), and one more row of plugin ``q`` is charged:
+    ``room`` bytes (none, a little and — per plugin — 64 KiB and 1 MiB), and one more row of plugin ``q`` is charged:
 
     - ``fits``: exactly the room — admitted (the quota reached, not passed);
     - ``over``: one byte more than the room — tombstoned;
@@ -42,7 +42,7 @@ _SENTENCE = ("§11 'Admission 在终态事务中原子预留 row 与 byte budget
 
 #: Per quota: ``(name, limit, config)`` and the rooms left before the last row (bytes).
 ROOMS: dict[str, tuple[int, dict[str, int], tuple[int, ...]]] = {
-    "plugin": (2 * MIB, {"pluginActiveBytes": 2 * MIB}, (0, 2 * KIB, 1 * MIB)),
+    "plugin": (2 * MIB, {"pluginActiveBytes": 2 * MIB}, (0, 2 * KIB, 64 * KIB, 1 * MIB)),
     "global": (64 * MIB, {"globalActiveBytes": 64 * MIB, "pluginActiveBytes": 4 * MIB},
                (0, 16 * KIB)),  # each global case writes 64 MiB: one room left suffices
 }
@@ -90,7 +90,7 @@ def _charge(row: str, room: int) -> int:
 @template("delivery.byte-fits", params={"type": "object", "additionalProperties": False,
                                         "properties": {}})
 def delivery_byte_fits(params: dict[str, Any], rng: random.Random) -> Iterator[Instance]:
-    """Every active byte quota × room left (none, a little, 1 MiB per plugin) × a row that exactly fits,
+    """Every active byte quota × room left (none, a little; per plugin also 64 KiB and 1 MiB) × a row that exactly fits,
     one byte over and far over (H24, §11; see the module docstring)."""
     del params, rng  # exhaustive
     for quota, (limit, config, rooms) in ROOMS.items():
