@@ -37,10 +37,15 @@ def test_every_message_type_meets_every_lane_state_with_every_non_current_id():
 
 def test_every_barrier_stage_meets_every_generation_and_only_the_published_new_one_is_admitted():
     found = _expand("runtime.barrier-generations")
-    assert len(found) == len(STAGES) * len(GENERATIONS) * len(CAPABILITIES)
+    # ``first`` (two below the live generation) exists only after two barriers
+    assert len(found) == (len(STAGES) * len(GENERATIONS) - len(STAGES) + 1) * len(CAPABILITIES)
+    assert {"after-two-publishes.first.http", "after-publish.next.storage",
+            "draining-lane.next.log"} <= set(found)
     for key, instance in found.items():
         stage, generation, capability = key.split(".")
-        admitted = stage == "after-publish" and generation == "new"
+        admitted = stage.startswith("after-") and generation == "new"
+        publishes = [e["count"] for e in instance.expect["events"] if e["kind"] == "barrier.publish"]
+        assert publishes == [2 if stage == "after-two-publishes" else 1]
         value = instance.expect["results"]["message"]["value"]["$partial"]
         assert value["accepted"] is admitted
         assert bool(instance.advisory) is (capability == "log")
@@ -59,10 +64,11 @@ class _Obs:
 def test_references_resolve_from_events_and_unknown_ones_are_judged_as_what_they_are():
     events = [{"kind": "guest.enter", "pluginId": "a", "invocationId": "i1"},
               {"kind": "guest.enter", "pluginId": "a", "invocationId": "i2"},
-              {"kind": "barrier.begin", "pluginId": "a", "fromGeneration": 3, "generation": 7}]
+              {"kind": "barrier.begin", "pluginId": "a", "fromGeneration": 3, "generation": 7},
+              {"kind": "barrier.begin", "pluginId": "a", "fromGeneration": 7, "generation": 8}]
     obs = _Obs(events)
     ref = {"$invocation": {"pluginId": "a", "index": 0}}
-    for which, want in (("old", 3), ("new", 7), ("future", 1_000_007)):
+    for which, want in (("first", 3), ("old", 7), ("new", 8), ("next", 9), ("future", 1_000_008)):
         gen = {"$generation": {"pluginId": "a", "which": which}}
         got = _resolve({"type": "log", "invocationId": ref, "permissionGeneration": gen}, None, obs, 0)
         assert got["invocationId"] == "i1" and got["permissionGeneration"] == want
@@ -72,4 +78,4 @@ def test_references_resolve_from_events_and_unknown_ones_are_judged_as_what_they
     assert missing == {"invocationId": NEVER_ISSUED, "permissionGeneration": -1}
     assert _resolve({"invocationId": "$never"}, None, obs, 0) == {"invocationId": NEVER_ISSUED}
     assert _resolve({"invocationId": "literal"}, None, obs, 0) == {"invocationId": "literal"}
-    assert obs.asked == ["runtime.events"] * 4
+    assert obs.asked == ["runtime.events"] * 6

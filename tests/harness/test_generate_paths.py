@@ -2,6 +2,8 @@
 effect kind (§5.2), a refused URL at every position of an exit (§9.4), a blocked plugin at
 every position of the claim order (§11)."""
 
+import pytest
+
 from hookconf.harness.generate import expand
 from hookconf.harness.generate.bt_sources import HASHES, TASK_IDS
 from hookconf.harness.generate.delivery import _BLOCKERS
@@ -92,6 +94,33 @@ def test_a_blocked_plugin_sits_at_every_position_of_the_claim_order():
                 last = steps[-1]
                 assert last["do"] == "claim"
                 assert last["expect"]["plugins"] == [f"p{i}" for i in range(n) if i != position]
+
+
+
+def _claimed_last(steps, config):
+    """The plugins the reference's last claim returns, the steps played with ``config``."""
+    from hookconf.harness.delivery.driver import Driver
+    from hookconf.harness.protocol import InProcessConnection
+    from hookconf.reference.candidate import ReferenceCandidate
+    from hookconf.reference.delivery.limits import BOUNDS
+
+    conn = InProcessConnection(ReferenceCandidate(), "test")
+    conn.open()
+    assert conn.call("delivery.reset", {"config": config})["accepted"]
+    driver = Driver(conn.call, {**{b.name: b.default for b in BOUNDS}, **config, "jitter": 1.0}, ("H15",))
+    driver.play([{k: v for k, v in s.items() if k != "expect"} for s in steps[:-1]])
+    return [c["pluginId"] for c in conn.call("delivery.claim", {})["claims"]]
+
+
+@pytest.mark.parametrize("blocker", ["breaker-open", "breaker-reopened"])
+def test_the_breaker_blockers_block_by_the_breaker_alone(blocker):
+    # as generated, the paused plugin is left out; the same steps with a breaker that never
+    # opens (threshold 100) make its due row claimed with the others
+    instance = _expand("delivery.blocked-positions", {"sizes": [3]})[f"n3.at1.{blocker}"]
+    config = instance.given["config"]
+    assert config == {"breakerThreshold": 1}
+    assert _claimed_last(instance.given["steps"], config) == ["p0", "p2"]
+    assert sorted(_claimed_last(instance.given["steps"], {"breakerThreshold": 100})) == ["p0", "p1", "p2"]
 
 
 def test_a_cancellation_meets_every_position_of_a_busy_lane():

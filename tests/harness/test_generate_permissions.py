@@ -226,3 +226,23 @@ def test_percent_hex_spellings_cover_every_case_combination_in_every_place():
         assert bool(instance.advisory) == (model.glob != _upper_hex(model.glob)
                                            and instance.key.startswith("match."))
     assert len(HEX_PAIRS) == 3
+
+
+def test_trailing_dots_follow_from_the_parsed_host_in_every_position():
+    instances = _instances("permissions.trailing_dots", {}, 0)
+    keys = {i.key for i in instances}
+    assert len(keys) == len(instances) == 56
+    assert {"match.exact.0", "match.suffix-apex.3", "redirect.len3.at2.2.protocol-relative",
+            "redirect.len1.at0.1"} <= keys
+    for instance in instances:
+        dots = int(instance.key.split(".")[-2 if instance.key.endswith("relative") else -1])
+        if instance.kind == "permissions.redirect":
+            previous = None
+            for hop in instance.given["hops"]:  # every hop names the granted host, dotted or not
+                previous = _observed(hop, previous.text if previous else None)
+                assert previous.host.rstrip(".") == "files.example.test"
+            assert instance.expect["allowed"] == (dots <= 1)
+            continue
+        url = _observed(instance.given["url"])
+        assert url.host.endswith("." * max(dots - 1, 0)) and not url.host.endswith("." * dots or "!")
+        assert instance.expect["match"] == (dots <= 1) == model_match(_model_pattern(instance.given["pattern"]), url)

@@ -229,6 +229,9 @@ DELIVERY_MUTANTS = [
      ("dlv.gen.bounds.admit.plugin-rows.*",)),
     ("tests.mutants.delivery.char_counted_charge:factory", "H24",
      ("dlv.gen.bounds.admit.plugin-bytes.*",)),
+    # a byte quota admitting a row while any room is left, whatever its charge (§11)
+    ("tests.mutants.delivery.byte_room_left:plugin_bytes", "H24", ("dlv.gen.byte-fits.plugin.*",)),
+    ("tests.mutants.delivery.byte_room_left:global_bytes", "H24", ("dlv.gen.byte-fits.global.*",)),
     ("tests.mutants.delivery.restart_charges_attempt:factory", "H14", ("dlv.gen.recovery.*",)),
     ("tests.mutants.delivery.prune_before_audit:factory", "H24", ("dlv.gen.crashes.crash.retention",)),
     ("tests.mutants.delivery.rollup_split:factory", "H24", ("dlv.gen.crashes.crash.tombstone-rollup",)),
@@ -262,6 +265,9 @@ DELIVERY_MUTANTS = [
      ("dlv.gen.limits.attempts.*.expired",)),
     ("tests.mutants.delivery.restart_forgets_attempt_limit:factory", "H14",
      ("dlv.gen.limits.attempts.*.expired-restart",)),
+    # a plugin paused by its open breaker ends the claim: the plugins after it wait (§11)
+    ("tests.mutants.delivery.breaker_ends_claim:factory", "H15",
+     ("dlv.gen.blocked-positions.*.breaker-*",)),
     # a failed half-open probe must reopen the breaker (§11)
     ("tests.mutants.delivery.probe_failure_counted:factory", "H15",
      ("dlv.gen.limits.breaker.*.probe-fail",)),
@@ -275,7 +281,7 @@ DELIVERY_MUTANTS = [
 
 #: Permission and DTO mutants run their own family's cases (the corpus is large; the other
 #: families are unchanged by these mutants): the task-source family whole, or the rows' own
-#: globs naming the part of perm.* (2394 cases) or dto.* (1682) that shows them.
+#: globs naming the part of perm.* (2450 cases) or dto.* (1682) that shows them.
 FAMILY_CASES = {"H17": ("task-source.*",)}
 MUTANTS = [
     ("tests.mutants.permissions.regex_whole_url:factory", "H5", ("perm.host-path.*",)),
@@ -335,6 +341,8 @@ PERMISSION_TEMPLATE_MUTANTS = [
     ("tests.mutants.permissions.lenient_pattern_hosts:factory", "H5", ("perm.gen.hosts.*",)),
     # only all-lowercase URL escapes uppercased: %aB and %Ab compared as written (§7)
     ("tests.mutants.permissions.mixed_hex_kept:factory", "H5", ("perm.gen.percent-hex-spellings.*",)),
+    # every trailing dot of a URL host removed, not one (§7), in a match and in every redirect hop
+    ("tests.mutants.permissions.trailing_dots_stripped:factory", "H5", ("perm.gen.trailing-dots.*",)),
 ]
 
 
@@ -450,6 +458,9 @@ PATH_MUTANTS = [
     # a call presenting the advanced generation admitted while the barrier drains (§6)
     ("tests.mutants.runtime.barrier_generation_only:factory", "H21",
      ("rt.gen.barrier-generations.draining-*",)),
+    # a call presenting the generation one above the live one admitted after a publish (§6)
+    ("tests.mutants.runtime.generation_one_ahead:factory", "H21",
+     ("rt.gen.barrier-generations.after-*",)),
     # a chain running a later candidate a policy barrier took out of §6's rules while an
     # earlier plugin ran; and its converse, a generation change alone skipping one still in
     ("tests.mutants.runtime.later_candidate_unchecked:factory", "H21",

@@ -65,6 +65,7 @@ _AREAS = (
     "hookconf.harness.generate.delivery_malformed",
     "hookconf.harness.generate.delivery_retry",
     "hookconf.harness.generate.delivery_dispatch",
+    "hookconf.harness.generate.delivery_bytes",
     "hookconf.harness.generate.builtins",
     "hookconf.harness.generate.diagnostics",
 )

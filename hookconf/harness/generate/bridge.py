@@ -225,8 +225,10 @@ def _current(kind: str) -> Instance:
 # ------------------------------------------------------------------------------ barrier stages
 
 #: Barrier stages a capability call can meet, generations it can present, capabilities.
-STAGES = ("draining-lane", "draining-lease", "after-publish")
-GENERATIONS = ("old", "new", "future")
+STAGES = ("draining-lane", "draining-lease", "after-publish", "after-two-publishes")
+#: Below the live generation by one (``old``) and, after two barriers, by two (``first``); the
+#: advanced one (``new``); one above every generation seen (``next``) and far above (``future``).
+GENERATIONS = ("first", "old", "new", "next", "future")
 CAPABILITIES = ("storage", "http", "log")
 
 _BARRIER_PARAMS = {"type": "object", "additionalProperties": False,
@@ -241,6 +243,8 @@ def barrier_generations(params: dict[str, Any], rng: random.Random) -> Iterator[
     """Every barrier stage × generation presented × capability kind (§6, H21)."""
     for stage in params.get("stages", list(STAGES)):
         for generation in GENERATIONS:
+            if generation == "first" and stage != "after-two-publishes":
+                continue  # one barrier: the first barrier's old generation is ``old``
             for capability in params.get("capabilities", list(CAPABILITIES)):
                 yield _barrier_case(stage, generation, capability)
 
@@ -259,16 +263,20 @@ def _barrier_case(stage: str, generation: str, capability: str) -> Instance:
                "as": "barrier"}
     send = {"op": "worker_message", "pluginId": LANE, "message": _call(capability, generation),
             "as": "message"}
-    events: list[dict[str, Any]] = [{"kind": "barrier.publish", "pluginId": LANE, "count": 1}]
+    events: list[dict[str, Any]] = [{"kind": "barrier.publish", "pluginId": LANE,
+                                     "count": 2 if stage == "after-two-publishes" else 1}]
     results: dict[str, Any] = {}
-    admitted = stage == "after-publish" and generation == "new"
-    if stage == "after-publish":
+    admitted = stage.startswith("after-") and generation == "new"
+    if stage in ("after-publish", "after-two-publishes"):
+        again = {**barrier, "capability": "http", "as": "second"}
         steps = [barrier, {"op": "advance", "ms": 5},
+                 *([again, {"op": "advance", "ms": 5}] if stage == "after-two-publishes" else []),
                  {"op": "command", "pluginId": LANE, "command": "hold", "as": "fresh"},
                  {"op": "advance", "ms": 5}, send]
         events.append({"kind": "capability.admitted", "pluginId": LANE,
                        "count": 1 if admitted else 0})
-        where = "after the barrier published, in an invocation admitted under the new generation"
+        where = ("after the barrier published" if stage == "after-publish" else
+                 "after a second barrier published") + ", in an invocation admitted under the new generation"
     else:  # the plugin's entry waits on another plugin's command: the lane drains slowly
         steps = [{"op": "command", "pluginId": LANE, "command": "via", "as": "victim"},
                  {"op": "advance", "ms": 5}]

@@ -839,6 +839,8 @@ def delivery_identity_changes(params: dict[str, Any], rng: random.Random) -> Ite
 
 
 # ---- a plugin blocked at claim time, at every position of the round-robin order (H15) -----
+_BREAKER_PAUSE = ("§11 'Circuit breaker 在十分钟内 5 次可重试失败后打开，暂停该插件 15 分钟且不消耗 attempt'; "
+                  "'每行独立捕获插件错误，不能阻止其他插件执行': the breaker pauses that plugin alone")
 _ISOLATION = ("§11", "A plugin failure is caught per row and never prevents another plugin from "
                      "running; claims take plugins in round-robin order")
 #: How a plugin's only row is blocked when the claim comes: the steps after its row exists
@@ -853,7 +855,33 @@ _BLOCKERS: dict[str, tuple[list[dict[str, Any]], bool]] = {
     "grant-revoked": ([{"do": "revoke", "plugin": "{p}", "grant": "http"}], False),
     "leased": ([], True),
     "not-yet-due": ([{"do": "fail", "plugin": "{p}", "retryable": True}], True),
+    # its breaker (threshold 1) opened by a retryable failure; the retry delay (≤ 1.25 s) has
+    # passed, the pause (15 minutes) has not: the row is due, the plugin paused
+    "breaker-open": ([{"do": "fail", "plugin": "{p}", "retryable": True},
+                      {"do": "advance", "ms": 60_000}], True),
+    # the same, then its half-open probe (a second row, claimed with ``zz``'s) fails: reopened
+    "breaker-reopened": ([{"do": "fail", "plugin": "{p}", "retryable": True},
+                          {"do": "advance", "ms": 900_001},
+                          {"do": "terminal", "task": "t0b", "hook": "onError"},
+                          {"do": "claim", "expect": {"plugins": ["{p}", "zz"]}},
+                          {"do": "complete", "plugin": "zz"},
+                          {"do": "fail", "plugin": "{p}", "retryable": True},
+                          {"do": "advance", "ms": 60_000}], True),
 }
+#: The configuration a blocker needs (a breaker that opens on the first retryable failure).
+_BLOCKER_CONFIG: dict[str, dict[str, int]] = {"breaker-open": {"breakerThreshold": 1},
+                                              "breaker-reopened": {"breakerThreshold": 1}}
+
+
+def _subst(value: Any, pid: str) -> Any:
+    """``value`` with every ``{p}`` string, at any depth, replaced by ``pid``."""
+    if isinstance(value, str):
+        return value.replace("{p}", pid)
+    if isinstance(value, list):
+        return [_subst(v, pid) for v in value]
+    if isinstance(value, dict):
+        return {k: _subst(v, pid) for k, v in value.items()}
+    return value
 
 
 def _blocked_steps(n: int, position: int, blocker: str) -> tuple[list[dict[str, Any]], list[str]]:
@@ -873,8 +901,7 @@ def _blocked_steps(n: int, position: int, blocker: str) -> tuple[list[dict[str, 
     if first_claim:
         steps += [{"do": "claim", "expect": {"plugins": [blocked, "zz"]}},
                   {"do": "complete", "plugin": "zz"}]
-    steps += [{k: (v.replace("{p}", blocked) if isinstance(v, str) else v) for k, v in a.items()}
-              for a in actions]
+    steps += [_subst(a, blocked) for a in actions]
     others = [pid for pid in ids if pid != blocked]
     steps += [{"do": "terminal", "task": "t1", "hook": "afterComplete"},
               {"do": "claim", "expect": {"plugins": others}}]
@@ -887,9 +914,10 @@ def _blocked_steps(n: int, position: int, blocker: str) -> tuple[list[dict[str, 
                              "items": {"type": "integer", "minimum": 2, "maximum": 8}}}})
 def delivery_blocked_positions(params: dict[str, Any], rng: random.Random) -> Iterator[Instance]:
     """A plugin whose rows are all blocked at claim time — disabled, quarantined, reinstalled
-    or upgraded to another executable, its grant revoked, leased, or waiting for a retry —
-    at every position of the round-robin order among plugins with due rows: one claim must
-    still return every other plugin's due row (§11, H15)."""
+    or upgraded to another executable, its grant revoked, leased, waiting for a retry, paused
+    by its open breaker or by its breaker reopened after a failed half-open probe — at every
+    position of the round-robin order among plugins with due rows: one claim must still
+    return every other plugin's due row (§11, H15: a breaker pauses "该插件", that plugin)."""
     del rng  # exhaustive
     for n in params.get("sizes", [3]):
         for position in range(n):
@@ -899,9 +927,11 @@ def delivery_blocked_positions(params: dict[str, Any], rng: random.Random) -> It
                     f"n{n}.at{position}.{blocker}",
                     f"{n} plugins, the one at position {position} of the claim order {blocker}: "
                     f"one claim returns the due rows of {', '.join(others)}",
-                    _KIND, "negative", {"config": {}, "steps": steps}, {"config": "accepted"},
+                    _KIND, "negative", {"config": dict(_BLOCKER_CONFIG.get(blocker, {})), "steps": steps},
+                    {"config": "accepted"},
                     ("H15",), notes=f"{_ISOLATION[0]}: '{_ISOLATION[1]}'; claimBatch (64) and "
-                                    "workers (8) leave room for every plugin")
+                                    "workers (8) leave room for every plugin"
+                                    + (f"; {_BREAKER_PAUSE}" if blocker.startswith("breaker-") else ""))
 
 
 # ---- the attempt limit on every route to it, and the breaker's half-open probe (H14, H15) --

@@ -31,6 +31,10 @@ Seven templates, each seeded and bounded:
     percent escapes in upper, lower and mixed hex in the glob and in the URL's path or query,
     and the decoded character; cases whose answer turns on uppercasing the pattern's own
     hex are advisory (§7 uppercases the URL side; it does not say the glob's).
+``permissions.trailing_dots``
+    URL hosts written with 0, 1, 2 and 3 trailing dots against exact and ``*.`` pattern hosts
+    (lowercase, uppercase, an IDN), and as every hop of redirect chains of 1..3 hops (absolute
+    and protocol-relative): one dot is removed (§7), so two or more never match.
 
 The expected answer never comes from a matcher under test: :mod:`.urlmodel` states §7's rules
 over components the generator itself chose, and every URL is written from a hand-checked table
@@ -66,7 +70,7 @@ from hookconf.harness.generate.urlmodel import (
 
 __all__ = ["expand_glob_literals", "expand_pattern_grammar", "expand_pattern_hosts", "expand_pattern_sets",
            "expand_pattern_url", "expand_percent_hex", "expand_percent_hex_spellings",
-           "expand_redirect_positions", "hex_spellings", "upper_hex"]
+           "expand_redirect_positions", "expand_trailing_dots", "hex_spellings", "upper_hex"]
 
 _NOT_PERMITTED = "plugin.http.host_not_permitted"
 _PERMISSION_DENIED = "plugin.hook.permission_denied"
@@ -787,6 +791,79 @@ def _hex_match(key: str, glob: str, written: str, place: str) -> Instance:
         given={"pattern": p.text, "url": u.text}, expect={"match": expected},
         advisory=PATTERN_HEX_UNDECIDED if literal != expected else "",
         notes=f"{_HEX_SENTENCE}: pathname + search {upper_hex(written)!r}, glob {glob!r}")
+
+
+
+# ----------------------------------------------------------------------------- trailing dots
+
+_DOT_SENTENCE = "§7 'Matcher 对 DNS 名称执行小写和 IDNA 规范化，去掉一个结尾点'"
+#: ``(key, pattern, host kind, pattern host, URL host as written before its dots, canonical)``:
+#: the URL host equals or lies under the pattern host once one trailing dot is removed.
+DOT_HOSTS = (
+    ("exact", "https://files.example.test/dl/*", "exact", "files.example.test",
+     "files.example.test", "files.example.test"),
+    ("exact-upper", "https://files.example.test/dl/*", "exact", "files.example.test",
+     "FILES.Example.TEST", "files.example.test"),
+    ("exact-idn", "https://xn--bcher-kva.example/dl/*", "exact", "xn--bcher-kva.example",
+     "bücher.example", "xn--bcher-kva.example"),
+    ("suffix-sub", "*://*.example.test/dl/*", "suffix", "example.test",
+     "a.files.example.test", "a.files.example.test"),
+    ("suffix-apex", "https://*.files.example.test/dl/*", "suffix", "files.example.test",
+     "files.example.test", "files.example.test"),
+)
+DOT_COUNTS = (0, 1, 2, 3)
+
+
+def _dotted(canonical: str, dots: int) -> str:
+    """The host the matcher compares: one trailing dot removed (§7), any further ones kept."""
+    return canonical + "." * max(dots - 1, 0)
+
+
+@template("permissions.trailing_dots", params={"type": "object", "additionalProperties": False,
+                                               "properties": {}})
+def expand_trailing_dots(params: dict[str, Any], rng: random.Random) -> Iterator[Instance]:
+    """URL hosts with 0–3 trailing dots, exhaustively, wherever the matcher reads a host (H5, §7):
+
+    - ``match.<host>.<dots>``: a URL whose host is written with that many trailing dots against
+      an exact or ``*.`` pattern host (:data:`DOT_HOSTS`): 0 and 1 match, 2 and 3 do not (one
+      dot is removed, the host then ends in a dot no pattern host has);
+    - ``redirect.len<n>.at<i>.<dots>``: a chain of ``n`` absolute hops inside the permissions,
+      hop ``i`` spelled with that many dots: allowed for 0 and 1, refused at hop ``i`` for 2, 3;
+    - ``redirect.len<n>.at<i>.<dots>.protocol-relative``: the same hop written ``//host./path``
+      (resolved against the previous hop), for ``i`` ≥ 1.
+    """
+    del params, rng  # exhaustive
+    for key, text, kind, host, written, canonical in DOT_HOSTS:
+        p = pattern(text, text.split(":", 1)[0], kind, host, "/dl/*")
+        for dots in DOT_COUNTS:
+            u = Url(f"https://{written}{'.' * dots}/dl/f.iso", "https", _dotted(canonical, dots), False,
+                    "/dl/f.iso")
+            expected = model_match(p, u)
+            yield Instance(
+                key=f"match.{key}.{dots}", title=f"{p.text} {'matches' if expected else 'does not match'} "
+                f"{u.text} ({dots} trailing dot{'s' if dots != 1 else ''})", kind="permissions.match",
+                polarity="positive" if expected else "negative",
+                given={"pattern": p.text, "url": u.text}, expect={"match": expected},
+                notes=f"{_DOT_SENTENCE}: the host compared is {u.host!r}")
+    granted = "https://files.example.test/dl/*"
+    for length in (1, 2, 3):
+        for at in range(length):
+            forms = [("", "https:")] + ([(".protocol-relative", "")] if at else [])
+            for dots in DOT_COUNTS:
+                for suffix, scheme in forms:
+                    hops = [f"https://files.example.test/dl/{k}" for k in range(length)]
+                    hops[at] = f"{scheme}//files.example.test{'.' * dots}/dl/{at}"
+                    allowed = dots <= 1
+                    expect: dict[str, Any] = ({"allowed": True} if allowed else
+                                              {"allowed": False, "refused_hop": at, "code": _NOT_PERMITTED})
+                    yield Instance(
+                        key=f"redirect.len{length}.at{at}.{dots}{suffix}",
+                        title=f"a {length}-hop chain whose hop {at} names the host with {dots} trailing "
+                        f"dot{'s' if dots != 1 else ''} is " + ("allowed" if allowed else f"refused at hop {at}"),
+                        kind="permissions.redirect", polarity="positive" if allowed else "negative",
+                        given={"patterns": [granted], "hops": hops, "proxy": None}, expect=expect,
+                        notes=f"{_DOT_SENTENCE}; §7 '每次 redirect hop 必须使用同一个 matcher': hop {at}'s host "
+                        f"is compared as {_dotted('files.example.test', dots)!r}")
 
 
 from hookconf.harness.generate import task_source as _task_source  # noqa: E402,F401  (§9.4 templates)

@@ -98,7 +98,8 @@ def _resolve(message: dict[str, Any], conn: Connection, obs: Any, index: int) ->
       ``index``-th guest entry (``-1``: the last); ``"$never"`` — an id never issued;
     - ``permissionGeneration: {"$generation": {"pluginId", "which"}}`` — ``old`` / ``new``:
       the ``fromGeneration`` / ``generation`` of the plugin's last ``barrier.begin``,
-      ``future``: a generation beyond every one seen.
+      ``first``: the ``fromGeneration`` of its first ``barrier.begin``, ``next``: one above
+      the highest generation seen, ``future``: a generation far beyond every one seen.
 
     A reference the events cannot answer (the entry never happened) becomes an id never
     issued or the generation ``-1``: the message is then judged as what it is."""
@@ -123,10 +124,11 @@ def _resolve(message: dict[str, Any], conn: Connection, obs: Any, index: int) ->
         seen = [g for e in events for g in (e.get("generation"), e.get("fromGeneration"))
                 if isinstance(g, int)]
         which = ref.get("which")
-        if which == "future":
-            message["permissionGeneration"] = max(seen, default=0) + _FUTURE
-        elif begins and which in ("old", "new"):
-            value = begins[-1].get("fromGeneration" if which == "old" else "generation")
+        if which in ("future", "next"):
+            message["permissionGeneration"] = max(seen, default=0) + (_FUTURE if which == "future" else 1)
+        elif begins and which in ("old", "new", "first"):
+            begin = begins[0] if which == "first" else begins[-1]
+            value = begin.get("generation" if which == "new" else "fromGeneration")
             message["permissionGeneration"] = value if isinstance(value, int) else -1
         else:
             message["permissionGeneration"] = -1
