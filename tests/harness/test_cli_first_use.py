@@ -187,3 +187,21 @@ def test_a_corpus_path_that_is_a_symlink_loop_is_a_corpus_error(tmp_path, capsys
 def test_serve_refuses_a_value_of_no_accepted_form(capsys):
     assert main(["serve", "nocolon"]) == 2
     assert "expected 'reference', 'module:factory'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("made, says", [
+    (lambda: 42, "(int) has no hello() and no handle() method"),
+    (lambda: type("OnlyHello", (), {"hello": lambda self: {}})(), "(OnlyHello) has no handle() method"),
+    (lambda: type("Hostile", (), {"__getattr__": lambda self, name: 1 / 0})(),
+     "(Hostile) has no hello() and no handle() method"),
+])
+def test_a_factory_returning_no_candidate_is_unreachable_and_says_why(monkeypatch, capsys, made, says):
+    import types
+
+    module = types.ModuleType("wrong_factories")
+    module.make = made
+    monkeypatch.setitem(sys.modules, "wrong_factories", module)
+    assert main(["run", "-q", "--case", "perm.ipv6.1", "--candidate", "wrong_factories:make"]) == 3
+    err = capsys.readouterr().err
+    assert "candidate unreachable: the candidate object " + says in err
+    assert "hello raised" not in err

@@ -66,7 +66,14 @@ class InProcessConnection:
         return self._candidate
 
     def open(self) -> Hello:
-        """Handshake; raises :class:`CandidateUnreachable` if the candidate cannot answer."""
+        """Handshake; raises :class:`CandidateUnreachable` if the candidate cannot answer
+        (also when the object a factory returned has no callable ``hello`` or ``handle``)."""
+        missing = [name for name in ("hello", "handle") if not _has_method(self._candidate, name)]
+        if missing:
+            raise CandidateUnreachable(
+                f"the candidate object ({type(self._candidate).__name__}) has no "
+                f"{' and no '.join(f'{name}()' for name in missing)} method: a factory must "
+                "return an object with hello() and handle(op, args)")
         try:
             answer = _through_json(self._candidate.hello())
         except Exception as exc:  # noqa: BLE001 - any failure means unreachable
@@ -158,6 +165,15 @@ def _flat(op: str, args: Any) -> tuple[str, tuple[tuple[str, type, Any], ...]] |
             return None
         items.append((key, value.__class__, value))
     return op, tuple(items)
+
+
+def _has_method(obj: Any, name: str) -> bool:
+    """Whether ``obj`` has a callable attribute ``name`` (an attribute lookup that raises
+    anything counts as none)."""
+    try:
+        return callable(getattr(obj, name, None))
+    except Exception:  # noqa: BLE001 - a hostile __getattr__
+        return False
 
 
 def _through_json(value: Any) -> Any:
