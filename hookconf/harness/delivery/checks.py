@@ -465,9 +465,7 @@ def dispatch_problems(m: DeliveryModel, outcomes: dict[str, str], rounds: int,
     busy, _, eligible = _claimable(m, prev)
     flying = in_flight(before, now)
     room = max(0, min(lim["claimBatch"], lim["workers"] - flying))
-    reachable = {did for did, r in prev.items()
-                 if r["status"] in ACTIVE and _due_row(r, now) and r["pluginId"] not in busy
-                 and not m.breaker_open(r["pluginId"]) and not _replaced(m, r)}
+    reachable = _dispatch_reachable(m, prev, busy)
     keys = ("status", "attempts", "nextRetryMs", "leaseUntilMs")
     ran: list[tuple[str, str, str]] = []
     for did, r0 in prev.items():
@@ -560,7 +558,7 @@ def dispatch_crash_problems(m: DeliveryModel, outcomes: dict[str, str], before: 
     out = _new()
     now, lim = m.now_ms, m.limits
     prev, rows = _rows(before), _rows(after)
-    busy = _claimable(m, prev)[0]
+    reach = _dispatch_reachable(m, prev, _claimable(m, prev)[0])
     for did, r0 in prev.items():
         r1 = rows.get(did)
         if r0["status"] not in ACTIVE or r1 is None:
@@ -573,10 +571,8 @@ def dispatch_crash_problems(m: DeliveryModel, outcomes: dict[str, str], before: 
             or (r0["status"] == "delivering" and _due_row(r0, now) and r1["status"] == "pending"))
         if same:
             continue
-        reachable = (_due_row(r0, now) and pid not in busy and not m.breaker_open(pid)
-                     and not _replaced(m, r0))
         name = f"{did} of {pid}"
-        if not reachable:
+        if did not in reach:
             out["H15"].append(f"{name} was not claimable at the dispatch the crash stopped (not due, "
                               "its lane held by another worker, or its breaker open), yet after the "
                               f"restart it is {r1['status']} at attempt {r1.get('attempts')} (was "
@@ -599,6 +595,15 @@ def dispatch_crash_problems(m: DeliveryModel, outcomes: dict[str, str], before: 
         out["H15"] += [f"after the crash: {p}" for p in
                        _ran_row_problems(m, did, pid, outcomes.get(pid, "retry"), r0, r1)]
     return out
+
+
+def _dispatch_reachable(m: DeliveryModel, prev: dict[str, dict[str, Any]], busy: set[str]) -> set[str]:
+    """The active rows of ``prev`` a dispatch's claim may take: due, their plugin's lane not
+    held (``busy``, from :func:`_claimable`) and its breaker closed, not a reinstall's old row."""
+    now = m.now_ms
+    return {did for did, r in prev.items()
+            if r["status"] in ACTIVE and _due_row(r, now) and r["pluginId"] not in busy
+            and not m.breaker_open(r["pluginId"]) and not _replaced(m, r)}
 
 
 def _ended_unrun(m: DeliveryModel, r0: dict[str, Any], r1: dict[str, Any]) -> bool:
